@@ -1,0 +1,6 @@
+//! An online Mah-Jong server for the Chinese Classical game.
+//!
+//! `rules` is the pure game engine; `protocol` holds the wire formats.
+
+pub mod protocol;
+pub mod rules;

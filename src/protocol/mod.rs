@@ -1,0 +1,1 @@
+//! Wire formats: the classic text lines of mj-server's protocol.

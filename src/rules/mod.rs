@@ -1,0 +1,4 @@
+//! The rules engine: a pure, deterministic library (no async, no I/O, no clock)
+//! implementing the Chinese Classical game exactly as mj-server plays it.
+
+pub mod tile;
