@@ -2,3 +2,7 @@
 //! implementing the Chinese Classical game exactly as mj-server plays it.
 
 pub mod tile;
+pub mod tileset;
+
+pub use tile::{Suit, Tile, Wind};
+pub use tileset::{ChowPosition, SetKind, TileSet};
