@@ -1,0 +1,509 @@
+//! Game options: the catalogue of seed 004 (name, type, default, minimum
+//! protocol version, description), typed access for the engine, and option
+//! files in the seed's format:
+//!
+//! ```text
+//! GameOption 0 NAME TYPE MINPROT 1 VALUE DESCRIPTION
+//! ```
+//!
+//! A `score` value packs a number of hundredths of a limit `c`, doubles `d`
+//! and points `p` as `c*1000000 + d*10000 + p` (see [`ScoreValue`]).
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// The protocol version this implementation speaks (mj-server 1.12).
+pub const PROTOCOL_VERSION: u32 = 1110;
+
+/// The type of an option's value, as written in option files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OptionType {
+    /// 0 or 1.
+    Bool,
+    /// A signed integer.
+    Int,
+    /// A non-negative integer.
+    Nat,
+    /// A score: limits, doubles and points packed as `c*1000000 + d*10000 + p`.
+    Score,
+    /// A word of at most 127 characters without white space.
+    String,
+}
+
+impl OptionType {
+    /// The word used in option files: `bool`, `int`, `nat`, `score`, `string`.
+    pub fn word(self) -> &'static str {
+        match self {
+            OptionType::Bool => "bool",
+            OptionType::Int => "int",
+            OptionType::Nat => "nat",
+            OptionType::Score => "score",
+            OptionType::String => "string",
+        }
+    }
+
+    /// Parses the word used in option files.
+    pub fn from_word(w: &str) -> Option<OptionType> {
+        Some(match w {
+            "bool" => OptionType::Bool,
+            "int" => OptionType::Int,
+            "nat" => OptionType::Nat,
+            "score" => OptionType::Score,
+            "string" => OptionType::String,
+            _ => return None,
+        })
+    }
+}
+
+/// A score option value: `centi_limits*1000000 + doubles*10000 + points`.
+///
+/// A score may combine a limit with doubles or points; the doubles and points
+/// are then used only in a no-limit game (seed 004, "score" type).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct ScoreValue(pub i64);
+
+impl ScoreValue {
+    /// A score of `n` points.
+    pub const fn points(n: i64) -> ScoreValue {
+        ScoreValue(n)
+    }
+    /// A score of `n` doubles.
+    pub const fn doubles(n: i64) -> ScoreValue {
+        ScoreValue(n * 10_000)
+    }
+    /// A full limit.
+    pub const LIMIT: ScoreValue = ScoreValue(100 * 1_000_000);
+
+    /// The points part (value modulo 10000).
+    pub fn points_part(self) -> i64 {
+        self.0 % 10_000
+    }
+    /// The doubles part.
+    pub fn doubles_part(self) -> i64 {
+        (self.0 / 10_000) % 100
+    }
+    /// The limit part, in hundredths of a limit (100 = one limit).
+    pub fn centi_limits(self) -> i64 {
+        self.0 / 1_000_000
+    }
+}
+
+impl fmt::Display for ScoreValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+/// A typed option value.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum OptionValue {
+    /// A `bool` option.
+    Bool(bool),
+    /// An `int` or `nat` option.
+    Int(i64),
+    /// A `string` option.
+    Str(String),
+}
+
+impl OptionValue {
+    /// The value as written in an option file (`0`/`1` for booleans).
+    pub fn raw(&self) -> String {
+        match self {
+            OptionValue::Bool(b) => (*b as u8).to_string(),
+            OptionValue::Int(n) => n.to_string(),
+            OptionValue::Str(s) => s.clone(),
+        }
+    }
+}
+
+/// One entry of the option catalogue.
+#[derive(Clone, Copy, Debug)]
+pub struct OptionSpec {
+    /// The short name, e.g. `ScoreLimit`.
+    pub name: &'static str,
+    /// The value type.
+    pub kind: OptionType,
+    /// The least protocol version with which the option can be used.
+    pub min_protocol: u32,
+    /// The default value as written in an option file.
+    pub default: &'static str,
+    /// The one-line description sent to clients.
+    pub description: &'static str,
+}
+
+/// Why an option could not be set or an option file could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum OptionError {
+    /// No option has this name.
+    #[error("unknown game option '{0}'")]
+    Unknown(String),
+    /// The value does not fit the option's type.
+    #[error("option {name} is of type {kind}: '{value}' is not a valid {kind} value")]
+    BadValue {
+        /// The option.
+        name: String,
+        /// Its type word.
+        kind: &'static str,
+        /// The rejected value.
+        value: String,
+    },
+    /// The type named in an option file line is not the option's type.
+    #[error("option {name} has type {expected}, not {found}")]
+    WrongType {
+        /// The option.
+        name: String,
+        /// Its type word.
+        expected: &'static str,
+        /// What the line said.
+        found: String,
+    },
+    /// The value has the right type but is not allowed.
+    #[error("option {name}: {reason}")]
+    Invalid {
+        /// The option.
+        name: String,
+        /// Why.
+        reason: String,
+    },
+    /// A line of an option file is malformed.
+    #[error("option file line {line}: {reason}")]
+    BadLine {
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        reason: String,
+    },
+}
+
+macro_rules! game_options {
+    ($( $(#[$doc:meta])* $name:ident : $field:ident : $kind:ident : $ty:ty = $default:literal, $minprot:literal, $desc:literal; )*) => {
+        /// The values of every game option, typed for the engine.
+        #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+        pub struct GameOptions {
+            $( $(#[$doc])* pub $field: $ty, )*
+        }
+
+        /// The catalogue: every option with its type, default, minimum
+        /// protocol version and description, in the reference's order.
+        pub const CATALOGUE: &[OptionSpec] = &[
+            $( OptionSpec {
+                name: stringify!($name),
+                kind: OptionType::$kind,
+                min_protocol: $minprot,
+                default: stringify!($default),
+                description: $desc,
+            }, )*
+        ];
+
+        impl Default for GameOptions {
+            /// mj-server's defaults, as a fresh mj-server 1.12 game uses them.
+            fn default() -> Self {
+                GameOptions { $( $field: game_options!(@default $kind $default), )* }
+            }
+        }
+
+        impl GameOptions {
+            /// The value of the option named `name`.
+            pub fn get(&self, name: &str) -> Result<OptionValue, OptionError> {
+                match name {
+                    $( stringify!($name) => Ok(game_options!(@get $kind self.$field)), )*
+                    _ => Err(OptionError::Unknown(name.to_string())),
+                }
+            }
+
+            /// Sets the option named `name` from its option-file value.
+            /// On error nothing changes.
+            pub fn set(&mut self, name: &str, raw: &str) -> Result<(), OptionError> {
+                match name {
+                    $( stringify!($name) => {
+                        let v = game_options!(@parse $kind name raw);
+                        validate(name, &game_options!(@get $kind v))?;
+                        self.$field = v;
+                        Ok(())
+                    } )*
+                    _ => Err(OptionError::Unknown(name.to_string())),
+                }
+            }
+        }
+    };
+    (@default Bool $d:literal) => { $d != 0 };
+    (@default Nat $d:literal) => { $d };
+    (@default Score $d:literal) => { ScoreValue($d) };
+    (@get Bool $e:expr) => { OptionValue::Bool($e) };
+    (@get Nat $e:expr) => { OptionValue::Int($e as i64) };
+    (@get Score $e:expr) => { OptionValue::Int($e.0) };
+    (@parse Bool $name:ident $raw:ident) => { parse_bool($name, $raw)? };
+    (@parse Nat $name:ident $raw:ident) => { parse_nat($name, $raw)? };
+    (@parse Score $name:ident $raw:ident) => { parse_score($name, $raw)? };
+}
+
+game_options! {
+    /// Seconds allowed to claim a discard or rob a kong; 0 disables the timeout.
+    Timeout: timeout: Nat: u32 = 15, 0, "time limit for claims";
+    /// Seconds added to `Timeout` when clients handle timeouts locally.
+    TimeoutGrace: timeout_grace: Nat: u32 = 5, 0, "grace period when clients handle timeouts";
+    /// The limit on a hand's score (the notional limit in a no-limit game).
+    ScoreLimit: score_limit: Nat: u32 = 1000, 0, "limit on hand score";
+    /// Play with no limit on hand scores.
+    NoLimit: no_limit: Bool: bool = 0, 0, "no-limit game";
+    /// Base score for going Mah-Jong.
+    MahJongScore: mah_jong_score: Score: ScoreValue = 20, 0, "base score for going out";
+    /// Whether a hand of any seven pairs may go out.
+    SevenPairs: seven_pairs: Bool: bool = 0, 1020, "seven pairs hand allowed";
+    /// Extra score of a seven pairs hand.
+    SevenPairsVal: seven_pairs_val: Score: ScoreValue = 20, 1020, "score for a seven pair hand";
+    /// Whether the wall contains the four flowers and four seasons.
+    Flowers: flowers: Bool: bool = 1, 1020, "play using flowers and seasons";
+    /// Whether bonus tiles are replaced from the dead wall instead of the live wall.
+    FlowersLoose: flowers_loose: Bool: bool = 0, 0, "flowers replaced by loose tiles";
+    /// Score for each own flower or season.
+    FlowersOwnEach: flowers_own_each: Score: ScoreValue = 0, 0, "score for each own flower or season";
+    /// Score for having both own flower and own season.
+    FlowersOwnBoth: flowers_own_both: Score: ScoreValue = 10000, 0, "score for own flower and own season";
+    /// Score for all four flowers or all four seasons.
+    FlowersBouquet: flowers_bouquet: Score: ScoreValue = 10000, 0, "score for all four flowers or all four seasons";
+    /// Whether there is a dead wall.
+    DeadWall: dead_wall: Bool: bool = 1, 1020, "there is a dead wall";
+    /// Whether the dead wall is 16 tiles and never replenished (Millington).
+    /// mj-server's protocol default is set, but every server since 1.1 unsets it.
+    DeadWall16: dead_wall_16: Bool: bool = 0, 1020, "dead wall is 16 tiles, unreplenished";
+    /// Score for a fully concealed winning hand.
+    ConcealedFully: concealed_fully: Score: ScoreValue = 10000, 0, "score for fully concealed hand";
+    /// Score for a hand concealed up to the point of going out.
+    ConcealedAlmost: concealed_almost: Score: ScoreValue = 0, 0, "score for almost concealed hand";
+    /// Whether losing hands score the purity and concealment doubles.
+    LosersPurity: losers_purity: Bool: bool = 0, 0, "losing hands score doubles for pure, concealed etc.";
+    /// Whether claimed kongs count as concealed for doubling (Millington).
+    KongHas3Types: kong_has_3_types: Bool: bool = 0, 1034, "claimed kongs count as concealed for doubling";
+    /// Whether payments to and from East are doubled.
+    EastDoubles: east_doubles: Bool: bool = 1, 0, "east pays and receives double";
+    /// Whether losers pay each other the differences of their scores.
+    LosersSettle: losers_settle: Bool: bool = 1, 0, "losers pay each other";
+    /// Whether the discarder of the winning tile pays double (and all pay double on a self-draw).
+    DiscDoubles: disc_doubles: Bool: bool = 0, 0, "the discarder pays double";
+    /// Whether hands are revealed after a wash-out.
+    ShowOnWashout: show_on_washout: Bool: bool = 0, 0, "tiles revealed on washout";
+    /// Number of rounds to play: 1, 2 or a multiple of 4.
+    NumRounds: num_rounds: Nat: u32 = 4, 0, "number of rounds to play";
+}
+
+/// The catalogue entry of the option called `name`.
+pub fn spec(name: &str) -> Option<&'static OptionSpec> {
+    CATALOGUE.iter().find(|s| s.name == name)
+}
+
+fn bad(name: &str, kind: OptionType, raw: &str) -> OptionError {
+    OptionError::BadValue { name: name.to_string(), kind: kind.word(), value: raw.to_string() }
+}
+
+fn parse_bool(name: &str, raw: &str) -> Result<bool, OptionError> {
+    match raw {
+        "0" | "false" => Ok(false),
+        "1" | "true" => Ok(true),
+        _ => Err(bad(name, OptionType::Bool, raw)),
+    }
+}
+
+fn parse_nat(name: &str, raw: &str) -> Result<u32, OptionError> {
+    raw.parse::<u32>().map_err(|_| bad(name, OptionType::Nat, raw))
+}
+
+/// Scores are kept within the reference's hard limit of 100000000 on any
+/// score, so that arithmetic on them cannot overflow.
+fn parse_score(name: &str, raw: &str) -> Result<ScoreValue, OptionError> {
+    match raw.parse::<i64>() {
+        Ok(v) if (0..=100_000_000).contains(&v) => Ok(ScoreValue(v)),
+        Ok(_) => Err(OptionError::Invalid {
+            name: name.to_string(),
+            reason: format!("score value {raw} is outside 0..=100000000"),
+        }),
+        Err(_) => Err(bad(name, OptionType::Score, raw)),
+    }
+}
+
+/// Checks beyond the type: the constraints mj-server enforces.
+fn validate(name: &str, v: &OptionValue) -> Result<(), OptionError> {
+    let invalid = |reason: &str| Err(OptionError::Invalid { name: name.to_string(), reason: reason.to_string() });
+    match (name, v) {
+        ("NumRounds", OptionValue::Int(n)) if *n == 0 || *n == 3 || (*n > 4 && n % 4 != 0) => {
+            invalid("the number of rounds must be 1, 2 or a multiple of 4")
+        }
+        ("ScoreLimit", OptionValue::Int(0)) => invalid("the limit must be at least 1"),
+        _ => Ok(()),
+    }
+}
+
+impl GameOptions {
+    /// Reads an option file: one `GameOption 0 NAME TYPE MINPROT ENABLED VALUE DESC`
+    /// line per option, applied over the defaults. Blank lines and lines
+    /// starting with `#` are ignored; the pseudo-option `End` is accepted.
+    pub fn from_option_file(text: &str) -> Result<GameOptions, OptionError> {
+        let mut options = GameOptions::default();
+        options.apply_option_file(text)?;
+        Ok(options)
+    }
+
+    /// Applies an option file over these options. On error nothing changes.
+    pub fn apply_option_file(&mut self, text: &str) -> Result<(), OptionError> {
+        let mut next = self.clone();
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let at = |e: OptionError| OptionError::BadLine { line: i + 1, reason: e.to_string() };
+            let entry = OptionLine::parse(line).map_err(|reason| OptionError::BadLine { line: i + 1, reason })?;
+            next.apply_line(&entry).map_err(at)?;
+        }
+        *self = next;
+        Ok(())
+    }
+
+    /// Applies one parsed `GameOption` entry (from an option file or from a
+    /// reference log), checking that its type matches the catalogue.
+    pub fn apply_line(&mut self, entry: &OptionLine) -> Result<(), OptionError> {
+        if entry.name == "End" {
+            return Ok(());
+        }
+        let spec = spec(&entry.name).ok_or_else(|| OptionError::Unknown(entry.name.clone()))?;
+        if spec.kind.word() != entry.kind {
+            return Err(OptionError::WrongType {
+                name: entry.name.clone(),
+                expected: spec.kind.word(),
+                found: entry.kind.clone(),
+            });
+        }
+        self.set(&entry.name, &entry.value)
+    }
+
+    /// Writes these options as an option file. With `only_changed`, options
+    /// at their default value are left out.
+    pub fn to_option_file(&self, only_changed: bool) -> String {
+        let defaults = GameOptions::default();
+        let mut out = String::new();
+        for spec in CATALOGUE {
+            let Ok(value) = self.get(spec.name) else { continue };
+            if only_changed && defaults.get(spec.name).ok().as_ref() == Some(&value) {
+                continue;
+            }
+            let line = OptionLine {
+                name: spec.name.to_string(),
+                kind: spec.kind.word().to_string(),
+                min_protocol: spec.min_protocol,
+                value: value.raw(),
+                description: spec.description.to_string(),
+            };
+            out.push_str(&line.to_string());
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// One `GameOption 0 NAME TYPE MINPROT ENABLED VALUE DESC` line, unvalidated.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OptionLine {
+    /// The option name.
+    pub name: String,
+    /// The type word as written.
+    pub kind: String,
+    /// The minimum protocol version as written.
+    pub min_protocol: u32,
+    /// The raw value.
+    pub value: String,
+    /// The description (may be empty).
+    pub description: String,
+}
+
+impl OptionLine {
+    /// Parses a `GameOption ...` line; the error says what is wrong.
+    pub fn parse(line: &str) -> Result<OptionLine, String> {
+        let mut fields = line.splitn(8, ' ');
+        let mut next = |what: &str| fields.next().filter(|f| !f.is_empty()).ok_or(format!("missing {what}"));
+        let keyword = next("keyword")?;
+        if keyword != "GameOption" {
+            return Err(format!("expected a GameOption line, found '{keyword}'"));
+        }
+        next("setter id")?.parse::<i64>().map_err(|_| "the setter id must be an integer".to_string())?;
+        let name = next("option name")?.to_string();
+        let kind = next("option type")?.to_string();
+        if OptionType::from_word(&kind).is_none() {
+            return Err(format!("'{kind}' is not an option type (bool, int, nat, score, string)"));
+        }
+        let min_protocol = next("minimum protocol version")?
+            .parse::<u32>()
+            .map_err(|_| "the minimum protocol version must be a number".to_string())?;
+        let enabled = next("enabled flag")?;
+        if enabled != "0" && enabled != "1" {
+            return Err(format!("the enabled flag must be 0 or 1, not '{enabled}'"));
+        }
+        let value = next("value")?.to_string();
+        let description = fields.next().unwrap_or("").to_string();
+        Ok(OptionLine { name, kind, min_protocol, value, description })
+    }
+}
+
+impl fmt::Display for OptionLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "GameOption 0 {} {} {} 1 {} {}", self.name, self.kind, self.min_protocol, self.value, self.description)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_mj_server_defaults() {
+        let o = GameOptions::default();
+        assert_eq!(o.timeout, 15);
+        assert_eq!(o.score_limit, 1000);
+        assert!(!o.no_limit && o.flowers && o.dead_wall && !o.dead_wall_16);
+        assert_eq!(o.mah_jong_score, ScoreValue::points(20));
+        assert_eq!(o.flowers_own_both, ScoreValue::doubles(1));
+        assert!(o.east_doubles && o.losers_settle && !o.disc_doubles);
+        assert_eq!(o.num_rounds, 4);
+        assert_eq!(CATALOGUE.len(), 23);
+    }
+
+    #[test]
+    fn option_file_round_trip() {
+        let text = "GameOption 0 FlowersOwnEach score 0 1 4 score for each own flower or season\n\
+                    GameOption 0 FlowersBouquet score 0 1 50000000 score for all four flowers or all four seasons\n\
+                    GameOption 0 NumRounds nat 0 1 2 number of rounds to play\n";
+        let o = GameOptions::from_option_file(text).unwrap();
+        assert_eq!(o.flowers_own_each, ScoreValue::points(4));
+        assert_eq!(o.flowers_bouquet.centi_limits(), 50);
+        assert_eq!(o.num_rounds, 2);
+        assert_eq!(o.to_option_file(true), text);
+        assert_eq!(GameOptions::from_option_file(&o.to_option_file(false)).unwrap(), o);
+    }
+
+    #[test]
+    fn errors_are_specific_and_change_nothing() {
+        let mut o = GameOptions::default();
+        let e = o.apply_option_file("GameOption 0 NumRounds nat 0 1 2 x\nGameOption 0 Bogus bool 0 1 1 y\n");
+        assert_eq!(e.unwrap_err().to_string(), "option file line 2: unknown game option 'Bogus'");
+        assert_eq!(o, GameOptions::default());
+        let e = o.apply_option_file("GameOption 0 NoLimit bool 0 1 2 no-limit game");
+        assert!(e.unwrap_err().to_string().contains("'2' is not a valid bool value"));
+        let e = o.apply_option_file("GameOption 0 NoLimit nat 0 1 1 no-limit game");
+        assert!(e.unwrap_err().to_string().contains("has type bool, not nat"));
+        let e = o.set("NumRounds", "3");
+        assert!(e.unwrap_err().to_string().contains("1, 2 or a multiple of 4"));
+        assert!(o.set("NumRounds", "8").is_ok());
+        assert!(o.set("MahJongScore", "-5").is_err());
+        assert!(o.apply_option_file("Foo bar").unwrap_err().to_string().contains("expected a GameOption line"));
+        assert!(o.apply_option_file("GameOption 0 NoLimit").unwrap_err().to_string().contains("missing"));
+    }
+
+    #[test]
+    fn score_parts() {
+        let s = ScoreValue(50_020_015);
+        assert_eq!((s.centi_limits(), s.doubles_part(), s.points_part()), (50, 2, 15));
+    }
+}
