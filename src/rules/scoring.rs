@@ -1,0 +1,638 @@
+//! Scoring a hand: points for sets and bonuses, then doubles, then the limit,
+//! with a breakdown of one line per item in the same text as mj-server's
+//! `HandScore` message (seed 004, "Method of Scoring").
+//!
+//! Every item, its order and its wording follow the reference, because the
+//! breakdown is shown to players and compared with the reference's games.
+
+use serde::{Deserialize, Serialize};
+
+use super::danger::Danger;
+use super::options::{GameOptions, ScoreValue};
+use super::player_hand::PlayerHand;
+use super::tile::{Suit, Tile, Wind};
+use super::tileset::{SetKind, TileSet};
+
+/// The reference's hard cap on any score, against arithmetic overflow.
+const HARD_CAP: i64 = 100_000_000;
+
+/// Where the tile that completed a hand (or the last tile a player obtained)
+/// came from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Whence {
+    /// Nothing yet.
+    #[default]
+    Nowhere,
+    /// Drawn from the live wall.
+    Wall,
+    /// Claimed from a discard.
+    Discard,
+    /// A loose tile from the dead wall.
+    Loose,
+    /// Taken by robbing a kong.
+    RobbedKong,
+}
+
+/// Everything scoring needs to know about one player's hand.
+#[derive(Clone, Copy, Debug)]
+pub struct ScoringInput<'a> {
+    /// The game options.
+    pub options: &'a GameOptions,
+    /// The player's hand as declared.
+    pub hand: &'a PlayerHand,
+    /// The player's seat wind.
+    pub seat: Wind,
+    /// The prevailing wind.
+    pub prevailing: Wind,
+    /// Suppress points and doubles for flowers and seasons (mj-server's
+    /// `--no-special-scores`).
+    pub no_special_scores: bool,
+    /// Present for the player who went Mah-Jong.
+    pub win: Option<WinContext<'a>>,
+}
+
+/// What only matters for the winner.
+#[derive(Clone, Copy, Debug)]
+pub struct WinContext<'a> {
+    /// Where the winning tile came from.
+    pub whence: Whence,
+    /// The winning tile.
+    pub tile: Tile,
+    /// How many of each face are visible on the table (discards, exposed
+    /// sets, concealed kongs, bonus tiles).
+    pub exposed: &'a [u8],
+    /// No live tile is left.
+    pub live_exhausted: bool,
+    /// The live wall was drawn exactly to its end.
+    pub live_exactly_exhausted: bool,
+    /// The winner's hand just before obtaining the winning tile, if known.
+    pub before_winning_tile: Option<&'a PlayerHand>,
+    /// Nobody but East has discarded yet (for Earth's Blessing).
+    pub only_east_discarded: bool,
+    /// East's wins in an unbroken run before this hand.
+    pub east_wins_before: u32,
+    /// Kong upon kong was made this turn.
+    pub kong_upon_kong: bool,
+}
+
+/// A scored hand: the score and its breakdown.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HandScore {
+    /// The hand's score.
+    pub score: i64,
+    /// The breakdown, one line per item, ending with `SCORE:`.
+    pub lines: Vec<String>,
+    /// For the winner: the dangers the hand realises (for letting off a cannon).
+    #[serde(skip)]
+    pub realised_danger: Danger,
+}
+
+impl HandScore {
+    /// The breakdown as one text, as in the reference's `HandScore` message.
+    pub fn text(&self) -> String {
+        self.lines.join("\n")
+    }
+}
+
+/// Formats a number of hundredths of a limit as C's `%4g` of `c/100` would.
+fn limit_fraction(centi: i64) -> String {
+    let whole = centi / 100;
+    let frac = centi % 100;
+    let s = if frac == 0 {
+        whole.to_string()
+    } else {
+        let f = format!("{:02}", frac);
+        format!("{whole}.{}", f.trim_end_matches('0'))
+    };
+    format!("{s:>4}")
+}
+
+/// Accumulates points, doubles and limits as the reference's `doscore` does.
+struct Tally {
+    limit: i64,
+    no_limit: bool,
+    points: i64,
+    doubles: i64,
+    centi_limits: i64,
+    point_lines: Vec<String>,
+    double_lines: Vec<String>,
+    limit_lines: Vec<String>,
+}
+
+impl Tally {
+    fn score(&mut self, left: &str, value: ScoreValue, reason: &str) {
+        let (pts, dbls, clims) = (value.points_part(), value.doubles_part(), value.centi_limits());
+        let use_parts = clims == 0 || self.no_limit;
+        if use_parts && pts != 0 {
+            self.points += pts;
+            self.point_lines.push(format!("{left:<12} {pts:>2} ({reason})"));
+        }
+        if use_parts && dbls != 0 {
+            self.doubles += dbls;
+            self.double_lines.push(format!("{left:<12}  {dbls} dbl ({reason})"));
+        }
+        if clims != 0 && !(self.no_limit && (pts != 0 || dbls != 0)) {
+            self.centi_limits = self.centi_limits.max(clims);
+            if clims == 100 {
+                self.limit_lines.push(format!("{:<10} {:>4} ({reason})", "Limit Hand", self.limit));
+            } else {
+                self.limit_lines.push(format!("{} Limit {:>4} ({reason})", limit_fraction(clims), clims * self.limit / 100));
+            }
+        }
+    }
+
+    fn points(&mut self, left: &str, n: i64, reason: &str) {
+        self.score(left, ScoreValue::points(n), reason);
+    }
+
+    fn double(&mut self, left: &str, n: i64, reason: &str) {
+        self.score(left, ScoreValue::doubles(n), reason);
+    }
+
+    fn limit_hand(&mut self, reason: &str) {
+        self.score("", ScoreValue::LIMIT, reason);
+    }
+}
+
+/// The points of one declared set, with the reference's description.
+fn set_points(set: &TileSet, kong_has_3_types: bool, own: Wind, prevailing: Wind) -> (i64, String) {
+    let t = set.tile;
+    let d = if t.is_major() { 2 } else { 1 };
+    let class = if d == 2 { "majors" } else { "minors" };
+    match set.kind {
+        SetKind::Chow | SetKind::ClosedChow => (0, String::new()),
+        SetKind::Pung => (2 * d, format!("open pung of {class}")),
+        SetKind::ClosedPung => (4 * d, format!("closed pung of {class}")),
+        SetKind::Kong { annexed } => {
+            let what = match (kong_has_3_types, annexed) {
+                (false, _) => "open kong",
+                (true, true) => "annexed kong",
+                (true, false) => "claimed kong",
+            };
+            (8 * d, format!("{what} of {class}"))
+        }
+        SetKind::ClosedKong => (16 * d, format!("closed kong of {class}")),
+        SetKind::Pair | SetKind::ClosedPair => {
+            if t.is_dragon() {
+                (2, "pair of dragons".into())
+            } else if t.wind_of() == Some(own) && t.is_wind() {
+                if own == prevailing { (4, "pair of own and prevailing wind".into()) } else { (2, "pair of own wind".into()) }
+            } else if t.is_wind() && t.wind_of() == Some(prevailing) {
+                (2, "pair of prevailing wind".into())
+            } else {
+                (0, String::new())
+            }
+        }
+    }
+}
+
+/// Which "all of a kind" properties a hand has, tracked over its sets and
+/// concealed tiles as the reference does.
+struct Purity {
+    honours: bool,
+    terminals: bool,
+    majors: bool,
+    green: bool,
+    suit_only: [bool; 3],
+    suit_with_honours: [bool; 3],
+}
+
+impl Purity {
+    fn new() -> Purity {
+        Purity { honours: true, terminals: true, majors: true, green: true, suit_only: [true; 3], suit_with_honours: [true; 3] }
+    }
+
+    /// Records one tile (the representative tile of a set, or a concealed tile).
+    fn tile(&mut self, t: Tile, green: bool) {
+        let suit = t.suit();
+        if t.is_bonus() {
+            // An undeclared bonus tile left in a losing hand: the reference
+            // only lets it spoil the honours, terminals and majors tests.
+            self.honours = false;
+            self.terminals = false;
+            self.majors = false;
+            return;
+        }
+        for (i, s) in Suit::NUMBERED.iter().enumerate() {
+            if suit != *s {
+                self.suit_only[i] = false;
+                if suit.is_numbered() {
+                    self.suit_with_honours[i] = false;
+                }
+            }
+        }
+        if !green {
+            self.green = false;
+        }
+        self.honours &= t.is_honour();
+        self.terminals &= t.is_terminal();
+        self.majors &= t.is_major();
+    }
+
+    fn one_suit(&self) -> Option<Suit> {
+        (0..3).find(|&i| self.suit_only[i]).map(|i| Suit::NUMBERED[i])
+    }
+
+    fn one_suit_with_honours(&self) -> bool {
+        self.suit_with_honours.iter().any(|&b| b)
+    }
+}
+
+/// Scores one player's hand.
+pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
+    let opts = input.options;
+    let hand = input.hand;
+    let win = input.win.as_ref();
+    let winner = win.is_some();
+    let limit = opts.score_limit as i64;
+    let mut tally = Tally {
+        limit,
+        no_limit: opts.no_limit,
+        points: 0,
+        doubles: 0,
+        centi_limits: 0,
+        point_lines: Vec::new(),
+        double_lines: Vec::new(),
+        limit_lines: Vec::new(),
+    };
+    let mut danger = Danger::NONE;
+
+    if winner {
+        tally.score("basic", opts.mah_jong_score, "going Mah Jong");
+        danger.insert(Danger::END);
+    }
+
+    let (mut chows, mut pairs, mut pungs, mut kongs, mut concealed_pungs_kongs) = (0, 0, 0, 0, 0);
+    let (mut dragon_sets, mut wind_sets, mut dragon_pairs, mut wind_pairs) = (0, 0, 0, 0);
+    let mut all_closed = true;
+    let mut no_score = true;
+    let mut claimed_pair = false;
+    let mut eyes: Option<Tile> = None;
+    let mut purity = Purity::new();
+
+    for set in &hand.sets {
+        let (pts, why) = set_points(set, opts.kong_has_3_types, input.seat, input.prevailing);
+        if pts != 0 {
+            no_score = false;
+            tally.points(&set.to_string(), pts, &why);
+        }
+        match set.kind {
+            SetKind::Chow => {
+                chows += 1;
+                all_closed = false;
+                purity.terminals = false;
+                purity.honours = false;
+                purity.majors = false;
+            }
+            SetKind::ClosedChow => {
+                chows += 1;
+                purity.terminals = false;
+                purity.honours = false;
+                purity.majors = false;
+            }
+            SetKind::Pung => {
+                all_closed = false;
+                pungs += 1;
+            }
+            SetKind::ClosedPung => {
+                pungs += 1;
+                concealed_pungs_kongs += 1;
+            }
+            SetKind::Kong { annexed } => {
+                kongs += 1;
+                // Millington: a claimed kong counts as concealed for doubling.
+                if opts.kong_has_3_types && !annexed {
+                    concealed_pungs_kongs += 1;
+                } else {
+                    all_closed = false;
+                }
+            }
+            SetKind::ClosedKong => {
+                kongs += 1;
+                concealed_pungs_kongs += 1;
+            }
+            SetKind::Pair => {
+                pairs += 1;
+                all_closed = false;
+                claimed_pair = true;
+                eyes = Some(set.tile);
+            }
+            SetKind::ClosedPair => {
+                pairs += 1;
+                eyes = Some(set.tile);
+            }
+        }
+        if set.kind.len() >= 3 {
+            dragon_sets += set.tile.is_dragon() as i64;
+            wind_sets += set.tile.is_wind() as i64;
+        } else {
+            dragon_pairs += set.tile.is_dragon() as i64;
+            wind_pairs += set.tile.is_wind() as i64;
+        }
+        let green = if set.kind.is_chow() { set.tiles().all(Tile::is_green) } else { set.tile.is_green() };
+        purity.tile(set.tile, green);
+    }
+    // The concealed tiles count too: for losers under LosersPurity, and for
+    // special hands whose tiles stay concealed.
+    for &t in &hand.concealed {
+        purity.tile(t, t.is_green());
+    }
+
+    if pairs == 7 {
+        tally.score("basic points", opts.seven_pairs_val, "seven pairs");
+        no_score = false;
+    }
+
+    let nbonus = hand.bonus.len() as i64;
+    if nbonus > 0 && !input.no_special_scores {
+        let left = format!("{nbonus} special{}", if nbonus > 1 { "s" } else { "" });
+        tally.points(&left, 4 * nbonus, "flowers and seasons");
+    }
+
+    if let Some(w) = win {
+        if w.whence == Whence::Wall {
+            tally.points("extra", 2, "winning from wall");
+        }
+        // Fishing the eyes: the single pair is of the winning tile, claimed
+        // from the discard or completed by the player's own draw.
+        if eyes == Some(w.tile)
+            && pairs == 1
+            && (claimed_pair || matches!(w.whence, Whence::Wall | Whence::Loose))
+        {
+            tally.points("extra", if w.tile.is_major() { 4 } else { 2 }, "fishing the eyes");
+        }
+        if pairs == 1
+            && let Some(before) = w.before_winning_tile
+        {
+            let seven = opts.seven_pairs;
+            let counts = before.concealed_counts();
+            // A face whose four copies are all on the table cannot be waited
+            // on, unless it is the very tile taken.
+            let ways = super::analysis::candidate_faces(&counts)
+                .filter(|&t| !(w.exposed[t.index()] == 4 && t != w.tile))
+                .filter(|&t| before.can_mah_jong(Some(t), seven))
+                .count();
+            if ways <= 1 {
+                tally.points("extra", 2, "filling the only place");
+            }
+        }
+    }
+
+    for set in &hand.sets {
+        if set.kind.len() >= 3 {
+            let t = set.tile;
+            let s = set.to_string();
+            if t.is_dragon() {
+                tally.double(&s, 1, "pung/kong of dragons");
+            }
+            if t.is_wind() && t.wind_of() == Some(input.seat) {
+                tally.double(&s, 1, "pung/kong of own wind");
+            }
+            if t.is_wind() && t.wind_of() == Some(input.prevailing) {
+                tally.double(&s, 1, "pung/kong of prevailing wind");
+            }
+        }
+    }
+
+    if !input.no_special_scores {
+        let own_flower = hand.bonus.contains(&Tile::flower(input.seat));
+        let own_season = hand.bonus.contains(&Tile::season(input.seat));
+        let flowers = hand.bonus.iter().filter(|t| t.suit() == Suit::Flowers).count();
+        let seasons = hand.bonus.iter().filter(|t| t.suit() == Suit::Seasons).count();
+        if own_flower {
+            tally.score("", opts.flowers_own_each, "own flower");
+        }
+        if own_season {
+            tally.score("", opts.flowers_own_each, "own season");
+        }
+        if own_flower && own_season {
+            tally.score("", opts.flowers_own_both, "own flower and season");
+        }
+        if flowers == 4 {
+            tally.score("", opts.flowers_bouquet, "all four flowers");
+        }
+        if seasons == 4 {
+            tally.score("", opts.flowers_bouquet, "all four seasons");
+        }
+    }
+
+    if dragon_sets == 3 {
+        tally.double("", 2, "Big Three Dragons");
+        danger.insert(Danger::DRAGONS);
+    } else if dragon_sets == 2 && dragon_pairs > 0 {
+        tally.double("", 1, "Little Three Dragons");
+        danger.insert(Danger::DRAGONS);
+    }
+    if wind_sets == 4 {
+        tally.double("", 2, "Big Four Joys");
+        danger.insert(Danger::WINDS);
+    } else if wind_sets == 3 && wind_pairs > 0 {
+        tally.double("", 1, "Little Four Joys");
+        danger.insert(Danger::WINDS);
+    }
+    if concealed_pungs_kongs >= 3 {
+        tally.double("", 1, "three concealed pungs");
+    }
+    if winner {
+        if chows == 0 && pairs == 1 {
+            tally.double("", 1, "no chows");
+        }
+        if no_score {
+            tally.double("", 1, "no score hand");
+        }
+    }
+    let purity_scores = winner || opts.losers_purity;
+    if purity_scores {
+        if purity.honours {
+            tally.double("", 2, "all honours");
+            danger.insert(Danger::HONOURS);
+        } else if purity.terminals {
+            tally.double("", 2, "all terminals");
+            danger.insert(Danger::TERMINALS);
+        }
+        if purity.majors {
+            tally.double("", 1, "all majors");
+        }
+    }
+    if let Some(w) = win {
+        // A special set may have been made with a claimed discard.
+        if w.whence == Whence::Discard {
+            all_closed = false;
+        }
+        if all_closed {
+            tally.score("", opts.concealed_fully, "concealed hand");
+        } else {
+            let concealed_before = w.before_winning_tile.is_some_and(|b| {
+                b.sets.iter().all(|s| !matches!(s.kind, SetKind::Chow | SetKind::Pung | SetKind::Kong { .. } | SetKind::Pair))
+            });
+            if concealed_before {
+                tally.score("", opts.concealed_almost, "almost concealed hand");
+            }
+        }
+    } else if all_closed && opts.losers_purity {
+        tally.score("", opts.concealed_almost, "almost concealed hand");
+    }
+    if purity_scores {
+        if let Some(suit) = purity.one_suit() {
+            tally.double("", 3, "one suit only");
+            danger.insert(Danger::of_suit(suit));
+        } else if !purity.honours && purity.one_suit_with_honours() {
+            tally.double("", 1, "one suit with honours");
+        }
+    }
+    if let Some(w) = win {
+        if w.whence == Whence::Loose {
+            tally.double("", 1, "winning with loose tile");
+        }
+        if w.live_exhausted {
+            tally.double("", 1, "winning with last tile");
+        }
+        if w.whence == Whence::RobbedKong {
+            tally.double("", 1, "robbing a kong");
+        }
+        if hand.original_call {
+            tally.double("", 1, "completing Original Call");
+        }
+    }
+
+    if let Some(w) = win {
+        let east = input.seat == Wind::East;
+        if east && hand.no_discard {
+            tally.limit_hand("Heaven's Blessing");
+        }
+        if !east && hand.no_discard && w.whence == Whence::Discard && w.only_east_discarded {
+            tally.limit_hand("Earth's Blessing");
+        }
+        let five_circles = Tile::numbered(Suit::Circles, 5);
+        if w.whence == Whence::Loose && Some(w.tile) == five_circles {
+            tally.limit_hand("Gathering Plum Blossom from the Roof");
+        }
+        if Some(w.tile) == Tile::numbered(Suit::Circles, 1) && w.live_exactly_exhausted && w.whence == Whence::Wall {
+            tally.limit_hand("Catching the Moon from the Bottom of the Sea");
+        }
+        if w.whence == Whence::RobbedKong && Some(w.tile) == Tile::numbered(Suit::Bamboo, 2) {
+            tally.limit_hand("Scratching a Carrying Pole");
+        }
+        if w.kong_upon_kong {
+            tally.limit_hand("Kong upon Kong");
+        }
+        if kongs == 4 {
+            tally.limit_hand("Fourfold Plenty");
+        }
+        if all_closed && pungs + kongs == 4 {
+            tally.limit_hand("Buried Treasure");
+        }
+        if hand.can_thirteen_wonders(None) {
+            tally.limit_hand("Thirteen Unique Wonders");
+        }
+        if dragon_sets == 3 && chows == 0 {
+            tally.limit_hand("Three Great Scholars");
+        }
+        if wind_sets == 4 {
+            tally.limit_hand("Four Blessing o'er the Door");
+        }
+        if purity.honours {
+            tally.limit_hand("All Honours");
+        }
+        if purity.terminals {
+            tally.limit_hand("Heads and Tails");
+        }
+        if all_closed && purity.one_suit().is_some() {
+            tally.limit_hand("Concealed Clear Suit");
+        }
+        if east && w.east_wins_before == 12 {
+            tally.limit_hand("East's 13th consecutive win");
+        }
+        if purity.green {
+            tally.limit_hand("Imperial Jade");
+            danger.insert(Danger::GREEN);
+        }
+        if purity.one_suit().is_some() {
+            if nine_gates(w) {
+                tally.limit_hand("Nine Gates");
+            }
+            if wriggling_snake(hand) {
+                tally.limit_hand("Wriggling Snake");
+            }
+        }
+    }
+
+    let mut lines = tally.point_lines;
+    lines.push(format!("{:<11} {:>3}", "total pts", tally.points));
+    lines.extend(tally.double_lines);
+    lines.push(format!("{:<12} {:>2}", "total dbls", tally.doubles));
+    let mut score = tally.points;
+    for _ in 0..tally.doubles {
+        score = (score * 2).min(HARD_CAP);
+    }
+    if !opts.no_limit && score > limit {
+        lines.push(format!("{:<9} {:>5} (over limit)", "score:", score));
+        score = limit;
+    }
+    lines.extend(tally.limit_lines.iter().cloned());
+    if tally.centi_limits > 0 {
+        let limit_score = tally.centi_limits * limit / 100;
+        if opts.no_limit {
+            score = score.max(limit_score);
+        } else {
+            score = limit_score;
+            // In a limited game a limit hand's other items are irrelevant.
+            lines = tally.limit_lines;
+        }
+    }
+    lines.push(format!("{:<9} {:>5}", "SCORE:", score));
+    HandScore { score, lines, realised_danger: danger }
+}
+
+/// Nine Gates: the hand before the winning tile was 1112345678999 of the
+/// winning tile's suit.
+fn nine_gates(w: &WinContext<'_>) -> bool {
+    let Some(before) = w.before_winning_tile else { return false };
+    if !w.tile.is_numbered() || before.concealed.len() < 13 {
+        return false;
+    }
+    let mut tiles: Vec<Tile> = before.concealed.to_vec();
+    tiles.sort();
+    let suit = w.tile.suit();
+    let want = [1, 1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 9, 9];
+    want.iter().enumerate().all(|(i, &v)| Tile::numbered(suit, v) == Some(tiles[i]))
+}
+
+/// Wriggling Snake: a pung or kong of 1 and of 9, and 2-3-4-5-6-7-8 of the
+/// suit made with chows and a pair of 2, 5 or 8.
+fn wriggling_snake(hand: &PlayerHand) -> bool {
+    let (mut set1, mut set9) = (false, false);
+    let (mut pair2, mut pair5, mut pair8) = (false, false, false);
+    let (mut chow2, mut chow3, mut chow5, mut chow6) = (false, false, false, false);
+    for s in &hand.sets {
+        let v = s.tile.value();
+        if s.kind.is_chow() {
+            chow2 |= v == 2;
+            chow3 |= v == 3;
+            chow5 |= v == 5;
+            chow6 |= v == 6;
+        } else if s.kind.is_pair() {
+            pair2 |= v == 2;
+            pair5 |= v == 5;
+            pair8 |= v == 8;
+        } else {
+            set1 |= v == 1;
+            set9 |= v == 9;
+        }
+    }
+    set1 && set9 && ((pair2 && chow3 && chow6) || (pair5 && chow2 && chow6) || (pair8 && chow2 && chow5))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fractions_print_like_c() {
+        assert_eq!(limit_fraction(50), " 0.5");
+        assert_eq!(limit_fraction(25), "0.25");
+        assert_eq!(limit_fraction(150), " 1.5");
+        assert_eq!(limit_fraction(200), "   2");
+    }
+}
