@@ -3,4 +3,5 @@
 //! `rules` is the pure game engine; `protocol` holds the wire formats.
 
 pub mod protocol;
+pub mod replay;
 pub mod rules;

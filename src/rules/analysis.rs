@@ -111,9 +111,9 @@ mod tests {
         let hand = counts("1B 2B 3B 4B 5B 6B 7B 8B 9B EW EW EW RD RD");
         assert!(decomposes(&hand, Need { melds: 4, pairs: 1 }));
         assert!(!decomposes(&counts("1B 2B 4B EW EW"), Need { melds: 1, pairs: 1 }));
-        // 1112 with a pair of 3s: 111 + 23? no; 11 + 123 + ... check search backtracks
-        assert!(decomposes(&counts("1C 1C 1C 2C 3C 3C"), Need { melds: 1, pairs: 0 }) == false);
-        assert!(decomposes(&counts("1C 1C 2C 3C 3C 3C"), Need { melds: 1, pairs: 0 }) == false);
+        // Neither 111+233 nor 123+113 are two sets.
+        assert!(!decomposes(&counts("1C 1C 1C 2C 3C 3C"), Need { melds: 2, pairs: 0 }));
+        assert!(!decomposes(&counts("1C 1C 2C 3C 3C 3C"), Need { melds: 2, pairs: 0 }));
         assert!(decomposes(&counts("1C 1C 2C 2C 3C 3C"), Need { melds: 2, pairs: 0 }));
         assert!(decomposes(&counts("1C 1C 1C 2C 3C"), Need { melds: 1, pairs: 1 }));
         // no chow across suits or out of 9

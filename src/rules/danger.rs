@@ -172,7 +172,8 @@ mod tests {
     fn one_suit_needs_three_exposed_sets() {
         let two = with_sets(&[(SetKind::Pung, "2B"), (SetKind::Chow, "4B")]);
         assert_eq!(hand_danger(&two), Danger::END);
-        let three = with_sets(&[(SetKind::Pung, "2B"), (SetKind::Chow, "4B"), (SetKind::Kong { annexed: false }, "8B")]);
+        let three =
+            with_sets(&[(SetKind::Pung, "2B"), (SetKind::Chow, "4B"), (SetKind::Kong { annexed: false }, "8B")]);
         assert!(hand_danger(&three).intersects(Danger::BAMBOO));
         assert!(!hand_danger(&three).intersects(Danger::CIRCLES));
         let concealed_kong = with_sets(&[(SetKind::Pung, "2B"), (SetKind::Chow, "4B"), (SetKind::ClosedKong, "8B")]);

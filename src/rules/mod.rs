@@ -2,14 +2,22 @@
 //! implementing the Chinese Classical game exactly as mj-server plays it.
 
 pub mod analysis;
+pub mod command;
 pub mod danger;
+pub mod event;
+pub mod game;
+pub mod hand;
 pub mod options;
 pub mod player_hand;
 pub mod scoring;
+pub mod settlement;
 pub mod tile;
 pub mod tileset;
 pub mod wall;
 
+pub use command::{Action, Claim, ClosedSet, Command, DiscardUse, GameError, PlayerId, WallSource};
+pub use event::{Audience, Emitted, Event};
+pub use game::Game;
 pub use options::{GameOptions, ScoreValue};
 pub use tile::{Suit, Tile, Wind};
 pub use tileset::{ChowPosition, SetKind, TileSet};

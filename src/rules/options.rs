@@ -449,7 +449,11 @@ impl OptionLine {
 
 impl fmt::Display for OptionLine {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "GameOption 0 {} {} {} 1 {} {}", self.name, self.kind, self.min_protocol, self.value, self.description)
+        write!(
+            f,
+            "GameOption 0 {} {} {} 1 {} {}",
+            self.name, self.kind, self.min_protocol, self.value, self.description
+        )
     }
 }
 

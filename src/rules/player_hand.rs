@@ -130,7 +130,11 @@ impl PlayerHand {
         let all = [low, low.up(1)?, low.up(2)?];
         let mut others = all.iter().copied().filter(|&t| t != d);
         let others = [others.next()?, others.next()?];
-        let ok = if others[0] == others[1] { self.count(others[0]) >= 2 } else { others.iter().all(|&t| self.count(t) >= 1) };
+        let ok = if others[0] == others[1] {
+            self.count(others[0]) >= 2
+        } else {
+            others.iter().all(|&t| self.count(t) >= 1)
+        };
         ok.then_some((low, others))
     }
 

@@ -137,7 +137,11 @@ impl Tally {
             if clims == 100 {
                 self.limit_lines.push(format!("{:<10} {:>4} ({reason})", "Limit Hand", self.limit));
             } else {
-                self.limit_lines.push(format!("{} Limit {:>4} ({reason})", limit_fraction(clims), clims * self.limit / 100));
+                self.limit_lines.push(format!(
+                    "{} Limit {:>4} ({reason})",
+                    limit_fraction(clims),
+                    clims * self.limit / 100
+                ));
             }
         }
     }
@@ -177,7 +181,11 @@ fn set_points(set: &TileSet, kong_has_3_types: bool, own: Wind, prevailing: Wind
             if t.is_dragon() {
                 (2, "pair of dragons".into())
             } else if t.wind_of() == Some(own) && t.is_wind() {
-                if own == prevailing { (4, "pair of own and prevailing wind".into()) } else { (2, "pair of own wind".into()) }
+                if own == prevailing {
+                    (4, "pair of own and prevailing wind".into())
+                } else {
+                    (2, "pair of own wind".into())
+                }
             } else if t.is_wind() && t.wind_of() == Some(prevailing) {
                 (2, "pair of prevailing wind".into())
             } else {
@@ -200,7 +208,14 @@ struct Purity {
 
 impl Purity {
     fn new() -> Purity {
-        Purity { honours: true, terminals: true, majors: true, green: true, suit_only: [true; 3], suit_with_honours: [true; 3] }
+        Purity {
+            honours: true,
+            terminals: true,
+            majors: true,
+            green: true,
+            suit_only: [true; 3],
+            suit_with_honours: [true; 3],
+        }
     }
 
     /// Records one tile (the representative tile of a set, or a concealed tile).
@@ -323,7 +338,7 @@ pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
                 eyes = Some(set.tile);
             }
         }
-        if set.kind.len() >= 3 {
+        if set.kind.tile_count() >= 3 {
             dragon_sets += set.tile.is_dragon() as i64;
             wind_sets += set.tile.is_wind() as i64;
         } else {
@@ -356,10 +371,7 @@ pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
         }
         // Fishing the eyes: the single pair is of the winning tile, claimed
         // from the discard or completed by the player's own draw.
-        if eyes == Some(w.tile)
-            && pairs == 1
-            && (claimed_pair || matches!(w.whence, Whence::Wall | Whence::Loose))
-        {
+        if eyes == Some(w.tile) && pairs == 1 && (claimed_pair || matches!(w.whence, Whence::Wall | Whence::Loose)) {
             tally.points("extra", if w.tile.is_major() { 4 } else { 2 }, "fishing the eyes");
         }
         if pairs == 1
@@ -380,7 +392,7 @@ pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
     }
 
     for set in &hand.sets {
-        if set.kind.len() >= 3 {
+        if set.kind.tile_count() >= 3 {
             let t = set.tile;
             let s = set.to_string();
             if t.is_dragon() {
@@ -464,7 +476,9 @@ pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
             tally.score("", opts.concealed_fully, "concealed hand");
         } else {
             let concealed_before = w.before_winning_tile.is_some_and(|b| {
-                b.sets.iter().all(|s| !matches!(s.kind, SetKind::Chow | SetKind::Pung | SetKind::Kong { .. } | SetKind::Pair))
+                b.sets
+                    .iter()
+                    .all(|s| !matches!(s.kind, SetKind::Chow | SetKind::Pung | SetKind::Kong { .. } | SetKind::Pair))
             });
             if concealed_before {
                 tally.score("", opts.concealed_almost, "almost concealed hand");

@@ -85,7 +85,7 @@ pub enum SetKind {
 
 impl SetKind {
     /// Number of tiles in a set of this kind.
-    pub fn len(self) -> usize {
+    pub fn tile_count(self) -> usize {
         match self {
             SetKind::Pair | SetKind::ClosedPair => 2,
             SetKind::Kong { .. } | SetKind::ClosedKong => 4,
@@ -128,7 +128,8 @@ impl TileSet {
     /// The tiles of the set, lowest first.
     pub fn tiles(&self) -> impl Iterator<Item = Tile> + '_ {
         let chow = self.kind.is_chow();
-        (0..self.kind.len() as u8).map(move |i| if chow { self.tile.up(i).unwrap_or(self.tile) } else { self.tile })
+        (0..self.kind.tile_count() as u8)
+            .map(move |i| if chow { self.tile.up(i).unwrap_or(self.tile) } else { self.tile })
     }
 }
 
@@ -136,11 +137,11 @@ impl TileSet {
 /// for exposed sets and `+` for concealed ones; a claimed kong is `X-X-X+X`.
 impl fmt::Display for TileSet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let n = self.kind.len();
+        let n = self.kind.tile_count();
         for (i, t) in self.tiles().enumerate() {
             if i > 0 {
-                let concealed_join = self.kind.is_concealed()
-                    || (matches!(self.kind, SetKind::Kong { annexed: false }) && i == n - 1);
+                let concealed_join =
+                    self.kind.is_concealed() || (matches!(self.kind, SetKind::Kong { annexed: false }) && i == n - 1);
                 f.write_str(if concealed_join { "+" } else { "-" })?;
             }
             f.write_str(t.code())?;

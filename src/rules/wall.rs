@@ -11,8 +11,8 @@
 //! - without a dead wall, loose tiles come from the far end and each one
 //!   shortens the live wall by one.
 
-use rand::seq::SliceRandom;
 use rand::SeedableRng;
+use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
 

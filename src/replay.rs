@@ -1,0 +1,427 @@
+//! Conformance replay: plays a game recorded by the reference mj-server
+//! through our engine and reports our engine's scores and settlements.
+//!
+//! The replay takes from the log only what the players did and what they
+//! drew: the options and seating announced at the start, each hand's live
+//! and loose tiles in the order they were drawn (from which the wall is
+//! rebuilt), and every request the players sent. Scores, settlements,
+//! wash-outs and the rotation of the deal all come from our engine. As a
+//! check, every tile our engine deals out must be the tile the reference
+//! dealt at that point.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+
+use serde::Serialize;
+
+use crate::protocol::{ControllerMessage, Direction, LogError, LogMessage, LogRecord, PlayerMessage, read_log};
+use crate::rules::options::{GameOptions, OptionLine};
+use crate::rules::{
+    Action, Claim, ClosedSet, Command, DiscardUse, Emitted, Event, Game, GameError, PlayerId, Tile, WallSource,
+    hand::Phase,
+};
+
+/// One hand as our engine played and scored it, keyed by the log's player ids.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ReplayedHand {
+    /// 1-based hand number.
+    pub hand: u32,
+    /// True if the hand was washed out.
+    pub washout: bool,
+    /// The winner's id.
+    pub winner: Option<i32>,
+    /// Each player's hand score (empty for a wash-out).
+    pub scores: BTreeMap<String, i64>,
+    /// Each player's change of score.
+    pub settlement: BTreeMap<String, i64>,
+    /// Each player's scoring breakdown (not printed; for comparisons).
+    #[serde(skip)]
+    pub score_lines: BTreeMap<String, Vec<String>>,
+    /// The settlement text (not printed; for comparisons).
+    #[serde(skip)]
+    pub settlement_lines: Vec<String>,
+}
+
+/// A whole replayed game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Replay {
+    /// The hands in order.
+    pub hands: Vec<ReplayedHand>,
+    /// Final cumulative scores by id.
+    pub final_scores: BTreeMap<String, i64>,
+}
+
+impl Replay {
+    /// The replay's output: one JSON object per hand, then the final scores.
+    pub fn to_json_lines(&self) -> String {
+        let mut out = String::new();
+        for h in &self.hands {
+            out.push_str(&serde_json::to_string(h).unwrap_or_default());
+            out.push('\n');
+        }
+        out.push_str(&serde_json::json!({ "final": self.final_scores }).to_string());
+        out.push('\n');
+        out
+    }
+}
+
+/// Why a replay stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayError {
+    /// The log could not be read.
+    #[error(transparent)]
+    Log(#[from] LogError),
+    /// The log lacks something a replay needs.
+    #[error("{0}")]
+    Setup(String),
+    /// Our engine refused a logged action.
+    #[error("line {line}: {request:?} refused by our engine: {error}")]
+    Illegal {
+        /// The log line of the request.
+        line: usize,
+        /// The request as logged.
+        request: String,
+        /// The engine's reason.
+        error: GameError,
+    },
+    /// Our engine diverged from the reference.
+    #[error("line {line}: {what}")]
+    Diverged {
+        /// The log line where it showed.
+        line: usize,
+        /// What differed.
+        what: String,
+    },
+}
+
+/// A draw the reference logged: who drew which tile, and whether it was loose.
+struct LoggedDraw {
+    id: i32,
+    tile: Tile,
+    loose: bool,
+    line: usize,
+}
+
+/// Replays a reference game log.
+pub fn replay_log(text: &str) -> Result<Replay, ReplayError> {
+    let records = read_log(text)?;
+    let setup = Setup::read(&records)?;
+    let mut driver = Driver { setup, game: None, hands: Vec::new(), expected_draws: VecDeque::new(), current: None };
+    driver.run(&records)?;
+    let game = driver.game.as_ref().ok_or_else(|| ReplayError::Setup("the log has no hand".into()))?;
+    let final_scores = driver.by_id(game.scores());
+    Ok(Replay { hands: driver.hands, final_scores })
+}
+
+/// What a replay needs before the first hand.
+struct Setup {
+    /// Log id of each player id (the seating cycle from the `Game` message).
+    ids: [i32; 4],
+    /// Log id of each connection.
+    cnx_ids: HashMap<u32, i32>,
+    options: GameOptions,
+}
+
+impl Setup {
+    fn read(records: &[LogRecord]) -> Result<Setup, ReplayError> {
+        let mut cnx_ids = HashMap::new();
+        for r in records {
+            if let LogMessage::Controller(ControllerMessage::ConnectReply { id, .. }) = &r.message
+                && *id != 0
+            {
+                cnx_ids.insert(r.connection, *id);
+            }
+        }
+        let (game_at, ids) = records
+            .iter()
+            .enumerate()
+            .find_map(|(i, r)| match &r.message {
+                LogMessage::Controller(ControllerMessage::Game { east, south, west, north, .. }) => {
+                    Some((i, [*east, *south, *west, *north]))
+                }
+                _ => None,
+            })
+            .ok_or_else(|| ReplayError::Setup("the log has no Game message".into()))?;
+        // The option list follows the first Game message on the same connection.
+        let cnx = records[game_at].connection;
+        let mut options = GameOptions::default();
+        for r in records[game_at + 1..].iter().filter(|r| r.connection == cnx && r.direction == Direction::Sent) {
+            let LogMessage::Controller(ControllerMessage::GameOption { optentry, .. }) = &r.message else { continue };
+            if optentry.name == "End" {
+                break;
+            }
+            let line = OptionLine {
+                name: optentry.name.clone(),
+                kind: optentry.option_type.clone(),
+                min_protocol: optentry.protversion.max(0) as u32,
+                value: optentry.value.clone(),
+                description: optentry.desc.clone(),
+            };
+            options
+                .apply_line(&line)
+                .map_err(|e| ReplayError::Setup(format!("line {}: option {}: {e}", r.line, optentry.name)))?;
+        }
+        Ok(Setup { ids, cnx_ids, options })
+    }
+
+    fn player(&self, id: i32) -> Option<PlayerId> {
+        self.ids.iter().position(|&i| i == id).map(|p| PlayerId(p as u8))
+    }
+}
+
+struct Driver {
+    setup: Setup,
+    game: Option<Game>,
+    hands: Vec<ReplayedHand>,
+    expected_draws: VecDeque<LoggedDraw>,
+    current: Option<ReplayedHand>,
+}
+
+impl Driver {
+    fn by_id(&self, values: [i64; 4]) -> BTreeMap<String, i64> {
+        (0..4).map(|p| (self.setup.ids[p].to_string(), values[p])).collect()
+    }
+
+    fn run(&mut self, records: &[LogRecord]) -> Result<(), ReplayError> {
+        for (i, r) in records.iter().enumerate() {
+            match (&r.direction, &r.message) {
+                (Direction::Sent, LogMessage::Controller(ControllerMessage::NewHand { east, .. })) => {
+                    self.start_hand(records, i, *east)?;
+                }
+                (Direction::Received, LogMessage::Player(m)) => self.request(r, m)?,
+                _ => {}
+            }
+        }
+        if self.current.is_some() {
+            return Err(ReplayError::Setup("the log ends in the middle of a hand".into()));
+        }
+        Ok(())
+    }
+
+    fn start_hand(&mut self, records: &[LogRecord], at: usize, east_id: i32) -> Result<(), ReplayError> {
+        let line = records[at].line;
+        if self.current.is_some() {
+            return Err(ReplayError::Diverged {
+                line,
+                what: "the reference started a new hand; ours is not over".into(),
+            });
+        }
+        let game = self.game.get_or_insert_with(|| Game::new(self.setup.options.clone()));
+        if game.is_over() {
+            return Err(ReplayError::Diverged {
+                line,
+                what: "the reference started a new hand; our game is over".into(),
+            });
+        }
+        let our_east = self.setup.ids[game.east().index()];
+        if our_east != east_id {
+            return Err(ReplayError::Diverged {
+                line,
+                what: format!("the reference's East is player {east_id}, ours is {our_east}"),
+            });
+        }
+        // This hand's draws, up to the next hand.
+        self.expected_draws.clear();
+        for r in records[at + 1..].iter() {
+            match &r.message {
+                LogMessage::Controller(ControllerMessage::NewHand { .. }) => break,
+                LogMessage::Controller(ControllerMessage::PlayerDraws { id, tile: Some(t) }) => {
+                    self.expected_draws.push_back(LoggedDraw { id: *id, tile: *t, loose: false, line: r.line })
+                }
+                LogMessage::Controller(ControllerMessage::PlayerDrawsLoose { id, tile: Some(t) }) => {
+                    self.expected_draws.push_back(LoggedDraw { id: *id, tile: *t, loose: true, line: r.line })
+                }
+                _ => {}
+            }
+        }
+        let wall = rebuild_wall(&self.setup.options, &self.expected_draws)
+            .map_err(|what| ReplayError::Diverged { line, what })?;
+        let hand_no = game.hands_started() + 1;
+        self.current = Some(ReplayedHand {
+            hand: hand_no,
+            washout: false,
+            winner: None,
+            scores: BTreeMap::new(),
+            settlement: BTreeMap::new(),
+            score_lines: BTreeMap::new(),
+            settlement_lines: Vec::new(),
+        });
+        let events = self
+            .game
+            .as_mut()
+            .map(|g| g.apply(Command::StartHand { wall: WallSource::Tiles(wall) }))
+            .transpose()
+            .map_err(|e| ReplayError::Setup(format!("line {line}: cannot deal: {e}")))?
+            .unwrap_or_default();
+        self.absorb(&events, line)
+    }
+
+    fn request(&mut self, r: &LogRecord, m: &PlayerMessage) -> Result<(), ReplayError> {
+        let Some(game) = self.game.as_mut() else { return Ok(()) };
+        let Some(hand) = game.hand() else { return Ok(()) };
+        if !game.hand_in_progress() {
+            return Ok(());
+        }
+        let Some(id) = self.setup.cnx_ids.get(&r.connection).copied() else {
+            return Err(ReplayError::Setup(format!("line {}: connection {} has no player id", r.line, r.connection)));
+        };
+        let player = self
+            .setup
+            .player(id)
+            .ok_or_else(|| ReplayError::Setup(format!("line {}: player {id} is not seated", r.line)))?;
+        let Some(action) = to_action(m, hand) else { return Ok(()) };
+        let events = game.apply(Command::Act { player, action }).map_err(|error| ReplayError::Illegal {
+            line: r.line,
+            request: r.raw.clone(),
+            error,
+        })?;
+        self.absorb(&events, r.line)
+    }
+
+    /// Checks our engine's draws against the reference's and records the
+    /// hand's results.
+    fn absorb(&mut self, events: &[Emitted], line: usize) -> Result<(), ReplayError> {
+        for e in events {
+            match &e.event {
+                Event::Drew { player, tile: Some(t), loose } => {
+                    let id = self.setup.ids[player.index()];
+                    let Some(want) = self.expected_draws.pop_front() else {
+                        return Err(ReplayError::Diverged {
+                            line,
+                            what: format!("our engine drew {t} for player {id}; the reference drew no more tiles"),
+                        });
+                    };
+                    if (want.id, want.tile, want.loose) != (id, *t, *loose) {
+                        return Err(ReplayError::Diverged {
+                            line: want.line,
+                            what: format!(
+                                "the reference gave {} a {}tile {}; our engine gave {id} a {}tile {t}",
+                                want.id,
+                                if want.loose { "loose " } else { "" },
+                                want.tile,
+                                if *loose { "loose " } else { "" },
+                            ),
+                        });
+                    }
+                }
+                Event::HandScored { player, score } => {
+                    let id = self.setup.ids[player.index()].to_string();
+                    if let Some(h) = self.current.as_mut() {
+                        h.scores.insert(id.clone(), score.score);
+                        h.score_lines.insert(id, score.lines.clone());
+                    }
+                }
+                Event::Settled { settlement, deltas, .. } => {
+                    let winner = self.game.as_ref().and_then(|g| g.hand()).and_then(|h| match h.outcome() {
+                        Some(crate::rules::hand::Outcome::Won { winner, .. }) => Some(h.player_at(*winner)),
+                        _ => None,
+                    });
+                    let by_id = self.by_id(*deltas);
+                    if let Some(mut h) = self.current.take() {
+                        h.winner = winner.map(|p| self.setup.ids[p.index()]);
+                        h.settlement = by_id;
+                        h.settlement_lines = settlement.lines.clone();
+                        self.finish_hand(h, line)?;
+                    }
+                }
+                Event::WashedOut { .. } => {
+                    if let Some(mut h) = self.current.take() {
+                        h.washout = true;
+                        h.settlement = self.by_id([0; 4]);
+                        self.finish_hand(h, line)?;
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn finish_hand(&mut self, h: ReplayedHand, line: usize) -> Result<(), ReplayError> {
+        if let Some(d) = self.expected_draws.front() {
+            return Err(ReplayError::Diverged {
+                line,
+                what: format!(
+                    "our hand ended but the reference went on to deal {} to player {} (line {})",
+                    d.tile, d.id, d.line
+                ),
+            });
+        }
+        self.hands.push(h);
+        Ok(())
+    }
+}
+
+/// Rebuilds a hand's wall from the tiles drawn: live tiles from the front,
+/// loose tiles from the back, and the tiles never drawn in between.
+fn rebuild_wall(options: &GameOptions, draws: &VecDeque<LoggedDraw>) -> Result<Vec<Tile>, String> {
+    let full = Tile::full_set(options.flowers);
+    let size = full.len();
+    let live: Vec<Tile> = draws.iter().filter(|d| !d.loose).map(|d| d.tile).collect();
+    let loose: Vec<Tile> = draws.iter().filter(|d| d.loose).map(|d| d.tile).collect();
+    if live.len() + loose.len() > size {
+        return Err(format!("{} tiles were drawn from a wall of {size}", live.len() + loose.len()));
+    }
+    let mut rest = crate::rules::tile::TileCounts::of(full.iter().copied());
+    for &t in live.iter().chain(&loose) {
+        if !rest.remove(t) {
+            return Err(format!("tile {t} was drawn more often than the tile set holds"));
+        }
+    }
+    let mut wall = live;
+    for t in Tile::all_faces() {
+        for _ in 0..rest.get(t) {
+            wall.push(t);
+        }
+    }
+    wall.extend(loose.iter().rev());
+    Ok(wall)
+}
+
+/// Turns a logged request into our engine's action, reading the classic
+/// message in the light of the hand's state as mj-server does (`Chow`,
+/// `Pung` and `MahJong` mean different things at different moments).
+/// Requests that are not moves (Ready, option queries...) give `None`.
+pub fn to_action(m: &PlayerMessage, hand: &crate::rules::hand::Hand) -> Option<Action> {
+    let serial = |d: &i32| (*d).max(0) as u32;
+    let mah_jonging = hand.phase() == Phase::MahJonging;
+    Some(match m {
+        PlayerMessage::DeclareSpecial { tile: Some(t) } => Action::DeclareBonus { tile: *t },
+        PlayerMessage::DeclareSpecial { tile: None } => Action::FinishDeclaring,
+        PlayerMessage::Discard { tile, calling } => Action::Discard { tile: *tile, calling: *calling },
+        PlayerMessage::NoClaim { discard } => Action::Pass { discard: serial(discard) },
+        PlayerMessage::Chow { discard, cpos } => {
+            if mah_jonging {
+                Action::UseDiscard { use_as: DiscardUse::Chow(*cpos) }
+            } else if hand.chow_position_pending() && cpos.is_some() {
+                Action::ChooseChowPosition { position: (*cpos)? }
+            } else {
+                Action::Claim { discard: serial(discard), claim: Claim::Chow(*cpos) }
+            }
+        }
+        PlayerMessage::Pung { discard } => {
+            if mah_jonging {
+                Action::UseDiscard { use_as: DiscardUse::Pung }
+            } else {
+                Action::Claim { discard: serial(discard), claim: Claim::Pung }
+            }
+        }
+        PlayerMessage::Kong { discard } => Action::Claim { discard: serial(discard), claim: Claim::Kong },
+        PlayerMessage::MahJong { discard } => {
+            if hand.claim_window_open() {
+                Action::Claim { discard: serial(discard), claim: Claim::MahJong }
+            } else {
+                Action::MahJong
+            }
+        }
+        PlayerMessage::DeclareClosedKong { tile } => Action::DeclareClosedKong { tile: *tile },
+        PlayerMessage::AddToPung { tile } => Action::AddToPung { tile: *tile },
+        PlayerMessage::Pair => Action::UseDiscard { use_as: DiscardUse::Pair },
+        PlayerMessage::SpecialSet => Action::UseDiscard { use_as: DiscardUse::SpecialSet },
+        PlayerMessage::FormClosedPung { tile } => Action::FormClosedSet { set: ClosedSet::Pung(*tile) },
+        PlayerMessage::FormClosedChow { tile } => Action::FormClosedSet { set: ClosedSet::Chow(*tile) },
+        PlayerMessage::FormClosedPair { tile } => Action::FormClosedSet { set: ClosedSet::Pair(*tile) },
+        PlayerMessage::FormClosedSpecialSet => Action::FormClosedSet { set: ClosedSet::SpecialSet },
+        PlayerMessage::ShowTiles => Action::ShowTiles,
+        _ => return None,
+    })
+}

@@ -1,0 +1,230 @@
+//! The course of a game: hands, rounds, the prevailing wind, when the deal
+//! passes, cumulative scores and the end of the game.
+//!
+//! East keeps the deal after winning and after a wash-out; otherwise the deal
+//! passes to South. After East's 13th win in an unbroken run the deal passes
+//! anyway. When the deal comes back to the first East a new round starts; the
+//! game ends after `NumRounds` rounds.
+
+use super::command::{Action, Command, GameError, PlayerId, WallSource};
+use super::event::{Emitted, Event};
+use super::hand::{Ctx, Hand, Outcome, Phase};
+use super::options::GameOptions;
+use super::tile::Wind;
+use super::wall::Wall;
+
+/// A whole game: the engine's top-level value.
+#[derive(Clone, Debug)]
+pub struct Game {
+    options: GameOptions,
+    no_special_scores: bool,
+    scores: [i64; 4],
+    round: Wind,
+    east: PlayerId,
+    /// East's wins in the current unbroken run (washouts neither count nor break it).
+    east_wins: u32,
+    completed_rounds: u32,
+    /// The next hand starts a new round.
+    new_round: bool,
+    hands_started: u32,
+    /// The number of the last hand whose result has been applied to the scores.
+    accounted: u32,
+    over: bool,
+    hand: Option<Hand>,
+}
+
+impl Game {
+    /// A new game with these options; player 0 is the first East.
+    pub fn new(options: GameOptions) -> Game {
+        Game {
+            options,
+            no_special_scores: false,
+            scores: [0; 4],
+            round: Wind::East,
+            east: PlayerId(0),
+            east_wins: 0,
+            completed_rounds: 0,
+            new_round: false,
+            hands_started: 0,
+            accounted: 0,
+            over: false,
+            hand: None,
+        }
+    }
+
+    /// Suppresses points and doubles for flowers and seasons (mj-server's
+    /// `--no-special-scores`).
+    pub fn with_no_special_scores(mut self, on: bool) -> Game {
+        self.no_special_scores = on;
+        self
+    }
+
+    /// The game's options.
+    pub fn options(&self) -> &GameOptions {
+        &self.options
+    }
+
+    /// Cumulative scores by player id.
+    pub fn scores(&self) -> [i64; 4] {
+        self.scores
+    }
+
+    /// The prevailing wind (of the current hand, or of the next one between hands).
+    pub fn round(&self) -> Wind {
+        self.round
+    }
+
+    /// East of the current hand, or of the next one between hands.
+    pub fn east(&self) -> PlayerId {
+        self.east
+    }
+
+    /// Number of hands dealt so far.
+    pub fn hands_started(&self) -> u32 {
+        self.hands_started
+    }
+
+    /// True once the game has ended.
+    pub fn is_over(&self) -> bool {
+        self.over
+    }
+
+    /// The current hand, or the last one once it has finished.
+    pub fn hand(&self) -> Option<&Hand> {
+        self.hand.as_ref()
+    }
+
+    /// True when a hand is being played.
+    pub fn hand_in_progress(&self) -> bool {
+        self.hand.as_ref().is_some_and(|h| h.phase() != Phase::Finished)
+    }
+
+    /// Applies a command. Returns the events it caused, each tagged with who
+    /// may see it, or an error that leaves the game unchanged.
+    pub fn apply(&mut self, command: Command) -> Result<Vec<Emitted>, GameError> {
+        let mut out = Vec::new();
+        match command {
+            Command::StartHand { wall } => self.start_hand(wall, &mut out)?,
+            Command::ClaimTimeout => {
+                let (hand, mut ctx) = self.playing(&mut out)?;
+                hand.claim_timeout(&mut ctx)?;
+            }
+            Command::Act { player, action } => {
+                if player.index() >= 4 {
+                    return Err(GameError::NoSuchPlayer(player.0));
+                }
+                let (hand, mut ctx) = self.playing(&mut out)?;
+                let seat = hand.seat_of(player);
+                act(hand, seat, action, &mut ctx)?;
+            }
+        }
+        self.after_hand_events(&mut out);
+        Ok(out)
+    }
+
+    fn playing<'a>(&'a mut self, out: &'a mut Vec<Emitted>) -> Result<(&'a mut Hand, Ctx<'a>), GameError> {
+        if self.over {
+            return Err(GameError::GameOver);
+        }
+        match self.hand.as_mut() {
+            Some(h) if h.phase() != Phase::Finished => {
+                Ok((h, Ctx { options: &self.options, no_special_scores: self.no_special_scores, out }))
+            }
+            _ => Err(GameError::NoHand),
+        }
+    }
+
+    fn start_hand(&mut self, source: WallSource, out: &mut Vec<Emitted>) -> Result<(), GameError> {
+        if self.over {
+            return Err(GameError::GameOver);
+        }
+        if self.hand_in_progress() {
+            return Err(GameError::HandInProgress);
+        }
+        let wall = match source {
+            WallSource::Shuffled { seed } => Wall::shuffled(&self.options, seed),
+            WallSource::Tiles(tiles) => {
+                Wall::from_tiles(tiles, &self.options).map_err(|e| GameError::Wall(e.to_string()))?
+            }
+        };
+        self.hands_started += 1;
+        out.push(Emitted {
+            to: super::event::Audience::Everyone,
+            event: Event::HandStarted {
+                hand: self.hands_started,
+                east: self.east,
+                round: self.round,
+                new_round: self.new_round,
+            },
+        });
+        self.new_round = false;
+        let mut ctx = Ctx { options: &self.options, no_special_scores: self.no_special_scores, out };
+        self.hand = Some(Hand::deal(self.hands_started, self.east, self.round, self.east_wins, wall, &mut ctx));
+        Ok(())
+    }
+
+    /// When the command finished the hand: settle scores, decide who deals
+    /// next, and end the game after the last round.
+    fn after_hand_events(&mut self, out: &mut Vec<Emitted>) {
+        let Some(hand) = &self.hand else { return };
+        if hand.phase() != Phase::Finished || self.accounted == hand.number {
+            return;
+        }
+        let Some(Outcome::Won { winner, settlement }) = hand.outcome().cloned() else {
+            self.accounted = self.hands_started;
+            return; // a wash-out changes nothing: East deals again
+        };
+        let mut deltas = [0i64; 4];
+        for seat in Wind::ALL {
+            let p = hand.player_at(seat);
+            deltas[p.index()] = settlement.deltas[seat.index()];
+            self.scores[p.index()] += deltas[p.index()];
+        }
+        out.push(Emitted {
+            to: super::event::Audience::Everyone,
+            event: Event::Settled { settlement, deltas, scores: self.scores },
+        });
+        if winner == Wind::East {
+            self.east_wins += 1;
+        }
+        let deal_passes = winner != Wind::East || self.east_wins == 13;
+        if deal_passes {
+            let next_east = PlayerId(((self.east.index() + 1) % 4) as u8);
+            if next_east == PlayerId(0) {
+                if self.completed_rounds + 1 >= self.options.num_rounds {
+                    self.over = true;
+                    out.push(Emitted {
+                        to: super::event::Audience::Everyone,
+                        event: Event::GameOver { scores: self.scores },
+                    });
+                } else {
+                    self.completed_rounds += 1;
+                    self.round = self.round.next();
+                    self.new_round = true;
+                }
+            }
+            if !self.over {
+                self.east = next_east;
+                self.east_wins = 0;
+            }
+        }
+        self.accounted = self.hands_started;
+    }
+}
+
+fn act(hand: &mut Hand, seat: Wind, action: Action, ctx: &mut Ctx<'_>) -> Result<(), GameError> {
+    match action {
+        Action::DeclareBonus { tile } => hand.declare_bonus(seat, tile, ctx),
+        Action::FinishDeclaring => hand.finish_declaring(seat, ctx),
+        Action::Discard { tile, calling } => hand.discard(seat, tile, calling, ctx),
+        Action::Pass { discard } => hand.pass(seat, discard, ctx),
+        Action::Claim { discard, claim } => hand.claim(seat, discard, claim, ctx),
+        Action::ChooseChowPosition { position } => hand.choose_chow_position(seat, position, ctx),
+        Action::MahJong => hand.mah_jong(seat, ctx),
+        Action::DeclareClosedKong { tile } => hand.declare_closed_kong(seat, tile, ctx),
+        Action::AddToPung { tile } => hand.add_to_pung(seat, tile, ctx),
+        Action::UseDiscard { use_as } => hand.use_discard(seat, use_as, ctx),
+        Action::FormClosedSet { set } => hand.form_closed_set(seat, set, ctx),
+        Action::ShowTiles => hand.show_tiles(seat, ctx),
+    }
+}

@@ -1,0 +1,1041 @@
+//! One hand (deal) in play: the deal, declaring bonus tiles, discards and
+//! claims, kongs and robbing them, going Mah-Jong, the declarations after it,
+//! scoring and settlement, or a wash-out.
+//!
+//! The state fields follow mj-server's game module closely (the player due to
+//! act, where the last tile came from, who supplied it, the serial number of
+//! the current discard, the claims), because scoring depends on them exactly.
+//! Every handler checks first and changes nothing when it refuses.
+
+use serde::{Deserialize, Serialize};
+
+use super::command::{Claim, ClosedSet, DiscardUse, GameError, PlayerId};
+use super::danger::{self, Danger};
+use super::event::{Audience, Emitted, Event};
+use super::options::GameOptions;
+use super::player_hand::PlayerHand;
+use super::scoring::{self, HandScore, ScoringInput, Whence, WinContext};
+use super::settlement::{self, Settlement, SettlementInput};
+use super::tile::{ALL_KINDS, Tile, Wind};
+use super::tileset::{ChowPosition, SetKind, TileSet};
+use super::wall::Wall;
+
+/// The phase of a hand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    /// After the deal: players in turn declare bonus tiles and concealed kongs.
+    Declaring,
+    /// The player to move must discard (or declare Mah-Jong, a kong, a bonus tile).
+    Discarding,
+    /// A tile was discarded; the others claim or pass.
+    Discarded,
+    /// A player went Mah-Jong; hands are being declared and scored.
+    MahJonging,
+    /// The hand is over: settled, or washed out.
+    Finished,
+}
+
+/// A kong waiting for the other players to rob it or pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Konging {
+    /// A tile added to an exposed pung.
+    AddingToPung,
+    /// A concealed kong (robbable only for Thirteen Unique Wonders).
+    DeclaringKong,
+}
+
+/// A player's answer to the current discard or kong.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Answer {
+    /// Not yet answered.
+    Waiting,
+    /// Passed.
+    NoClaim,
+    /// Claimed.
+    Claim(Claim),
+}
+
+/// How a hand ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// The hand was washed out.
+    WashOut,
+    /// A player went Mah-Jong and the hand was settled.
+    Won {
+        /// The winner's seat.
+        winner: Wind,
+        /// The settlement.
+        settlement: Settlement,
+    },
+}
+
+/// One hand in play.
+#[derive(Clone, Debug)]
+pub struct Hand {
+    /// 1-based number of the hand in the game.
+    pub number: u32,
+    /// The player who is East.
+    pub east: PlayerId,
+    /// The prevailing wind.
+    pub round: Wind,
+    /// East's wins in an unbroken run before this hand.
+    pub east_wins_before: u32,
+    pub(crate) wall: Wall,
+    /// The players' tiles, indexed by seat (East, South, West, North).
+    pub(crate) seats: [PlayerHand; 4],
+    pub(crate) phase: Phase,
+    /// The seat due to act (declaring, discarding, the discarder, the winner).
+    pub(crate) player: Wind,
+    pub(crate) whence: Whence,
+    pub(crate) supplier: Option<Wind>,
+    /// The tile last drawn, discarded, claimed or konged.
+    pub(crate) tile: Option<Tile>,
+    pub(crate) serial: u32,
+    pub(crate) answers: [Answer; 4],
+    pub(crate) chow_pending: bool,
+    pub(crate) mj_pending: bool,
+    pub(crate) konging: Option<Konging>,
+    pub(crate) kong_made: bool,
+    pub(crate) kong_upon_kong: bool,
+    pub(crate) dangerous_discard: bool,
+    pub(crate) no_choice: bool,
+    /// Tiles visible on the table, per face.
+    pub(crate) exposed: [u8; ALL_KINDS],
+    /// Tiles discarded, per face.
+    pub(crate) discarded: [u8; ALL_KINDS],
+    /// Every discard of the hand in order, with the seat that made it
+    /// (claimed discards included).
+    pub(crate) discards: Vec<(Wind, Tile)>,
+    /// A player's hand just before it obtained its latest tile: the winner's
+    /// copy is what "filling the only place", "almost concealed" and Nine
+    /// Gates look at.
+    pub(crate) before_last_tile: Option<(Wind, PlayerHand)>,
+    pub(crate) scores: [Option<HandScore>; 4],
+    pub(crate) outcome: Option<Outcome>,
+}
+
+fn illegal(reason: &'static str) -> GameError {
+    GameError::Illegal(reason)
+}
+
+/// The handlers need the options and where to put events.
+pub(crate) struct Ctx<'a> {
+    pub options: &'a GameOptions,
+    pub no_special_scores: bool,
+    pub out: &'a mut Vec<Emitted>,
+}
+
+impl Ctx<'_> {
+    fn all(&mut self, event: Event) {
+        self.out.push(Emitted { to: Audience::Everyone, event });
+    }
+    fn only(&mut self, p: PlayerId, event: Event) {
+        self.out.push(Emitted { to: Audience::Only(p), event });
+    }
+}
+
+impl Hand {
+    /// Deals a new hand from `wall`: three rounds of four tiles to East, South,
+    /// West and North, then one each, then East's fourteenth.
+    pub(crate) fn deal(
+        number: u32,
+        east: PlayerId,
+        round: Wind,
+        east_wins_before: u32,
+        wall: Wall,
+        ctx: &mut Ctx<'_>,
+    ) -> Hand {
+        let mut hand = Hand {
+            number,
+            east,
+            round,
+            east_wins_before,
+            wall,
+            seats: std::array::from_fn(|_| PlayerHand::new()),
+            phase: Phase::Declaring,
+            player: Wind::East,
+            whence: Whence::Wall,
+            supplier: None,
+            tile: None,
+            serial: 0,
+            answers: [Answer::Waiting; 4],
+            chow_pending: false,
+            mj_pending: false,
+            konging: None,
+            kong_made: false,
+            kong_upon_kong: false,
+            dangerous_discard: false,
+            no_choice: false,
+            exposed: [0; ALL_KINDS],
+            discarded: [0; ALL_KINDS],
+            discards: Vec::new(),
+            before_last_tile: None,
+            scores: Default::default(),
+            outcome: None,
+        };
+        for _ in 0..3 {
+            for seat in Wind::ALL {
+                for _ in 0..4 {
+                    hand.deal_one(seat, ctx);
+                }
+            }
+        }
+        for seat in Wind::ALL {
+            hand.deal_one(seat, ctx);
+        }
+        // In case East wins with the dealt hand.
+        hand.before_last_tile = Some((Wind::East, hand.seats[0].clone()));
+        hand.deal_one(Wind::East, ctx);
+        hand
+    }
+
+    fn deal_one(&mut self, seat: Wind, ctx: &mut Ctx<'_>) {
+        // A full wall always holds the 53 tiles of a deal.
+        let Some(t) = self.wall.draw_live() else { return };
+        let _ = self.seats[seat.index()].draw(t);
+        if seat == Wind::East {
+            self.tile = Some(t);
+        }
+        self.emit_draw(seat, t, false, ctx);
+    }
+
+    /// The player sitting at `seat`.
+    pub fn player_at(&self, seat: Wind) -> PlayerId {
+        PlayerId(((self.east.index() + seat.index()) % 4) as u8)
+    }
+
+    /// The seat of `player`.
+    pub fn seat_of(&self, player: PlayerId) -> Wind {
+        Wind::from_index(player.index() + 4 - self.east.index())
+    }
+
+    /// The phase of the hand.
+    pub fn phase(&self) -> Phase {
+        self.phase
+    }
+
+    /// How the hand ended, once it has.
+    pub fn outcome(&self) -> Option<&Outcome> {
+        self.outcome.as_ref()
+    }
+
+    /// The hand of the player at `seat`.
+    pub fn seat(&self, seat: Wind) -> &PlayerHand {
+        &self.seats[seat.index()]
+    }
+
+    /// The wall.
+    pub fn wall(&self) -> &Wall {
+        &self.wall
+    }
+
+    /// The seat due to act: declaring, discarding, the discarder or konger
+    /// whose tile is being claimed, or the winner.
+    pub fn to_act(&self) -> Wind {
+        self.player
+    }
+
+    /// The tile last drawn, discarded, claimed or konged.
+    pub fn current_tile(&self) -> Option<Tile> {
+        self.tile
+    }
+
+    /// Serial number of the current discard or kong.
+    pub fn serial(&self) -> u32 {
+        self.serial
+    }
+
+    /// Where the last tile of the player to act came from.
+    pub fn whence(&self) -> Whence {
+        self.whence
+    }
+
+    /// The kong waiting to be robbed, if any.
+    pub fn konging(&self) -> Option<Konging> {
+        self.konging
+    }
+
+    /// A granted chow claim (or the winner's chow) waits for its position.
+    pub fn chow_position_pending(&self) -> bool {
+        self.chow_pending
+    }
+
+    /// The winner still has to say how it uses the discard it went out with.
+    pub fn discard_use_pending(&self) -> bool {
+        self.mj_pending
+    }
+
+    /// Each seat's answer to the current discard or kong.
+    pub fn answers(&self) -> [Answer; 4] {
+        self.answers
+    }
+
+    /// The score of the hand at `seat`, once scored.
+    pub fn hand_score(&self, seat: Wind) -> Option<&HandScore> {
+        self.scores[seat.index()].as_ref()
+    }
+
+    /// Every discard of the hand in order, with the seat that made it.
+    pub fn discards(&self) -> &[(Wind, Tile)] {
+        &self.discards
+    }
+
+    /// How many of each face are visible on the table.
+    pub fn exposed_counts(&self) -> &[u8; ALL_KINDS] {
+        &self.exposed
+    }
+
+    fn emit_draw(&self, seat: Wind, t: Tile, loose: bool, ctx: &mut Ctx<'_>) {
+        let p = self.player_at(seat);
+        ctx.out.push(Emitted { to: Audience::Only(p), event: Event::Drew { player: p, tile: Some(t), loose } });
+        ctx.out.push(Emitted { to: Audience::AllBut(p), event: Event::Drew { player: p, tile: None, loose } });
+    }
+
+    fn snapshot(&mut self, seat: Wind) {
+        self.before_last_tile = Some((seat, self.seats[seat.index()].clone()));
+    }
+
+    /// True while the other players must answer a discard or a kong.
+    pub fn claim_window_open(&self) -> bool {
+        self.phase == Phase::Discarded || self.konging.is_some()
+    }
+
+    fn check_no_kong_pending(&self) -> Result<(), GameError> {
+        if self.konging.is_some() {
+            return Err(illegal("a kong is waiting for the other players to rob it or pass"));
+        }
+        Ok(())
+    }
+
+    // ----- declaring bonus tiles -------------------------------------------
+
+    pub(crate) fn declare_bonus(&mut self, seat: Wind, t: Tile, ctx: &mut Ctx<'_>) -> Result<(), GameError> {
+        let allowed =
+            self.phase == Phase::Declaring || (self.phase == Phase::Discarding && self.whence != Whence::Discard);
+        if !allowed {
+            return Err(illegal("bonus tiles can only be declared at the start of the hand or after drawing a tile"));
+        }
+        if self.player != seat {
+            return Err(illegal("it is not your turn to declare"));
+        }
+        self.check_no_kong_pending()?;
+        if !t.is_bonus() {
+            return Err(illegal("only flowers and seasons are bonus tiles"));
+        }
+        let mut after = self.seats[seat.index()].clone();
+        after.declare_bonus(t).map_err(illegal)?;
+        self.seats[seat.index()] = after;
+        self.exposed[t.index()] += 1;
+        ctx.all(Event::DeclaredBonus { player: self.player_at(seat), tile: t });
+        let loose = ctx.options.flowers_loose;
+        let next = if loose { self.wall.peek_loose() } else { self.wall.peek_live() };
+        if next.is_none() {
+            self.wash_out(ctx);
+            return Ok(());
+        }
+        if self.phase == Phase::Discarding {
+            self.snapshot(seat);
+        }
+        if loose {
+            self.draw_loose(seat, ctx)
+        } else {
+            self.draw_live(seat, ctx)
+        }
+        Ok(())
+    }
+
+    pub(crate) fn finish_declaring(&mut self, seat: Wind, ctx: &mut Ctx<'_>) -> Result<(), GameError> {
+        if self.phase != Phase::Declaring {
+            return Err(illegal("declaring is over: play has started"));
+        }
+        if self.player != seat {
+            return Err(illegal("it is not your turn to declare"));
+        }
+        self.check_no_kong_pending()?;
+        ctx.all(Event::FinishedDeclaring { player: self.player_at(seat) });
+        if seat == Wind::North {
+            self.phase = Phase::Discarding;
+            self.whence = Whence::Wall;
+            self.player = Wind::East;
+            ctx.all(Event::PlayStarted { east: self.east });
+        } else {
+            self.player = seat.next();
+        }
+        Ok(())
+    }
+
+    fn draw_live(&mut self, seat: Wind, ctx: &mut Ctx<'_>) {
+        let Some(t) = self.wall.draw_live() else { return };
+        let _ = self.seats[seat.index()].draw(t);
+        if self.phase == Phase::Discarded {
+            self.phase = Phase::Discarding;
+        }
+        self.tile = Some(t);
+        self.player = seat;
+        self.whence = Whence::Wall;
+        self.konging = None;
+        self.emit_draw(seat, t, false, ctx);
+    }
+
+    fn draw_loose(&mut self, seat: Wind, ctx: &mut Ctx<'_>) {
+        let Some(t) = self.wall.draw_loose() else { return };
+        let _ = self.seats[seat.index()].draw(t);
+        self.tile = Some(t);
+        self.whence = Whence::Loose;
+        self.konging = None;
+        self.emit_draw(seat, t, true, ctx);
+    }
+
+    // ----- kongs from the hand ----------------------------------------------
+
+    pub(crate) fn declare_closed_kong(&mut self, seat: Wind, t: Tile, ctx: &mut Ctx<'_>) -> Result<(), GameError> {
+        let allowed =
+            self.phase == Phase::Declaring || (self.phase == Phase::Discarding && self.whence != Whence::Discard);
+        if !allowed || self.player != seat {
+            return Err(illegal("a concealed kong can only be declared on your turn, after drawing a tile"));
+        }
+        self.check_no_kong_pending()?;
+        if !self.seats[seat.index()].can_declare_closed_kong(t) {
+            return Err(illegal("you do not hold four of that tile"));
+        }
+        let _ = self.seats[seat.index()].declare_closed_kong(t);
+        self.start_kong(seat, t, Konging::DeclaringKong);
+        self.exposed[t.index()] += 4;
+        ctx.all(Event::DeclaredClosedKong { player: self.player_at(seat), tile: t, discard: self.serial });
+        Ok(())
+    }
+
+    pub(crate) fn add_to_pung(&mut self, seat: Wind, t: Tile, ctx: &mut Ctx<'_>) -> Result<(), GameError> {
+        // Since mj-server 1.11 a pung just claimed may be made a kong at once
+        // with the fourth tile from the hand.
+        let just_punged = self.answers[seat.index()] == Answer::Claim(Claim::Pung) && self.tile == Some(t);
+        let allowed = self.phase == Phase::Discarding && (self.whence != Whence::Discard || just_punged);
+        if !allowed || self.player != seat {
+            return Err(illegal("you can only add to a pung on your turn, after drawing a tile"));
+        }
+        self.check_no_kong_pending()?;
+        if !self.seats[seat.index()].can_add_to_pung(t) {
+            return Err(illegal("you need an exposed pung of that tile and the fourth tile in your hand"));
+        }
+        let _ = self.seats[seat.index()].add_to_pung(t);
+        self.start_kong(seat, t, Konging::AddingToPung);
+        self.exposed[t.index()] += 1;
+        // A kong can be robbed, so it is like a discard.
+        self.dangerous_discard = false;
+        self.no_choice = false;
+        ctx.all(Event::AddedToPung { player: self.player_at(seat), tile: t, discard: self.serial });
+        Ok(())
+    }
+
+    fn start_kong(&mut self, seat: Wind, t: Tile, how: Konging) {
+        self.konging = Some(how);
+        self.tile = Some(t);
+        self.serial += 1;
+        self.answers = [Answer::Waiting; 4];
+        self.note_kong();
+        let d = danger::hand_danger(&self.seats[seat.index()]);
+        self.seats[seat.index()].danger[seat.index()] = d;
+    }
+
+    fn note_kong(&mut self) {
+        if self.kong_made {
+            self.kong_upon_kong = true;
+        }
+        self.kong_made = true;
+    }
+
+    // ----- discards and claims ----------------------------------------------
+
+    pub(crate) fn discard(&mut self, seat: Wind, t: Tile, calling: bool, ctx: &mut Ctx<'_>) -> Result<(), GameError> {
+        if self.phase != Phase::Discarding || self.player != seat {
+            return Err(illegal("it is not your turn to discard"));
+        }
+        self.check_no_kong_pending()?;
+        let hand = &self.seats[seat.index()];
+        if calling {
+            if hand.concealed.len() < 14 {
+                return Err(illegal("a calling declaration needs a fully concealed hand"));
+            }
+            if hand.calling {
+                return Err(illegal("you are already calling"));
+            }
+            if !hand.no_discard {
+                return Err(illegal("only an Original Call, with your first discard, is allowed"));
+            }
+        }
+        if hand.calling && self.tile != Some(t) {
+            return Err(illegal("a calling hand can only discard the tile just drawn"));
+        }
+        if t.is_bonus() {
+            return Err(illegal("bonus tiles are declared, not discarded"));
+        }
+        if hand.count(t) == 0 {
+            return Err(illegal("you do not hold that tile"));
+        }
+        let hand = &mut self.seats[seat.index()];
+        let first = hand.no_discard;
+        let _ = hand.discard(t);
+        if calling {
+            hand.calling = true;
+            hand.original_call = first;
+        }
+        self.phase = Phase::Discarded;
+        self.player = seat;
+        self.tile = Some(t);
+        self.serial += 1;
+        self.answers = [Answer::Waiting; 4];
+        self.chow_pending = false;
+        self.kong_made = false;
+        self.kong_upon_kong = false;
+        self.dangerous_discard = false;
+        self.no_choice = false;
+        self.exposed[t.index()] += 1;
+        self.discarded[t.index()] += 1;
+        self.discards.push((seat, t));
+        ctx.all(Event::Discarded { player: self.player_at(seat), tile: t, discard: self.serial, calling });
+        Ok(())
+    }
+
+    fn check_answer(&self, seat: Wind, discard: u32) -> Result<(), GameError> {
+        if !self.claim_window_open() {
+            return Err(illegal("there is no discard or kong to claim"));
+        }
+        if discard != self.serial {
+            return Err(GameError::StaleDiscard { given: discard, current: self.serial });
+        }
+        if seat == self.player {
+            return Err(illegal("you cannot claim your own discard or kong"));
+        }
+        if self.chow_pending {
+            return Err(illegal("the claims on this discard have been decided"));
+        }
+        if self.answers[seat.index()] != Answer::Waiting {
+            return Err(illegal("you have already answered this discard; claims are irrevocable"));
+        }
+        Ok(())
+    }
+
+    pub(crate) fn pass(&mut self, seat: Wind, discard: u32, ctx: &mut Ctx<'_>) -> Result<(), GameError> {
+        self.check_answer(seat, discard)?;
+        self.answers[seat.index()] = Answer::NoClaim;
+        ctx.only(self.player_at(seat), Event::Passed { player: self.player_at(seat), discard, timeout: false });
+        self.resolve_claims(ctx);
+        Ok(())
+    }
+
+    pub(crate) fn claim(&mut self, seat: Wind, discard: u32, claim: Claim, ctx: &mut Ctx<'_>) -> Result<(), GameError> {
+        self.check_answer(seat, discard)?;
+        let hand = &self.seats[seat.index()];
+        let Some(t) = self.tile else { return Err(illegal("there is no discard to claim")) };
+        let seven = ctx.options.seven_pairs;
+        if self.konging.is_some() {
+            if claim != Claim::MahJong {
+                return Err(illegal("a kong can only be robbed to go Mah-Jong"));
+            }
+            if !hand.can_mah_jong(Some(t), seven) {
+                return Err(illegal("you cannot go Mah-Jong with that tile"));
+            }
+            if self.konging == Some(Konging::DeclaringKong) && !hand.can_thirteen_wonders(Some(t)) {
+                return Err(illegal("a concealed kong can only be robbed for Thirteen Unique Wonders"));
+            }
+        } else {
+            if hand.calling && claim != Claim::MahJong {
+                return Err(illegal("a calling player can only claim Mah-Jong"));
+            }
+            let ok = match claim {
+                Claim::Chow(pos) => {
+                    if seat != self.player.next() {
+                        return Err(illegal("only the next player may chow"));
+                    }
+                    hand.can_chow(t, pos)
+                }
+                Claim::Pung => hand.can_pung(t),
+                Claim::Kong => hand.can_kong(t),
+                Claim::MahJong => hand.can_mah_jong(Some(t), seven),
+            };
+            if !ok {
+                return Err(illegal(match claim {
+                    Claim::Chow(_) => "you cannot make that chow with this tile",
+                    Claim::Pung => "you need two matching tiles to pung",
+                    Claim::Kong => "you need three matching tiles to kong",
+                    Claim::MahJong => "you cannot go Mah-Jong with that tile",
+                }));
+            }
+        }
+        self.answers[seat.index()] = Answer::Claim(claim);
+        ctx.all(Event::Claimed { player: self.player_at(seat), discard, claim });
+        self.resolve_claims(ctx);
+        Ok(())
+    }
+
+    pub(crate) fn claim_timeout(&mut self, ctx: &mut Ctx<'_>) -> Result<(), GameError> {
+        if !self.claim_window_open() || self.chow_pending {
+            return Err(illegal("no claim window is open"));
+        }
+        for seat in Wind::ALL {
+            if seat != self.player && self.answers[seat.index()] == Answer::Waiting {
+                self.answers[seat.index()] = Answer::NoClaim;
+                let p = self.player_at(seat);
+                ctx.only(p, Event::Passed { player: p, discard: self.serial, timeout: true });
+            }
+        }
+        self.resolve_claims(ctx);
+        Ok(())
+    }
+
+    /// Once everybody has answered, grants the best claim: Mah-Jong, then
+    /// kong, then pung (the first in turn after the discarder), then a chow
+    /// by the next player; or, with no claim, play goes on.
+    fn resolve_claims(&mut self, ctx: &mut Ctx<'_>) {
+        let ds = self.player;
+        if Wind::ALL.iter().any(|&s| s != ds && self.answers[s.index()] == Answer::Waiting) {
+            return;
+        }
+        let in_turn = |i: usize| Wind::from_index(ds.index() + i);
+        let find = |want: fn(Answer) -> bool| (1..4).map(in_turn).find(|s| want(self.answers[s.index()]));
+        let winner = find(|a| a == Answer::Claim(Claim::MahJong))
+            .or_else(|| find(|a| a == Answer::Claim(Claim::Kong)))
+            .or_else(|| find(|a| a == Answer::Claim(Claim::Pung)))
+            .or_else(|| Some(ds.next()).filter(|s| matches!(self.answers[s.index()], Answer::Claim(Claim::Chow(_)))));
+        let Some(s) = winner else {
+            self.no_claims(ctx);
+            return;
+        };
+        let Answer::Claim(claim) = self.answers[s.index()] else { return };
+        if !matches!(claim, Claim::Chow(_)) {
+            for other in Wind::ALL {
+                if other != ds && other != s && self.answers[other.index()] != Answer::NoClaim {
+                    let p = self.player_at(other);
+                    ctx.only(p, Event::ClaimDenied { player: p, reason: "There was a prior claim".into() });
+                }
+            }
+        }
+        let Some(t) = self.tile else { return };
+        match claim {
+            Claim::Chow(None) => {
+                self.chow_pending = true;
+                let p = self.player_at(s);
+                ctx.only(p, Event::ChowPositionNeeded { player: p, tile: t });
+            }
+            Claim::Chow(Some(pos)) => self.grant_chow(s, pos, ctx),
+            Claim::Pung => self.grant_pung(s, ctx),
+            Claim::Kong => self.grant_kong(s, ctx),
+            Claim::MahJong => self.grant_mah_jong(s, ctx),
+        }
+    }
+
+    fn no_claims(&mut self, ctx: &mut Ctx<'_>) {
+        let ds = self.player;
+        if self.konging.is_none() {
+            let next = ds.next();
+            if self.wall.peek_live().is_none() {
+                self.wash_out(ctx);
+                return;
+            }
+            self.snapshot(next);
+            self.draw_live(next, ctx);
+        } else {
+            if self.wall.peek_loose().is_none() {
+                self.wash_out(ctx);
+                return;
+            }
+            self.snapshot(ds);
+            self.draw_loose(ds, ctx);
+        }
+    }
+
+    /// After a claimed discard is placed in a set: the claimant takes the turn.
+    fn take_turn_with_discard(&mut self, s: Wind) {
+        self.phase = Phase::Discarding;
+        self.konging = None;
+        self.supplier = Some(self.player);
+        self.player = s;
+        self.whence = Whence::Discard;
+    }
+
+    fn grant_chow(&mut self, s: Wind, pos: ChowPosition, ctx: &mut Ctx<'_>) {
+        let Some(t) = self.tile else { return };
+        let mut after = self.seats[s.index()].clone();
+        if after.chow(t, pos).is_err() {
+            return;
+        }
+        self.snapshot(s);
+        self.seats[s.index()] = after;
+        self.chow_pending = false;
+        self.take_turn_with_discard(s);
+        if let Some(low) = pos.lowest_tile(t) {
+            for other in (0..3).filter_map(|i| low.up(i)).filter(|&x| x != t) {
+                self.exposed[other.index()] += 1;
+            }
+        }
+        self.mark_dangerous_discard();
+        self.refresh_danger(s);
+        ctx.all(Event::Chowed { player: self.player_at(s), tile: t, position: pos });
+        self.announce_danger(ctx);
+    }
+
+    fn grant_pung(&mut self, s: Wind, ctx: &mut Ctx<'_>) {
+        let Some(t) = self.tile else { return };
+        self.snapshot(s);
+        let _ = self.seats[s.index()].pung(t);
+        self.take_turn_with_discard(s);
+        self.exposed[t.index()] += 2;
+        self.mark_dangerous_discard();
+        self.refresh_danger(s);
+        ctx.all(Event::Punged { player: self.player_at(s), tile: t });
+        self.announce_danger(ctx);
+    }
+
+    fn grant_kong(&mut self, s: Wind, ctx: &mut Ctx<'_>) {
+        let Some(t) = self.tile else { return };
+        let _ = self.seats[s.index()].kong(t);
+        self.take_turn_with_discard(s);
+        self.note_kong();
+        self.exposed[t.index()] += 3;
+        self.refresh_danger(s);
+        ctx.all(Event::Konged { player: self.player_at(s), tile: t });
+        if self.wall.peek_loose().is_none() {
+            self.wash_out(ctx);
+            return;
+        }
+        self.snapshot(s);
+        self.draw_loose(s, ctx);
+    }
+
+    fn grant_mah_jong(&mut self, s: Wind, ctx: &mut Ctx<'_>) {
+        self.snapshot(s);
+        let p = self.player_at(s);
+        if self.konging.is_none() {
+            self.supplier = Some(self.player);
+            self.whence = Whence::Discard;
+            self.player = s;
+            self.mj_pending = true;
+            self.chow_pending = false;
+            self.phase = Phase::MahJonging;
+            ctx.all(Event::MahJong { player: p, tile: None });
+        } else {
+            let Some(t) = self.tile else { return };
+            let _ = self.seats[self.player.index()].kong_robbed(t);
+            self.phase = Phase::MahJonging;
+            self.whence = Whence::RobbedKong;
+            self.supplier = Some(self.player);
+            self.player = s;
+            self.mj_pending = true;
+            self.chow_pending = false;
+            self.konging = None;
+            self.kong_made = false;
+            self.kong_upon_kong = false;
+            ctx.all(Event::RobbedKong { player: p, tile: t });
+        }
+    }
+
+    pub(crate) fn choose_chow_position(
+        &mut self,
+        seat: Wind,
+        pos: ChowPosition,
+        ctx: &mut Ctx<'_>,
+    ) -> Result<(), GameError> {
+        if self.phase == Phase::MahJonging {
+            return self.use_discard(seat, DiscardUse::Chow(Some(pos)), ctx);
+        }
+        if !(self.phase == Phase::Discarded && self.chow_pending) || seat != self.player.next() {
+            return Err(illegal("you have no chow claim waiting for its position"));
+        }
+        let Some(t) = self.tile else { return Err(illegal("there is no discard")) };
+        if !self.seats[seat.index()].can_chow(t, Some(pos)) {
+            return Err(illegal("you cannot make that chow with this tile"));
+        }
+        self.grant_chow(seat, pos, ctx);
+        Ok(())
+    }
+
+    /// Sets the claimant's own danger signals from its declared sets.
+    fn refresh_danger(&mut self, s: Wind) {
+        let d = danger::hand_danger(&self.seats[s.index()]);
+        self.seats[s.index()].danger[s.index()] = d;
+    }
+
+    /// Decides whether the discard just claimed was dangerous and whether the
+    /// discarder had a safe alternative; an unexcused dangerous discard makes
+    /// the discarder liable to the claimant and clears earlier liabilities.
+    fn mark_dangerous_discard(&mut self) {
+        let s = self.player;
+        let (Some(sup), Some(t)) = (self.supplier, self.tile) else { return };
+        let live = self.wall.live_remaining();
+        let mut danger = danger::tile_feeds(self.seats[s.index()].danger[s.index()], t);
+        if danger::end_danger(live, self.discarded[t.index()]) {
+            danger.insert(Danger::END);
+        }
+        if danger.is_empty() {
+            return;
+        }
+        let no_choice = self.seats[sup.index()].concealed.iter().all(|&c| {
+            Wind::ALL
+                .iter()
+                .any(|&i| i != sup && !danger::tile_feeds(self.seats[i.index()].danger[i.index()], c).is_empty())
+                || danger::end_danger(live, self.discarded[c.index()])
+        });
+        if !no_choice {
+            let claimant = &mut self.seats[s.index()];
+            claimant.danger[sup.index()].insert(danger);
+            for i in Wind::ALL {
+                if i != s && i != sup {
+                    claimant.danger[i.index()] = Danger::NONE;
+                }
+            }
+        }
+        self.dangerous_discard = true;
+        self.no_choice = no_choice;
+    }
+
+    fn announce_danger(&self, ctx: &mut Ctx<'_>) {
+        if self.dangerous_discard
+            && let Some(sup) = self.supplier
+        {
+            ctx.all(Event::DangerousDiscard {
+                player: self.player_at(sup),
+                discard: self.serial,
+                no_choice: self.no_choice,
+            });
+        }
+    }
+
+    // ----- going out and declaring ------------------------------------------
+
+    pub(crate) fn mah_jong(&mut self, seat: Wind, ctx: &mut Ctx<'_>) -> Result<(), GameError> {
+        if self.claim_window_open() {
+            return Err(illegal("claim Mah-Jong on the discard or kong with its serial number"));
+        }
+        if self.phase != Phase::Discarding || self.player != seat {
+            return Err(illegal("you can only go Mah-Jong on your own turn or by claiming a discard"));
+        }
+        if !self.seats[seat.index()].can_mah_jong(None, ctx.options.seven_pairs) {
+            return Err(illegal("your hand is not complete"));
+        }
+        self.mj_pending = false;
+        self.chow_pending = false;
+        self.phase = Phase::MahJonging;
+        ctx.all(Event::MahJong { player: self.player_at(seat), tile: self.tile });
+        Ok(())
+    }
+
+    pub(crate) fn use_discard(&mut self, seat: Wind, use_as: DiscardUse, ctx: &mut Ctx<'_>) -> Result<(), GameError> {
+        if self.phase != Phase::MahJonging || !self.mj_pending || seat != self.player {
+            return Err(illegal("there is no discard waiting to be placed in your hand"));
+        }
+        let Some(t) = self.tile else { return Err(illegal("there is no discard")) };
+        let seven = ctx.options.seven_pairs;
+        let current = &self.seats[seat.index()];
+        let p = self.player_at(seat);
+        match use_as {
+            DiscardUse::Chow(None) => {
+                let possible = ChowPosition::ALL.iter().any(|&pos| {
+                    let mut h = current.clone();
+                    h.chow(t, pos).is_ok() && h.can_mah_jong(None, seven)
+                });
+                if !possible {
+                    return Err(illegal("you cannot go out by chowing that tile"));
+                }
+                self.chow_pending = true;
+                ctx.only(p, Event::ChowPositionNeeded { player: p, tile: t });
+                Ok(())
+            }
+            DiscardUse::Chow(Some(pos)) => {
+                let mut h = current.clone();
+                h.chow(t, pos).map_err(illegal)?;
+                if !h.can_mah_jong(None, seven) {
+                    return Err(illegal("you cannot go out with that chow"));
+                }
+                self.seats[seat.index()] = h;
+                self.chow_pending = false;
+                self.mj_pending = false;
+                self.mark_dangerous_discard();
+                self.refresh_danger(seat);
+                ctx.all(Event::Chowed { player: p, tile: t, position: pos });
+                self.announce_danger(ctx);
+                self.score_if_declared(seat, ctx);
+                Ok(())
+            }
+            DiscardUse::Pung => {
+                let mut h = current.clone();
+                h.pung(t).map_err(illegal)?;
+                if !h.can_mah_jong(None, seven) {
+                    return Err(illegal("you cannot go out with that pung"));
+                }
+                self.seats[seat.index()] = h;
+                self.mj_pending = false;
+                self.mark_dangerous_discard();
+                self.refresh_danger(seat);
+                ctx.all(Event::Punged { player: p, tile: t });
+                self.announce_danger(ctx);
+                self.score_if_declared(seat, ctx);
+                Ok(())
+            }
+            DiscardUse::Pair => {
+                let mut h = current.clone();
+                h.pair(t).map_err(illegal)?;
+                if !h.can_mah_jong(None, seven) {
+                    return Err(illegal("you cannot go out with that pair"));
+                }
+                self.seats[seat.index()] = h;
+                self.mj_pending = false;
+                self.mark_dangerous_discard();
+                ctx.all(Event::Paired { player: p, tile: t });
+                self.announce_danger(ctx);
+                self.score_if_declared(seat, ctx);
+                Ok(())
+            }
+            DiscardUse::SpecialSet => {
+                if !current.can_thirteen_wonders(Some(t)) {
+                    return Err(illegal("you have no special hand to form with that tile"));
+                }
+                let mut h = current.clone();
+                h.draw(t).map_err(illegal)?;
+                h.hand_declared = true;
+                let tiles = h.concealed.to_vec();
+                self.seats[seat.index()] = h;
+                self.mj_pending = false;
+                ctx.all(Event::DeclaredSpecialSet { player: p, tiles });
+                self.score_player(seat, ctx);
+                Ok(())
+            }
+        }
+    }
+
+    pub(crate) fn form_closed_set(&mut self, seat: Wind, set: ClosedSet, ctx: &mut Ctx<'_>) -> Result<(), GameError> {
+        if self.phase != Phase::MahJonging {
+            return Err(illegal("sets are formed from the concealed tiles only after Mah-Jong"));
+        }
+        let current = &self.seats[seat.index()];
+        if current.hand_declared {
+            return Err(illegal("your hand is already declared"));
+        }
+        let winner = seat == self.player;
+        let seven = ctx.options.seven_pairs;
+        let p = self.player_at(seat);
+        let mut h = current.clone();
+        let formed = match set {
+            ClosedSet::Pung(t) => h.form_closed_pung(t).map(|_| TileSet::new(SetKind::ClosedPung, t)),
+            ClosedSet::Chow(t) => h.form_closed_chow(t).map(|_| TileSet::new(SetKind::ClosedChow, t)),
+            ClosedSet::Pair(t) => h.form_closed_pair(t).map(|_| TileSet::new(SetKind::ClosedPair, t)),
+            ClosedSet::SpecialSet => {
+                if !winner || self.mj_pending || !h.can_thirteen_wonders(None) {
+                    return Err(illegal("you have no special hand to declare"));
+                }
+                h.hand_declared = true;
+                let tiles = h.concealed.to_vec();
+                self.seats[seat.index()] = h;
+                ctx.all(Event::DeclaredSpecialSet { player: p, tiles });
+                self.score_player(seat, ctx);
+                return Ok(());
+            }
+        }
+        .map_err(illegal)?;
+        if winner && !h.can_mah_jong(None, seven) {
+            return Err(illegal("that set does not leave a complete hand"));
+        }
+        self.seats[seat.index()] = h;
+        ctx.all(Event::FormedClosedSet { player: p, set: formed });
+        // Losers too: one whose sets use up every concealed tile (three
+        // exposed sets and two pairs, say) has nothing left to show.
+        self.score_if_declared(seat, ctx);
+        Ok(())
+    }
+
+    pub(crate) fn show_tiles(&mut self, seat: Wind, ctx: &mut Ctx<'_>) -> Result<(), GameError> {
+        if self.phase != Phase::MahJonging {
+            return Err(illegal("tiles are shown only after Mah-Jong"));
+        }
+        let h = &self.seats[seat.index()];
+        if h.hand_declared || self.scores[seat.index()].is_some() {
+            return Err(illegal("your hand is already declared"));
+        }
+        if seat == self.player {
+            return Err(illegal("the winner must finish making its sets"));
+        }
+        let tiles = h.concealed.to_vec();
+        self.seats[seat.index()].hand_declared = true;
+        ctx.all(Event::ShowedTiles { player: self.player_at(seat), tiles });
+        self.score_player(seat, ctx);
+        Ok(())
+    }
+
+    fn score_if_declared(&mut self, seat: Wind, ctx: &mut Ctx<'_>) {
+        if self.seats[seat.index()].concealed.is_empty() {
+            self.seats[seat.index()].hand_declared = true;
+            self.score_player(seat, ctx);
+        }
+    }
+
+    fn score_player(&mut self, seat: Wind, ctx: &mut Ctx<'_>) {
+        let winner = seat == self.player;
+        let before = self.before_last_tile.as_ref().and_then(|(who, h)| (*who == seat).then_some(h));
+        let win = match (winner, self.tile) {
+            (true, Some(tile)) => Some(WinContext {
+                whence: self.whence,
+                tile,
+                exposed: &self.exposed,
+                live_exhausted: self.wall.live_exhausted(),
+                live_exactly_exhausted: self.wall.live_exactly_exhausted(),
+                before_winning_tile: before,
+                only_east_discarded: Wind::ALL[1..].iter().all(|s| self.seats[s.index()].no_discard),
+                east_wins_before: self.east_wins_before,
+                kong_upon_kong: self.kong_upon_kong,
+            }),
+            _ => None,
+        };
+        let score = scoring::score_hand(&ScoringInput {
+            options: ctx.options,
+            hand: &self.seats[seat.index()],
+            seat,
+            prevailing: self.round,
+            no_special_scores: ctx.no_special_scores,
+            win,
+        });
+        if winner {
+            self.seats[seat.index()].danger[seat.index()] = score.realised_danger;
+        }
+        ctx.all(Event::HandScored { player: self.player_at(seat), score: score.clone() });
+        self.scores[seat.index()] = Some(score);
+        if self.scores.iter().all(Option::is_some) {
+            self.settle(ctx);
+        }
+    }
+
+    fn settle(&mut self, ctx: &mut Ctx<'_>) {
+        let w = self.player;
+        let scores = std::array::from_fn(|i| self.scores[i].as_ref().map_or(0, |s| s.score));
+        let winner_hand = &self.seats[w.index()];
+        let own = winner_hand.danger[w.index()];
+        let cannon = Wind::ALL.into_iter().find(|&i| i != w && winner_hand.danger[i.index()].intersects(own));
+        let settlement = settlement::settle(&SettlementInput {
+            options: ctx.options,
+            scores,
+            winner: w,
+            whence: self.whence,
+            supplier: self.supplier,
+            cannon,
+        });
+        self.phase = Phase::Finished;
+        self.outcome = Some(Outcome::Won { winner: w, settlement });
+    }
+
+    fn wash_out(&mut self, ctx: &mut Ctx<'_>) {
+        self.phase = Phase::Finished;
+        self.konging = None;
+        self.outcome = Some(Outcome::WashOut);
+        ctx.all(Event::WashedOut { reason: "wall exhausted".into() });
+        if ctx.options.show_on_washout {
+            for seat in Wind::ALL {
+                let h = &self.seats[seat.index()];
+                if !h.concealed.is_empty() {
+                    ctx.all(Event::ShowedTiles { player: self.player_at(seat), tiles: h.concealed.to_vec() });
+                }
+            }
+        }
+    }
+}
