@@ -101,11 +101,26 @@ struct LoggedDraw {
     line: usize,
 }
 
+/// A dangerous discard the reference announced: discarder, serial, no choice.
+struct LoggedDanger {
+    id: i32,
+    discard: u32,
+    no_choice: bool,
+    line: usize,
+}
+
 /// Replays a reference game log.
 pub fn replay_log(text: &str) -> Result<Replay, ReplayError> {
     let records = read_log(text)?;
     let setup = Setup::read(&records)?;
-    let mut driver = Driver { setup, game: None, hands: Vec::new(), expected_draws: VecDeque::new(), current: None };
+    let mut driver = Driver {
+        setup,
+        game: None,
+        hands: Vec::new(),
+        expected_draws: VecDeque::new(),
+        expected_dangers: VecDeque::new(),
+        current: None,
+    };
     driver.run(&records)?;
     let game = driver.game.as_ref().ok_or_else(|| ReplayError::Setup("the log has no hand".into()))?;
     let final_scores = driver.by_id(game.scores());
@@ -173,6 +188,7 @@ struct Driver {
     game: Option<Game>,
     hands: Vec<ReplayedHand>,
     expected_draws: VecDeque<LoggedDraw>,
+    expected_dangers: VecDeque<LoggedDanger>,
     current: Option<ReplayedHand>,
 }
 
@@ -188,6 +204,12 @@ impl Driver {
                     self.start_hand(records, i, *east)?;
                 }
                 (Direction::Received, LogMessage::Player(m)) => self.request(r, m)?,
+                // The reference passed for players who let the claim window
+                // time out; it tells each of them with timeout set.
+                (
+                    Direction::Sent,
+                    LogMessage::Controller(ControllerMessage::PlayerDoesntClaim { timeout: true, discard, .. }),
+                ) => self.timeout(r, *discard)?,
                 _ => {}
             }
         }
@@ -219,8 +241,9 @@ impl Driver {
                 what: format!("the reference's East is player {east_id}, ours is {our_east}"),
             });
         }
-        // This hand's draws, up to the next hand.
+        // This hand's draws and dangerous discards, up to the next hand.
         self.expected_draws.clear();
+        self.expected_dangers.clear();
         for r in records[at + 1..].iter() {
             match &r.message {
                 LogMessage::Controller(ControllerMessage::NewHand { .. }) => break,
@@ -229,6 +252,14 @@ impl Driver {
                 }
                 LogMessage::Controller(ControllerMessage::PlayerDrawsLoose { id, tile: Some(t) }) => {
                     self.expected_draws.push_back(LoggedDraw { id: *id, tile: *t, loose: true, line: r.line })
+                }
+                LogMessage::Controller(ControllerMessage::DangerousDiscard { id, discard, nochoice }) => {
+                    self.expected_dangers.push_back(LoggedDanger {
+                        id: *id,
+                        discard: (*discard).max(0) as u32,
+                        no_choice: *nochoice,
+                        line: r.line,
+                    })
                 }
                 _ => {}
             }
@@ -269,11 +300,30 @@ impl Driver {
             .player(id)
             .ok_or_else(|| ReplayError::Setup(format!("line {}: player {id} is not seated", r.line)))?;
         let Some(action) = to_action(m, hand) else { return Ok(()) };
-        let events = game.apply(Command::Act { player, action }).map_err(|error| ReplayError::Illegal {
-            line: r.line,
-            request: r.raw.clone(),
-            error,
-        })?;
+        let is_pass = matches!(action, Action::Pass { .. });
+        let events = match game.apply(Command::Act { player, action }) {
+            Ok(events) => events,
+            // mj-server ignores a pass that comes after its discard is
+            // decided; a pass cannot change anything, so neither do we.
+            Err(GameError::StaleDiscard { .. } | GameError::Illegal("there is no discard or kong to claim"))
+                if is_pass =>
+            {
+                return Ok(());
+            }
+            Err(error) => return Err(ReplayError::Illegal { line: r.line, request: r.raw.clone(), error }),
+        };
+        self.absorb(&events, r.line)
+    }
+
+    fn timeout(&mut self, r: &LogRecord, discard: i32) -> Result<(), ReplayError> {
+        let Some(game) = self.game.as_mut() else { return Ok(()) };
+        let open = game.hand().is_some_and(|h| h.claim_window_open() && h.serial() as i32 == discard);
+        if !open {
+            return Ok(()); // the first timeout notice already closed the window
+        }
+        let events = game
+            .apply(Command::ClaimTimeout)
+            .map_err(|e| ReplayError::Diverged { line: r.line, what: format!("cannot time out the claims: {e}") })?;
         self.absorb(&events, r.line)
     }
 
@@ -299,6 +349,25 @@ impl Driver {
                                 if want.loose { "loose " } else { "" },
                                 want.tile,
                                 if *loose { "loose " } else { "" },
+                            ),
+                        });
+                    }
+                }
+                Event::DangerousDiscard { player, discard, no_choice } => {
+                    let id = self.setup.ids[player.index()];
+                    let ours = format!("player {id}'s discard {discard} (no choice: {no_choice})");
+                    let Some(want) = self.expected_dangers.pop_front() else {
+                        return Err(ReplayError::Diverged {
+                            line,
+                            what: format!("our engine found {ours} dangerous; the reference did not"),
+                        });
+                    };
+                    if (want.id, want.discard, want.no_choice) != (id, *discard, *no_choice) {
+                        return Err(ReplayError::Diverged {
+                            line: want.line,
+                            what: format!(
+                                "the reference found player {}'s discard {} dangerous (no choice: {}); ours found {ours}",
+                                want.id, want.discard, want.no_choice
                             ),
                         });
                     }
@@ -337,6 +406,15 @@ impl Driver {
     }
 
     fn finish_hand(&mut self, h: ReplayedHand, line: usize) -> Result<(), ReplayError> {
+        if let Some(d) = self.expected_dangers.front() {
+            return Err(ReplayError::Diverged {
+                line: d.line,
+                what: format!(
+                    "the reference found player {}'s discard {} dangerous; our engine did not",
+                    d.id, d.discard
+                ),
+            });
+        }
         if let Some(d) = self.expected_draws.front() {
             return Err(ReplayError::Diverged {
                 line,

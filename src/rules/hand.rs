@@ -107,8 +107,8 @@ pub struct Hand {
     pub(crate) exposed: [u8; ALL_KINDS],
     /// Tiles discarded, per face.
     pub(crate) discarded: [u8; ALL_KINDS],
-    /// Every discard of the hand in order, with the seat that made it
-    /// (claimed discards included).
+    /// The discards lying on the table, in order, with the seat that made
+    /// each (a claimed discard leaves the table).
     pub(crate) discards: Vec<(Wind, Tile)>,
     /// A player's hand just before it obtained its latest tile: the winner's
     /// copy is what "filling the only place", "almost concealed" and Nine
@@ -279,7 +279,7 @@ impl Hand {
         self.scores[seat.index()].as_ref()
     }
 
-    /// Every discard of the hand in order, with the seat that made it.
+    /// The discards lying on the table, in order, with the seat that made each.
     pub fn discards(&self) -> &[(Wind, Tile)] {
         &self.discards
     }
@@ -650,6 +650,7 @@ impl Hand {
 
     /// After a claimed discard is placed in a set: the claimant takes the turn.
     fn take_turn_with_discard(&mut self, s: Wind) {
+        self.discards.pop();
         self.phase = Phase::Discarding;
         self.konging = None;
         self.supplier = Some(self.player);
@@ -710,6 +711,7 @@ impl Hand {
         self.snapshot(s);
         let p = self.player_at(s);
         if self.konging.is_none() {
+            self.discards.pop();
             self.supplier = Some(self.player);
             self.whence = Whence::Discard;
             self.player = s;

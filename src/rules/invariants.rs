@@ -1,0 +1,54 @@
+//! Checks of properties that must hold after every command: used by the
+//! simulator and the property tests to catch engine bugs early.
+
+use super::game::Game;
+use super::hand::{Outcome, Phase};
+use super::tile::{Tile, TileCounts, Wind};
+
+/// Checks the game's invariants; the error says which one broke.
+///
+/// - every tile of the set is somewhere, exactly once: in the undrawn wall,
+///   a hand, a declared set, among the bonus tiles, on the table, or (while
+///   the winner places it) the discard or robbed tile that gave Mah-Jong;
+/// - cumulative scores sum to zero, and so does a settlement;
+/// - no hand holds more than 14 concealed tiles.
+pub fn check(game: &Game) -> Result<(), String> {
+    if game.scores().iter().sum::<i64>() != 0 {
+        return Err(format!("cumulative scores {:?} do not sum to zero", game.scores()));
+    }
+    let Some(h) = game.hand() else { return Ok(()) };
+    let mut seen = TileCounts::of(h.wall().undrawn().iter().copied());
+    for seat in Wind::ALL {
+        let p = h.seat(seat);
+        if p.concealed.len() > 14 {
+            return Err(format!("{seat:?} holds {} concealed tiles", p.concealed.len()));
+        }
+        for t in p.all_tiles().chain(p.bonus.iter().copied()) {
+            seen.add(t);
+        }
+    }
+    for &(_, t) in h.discards() {
+        seen.add(t);
+    }
+    if h.phase() == Phase::MahJonging
+        && h.discard_use_pending()
+        && let Some(t) = h.current_tile()
+    {
+        seen.add(t);
+    }
+    let want = TileCounts::of(Tile::full_set(game.options().flowers));
+    if let Some(t) = Tile::all_faces().find(|&t| seen.get(t) != want.get(t)) {
+        return Err(format!(
+            "hand {}: {} copies of {t} are accounted for instead of {}",
+            h.number,
+            seen.get(t),
+            want.get(t)
+        ));
+    }
+    if let Some(Outcome::Won { settlement, .. }) = h.outcome()
+        && settlement.deltas.iter().sum::<i64>() != 0
+    {
+        return Err(format!("hand {}: settlement {:?} does not sum to zero", h.number, settlement.deltas));
+    }
+    Ok(())
+}

@@ -1,0 +1,235 @@
+//! What one player (or a spectator) may see of a game: a snapshot built from
+//! the game state with everything hidden that the viewer must not know.
+//!
+//! A player sees its own concealed tiles; of the others, only how many they
+//! hold, until they reveal them after Mah-Jong (or on a wash-out with
+//! `ShowOnWashout`). Nobody sees the wall, only how many tiles are left.
+//! Robots decide from this view alone, exactly like remote players.
+
+use serde::{Deserialize, Serialize};
+
+use super::command::{Claim, PlayerId};
+use super::game::Game;
+use super::hand::{Answer, Hand, Konging, Outcome, Phase};
+use super::scoring::{HandScore, Whence};
+use super::settlement::Settlement;
+use super::tile::{Tile, Wind};
+use super::tileset::TileSet;
+
+/// A snapshot of the game for one viewer.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableView {
+    /// The viewing player, or `None` for a spectator.
+    pub viewer: Option<PlayerId>,
+    /// Cumulative scores by player id.
+    pub scores: [i64; 4],
+    /// The prevailing wind.
+    pub round: Wind,
+    /// Hands dealt so far.
+    pub hands_started: u32,
+    /// The game has ended.
+    pub game_over: bool,
+    /// The current (or last) hand.
+    pub hand: Option<HandView>,
+}
+
+/// One hand as the viewer may see it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HandView {
+    /// 1-based hand number.
+    pub number: u32,
+    /// The phase of the hand.
+    pub phase: Phase,
+    /// The player who is East.
+    pub east: PlayerId,
+    /// The player due to act (declaring, discarding, the discarder or konger
+    /// being answered, or the winner).
+    pub to_act: PlayerId,
+    /// Where the last tile of the player to act came from.
+    pub whence: Whence,
+    /// The seats, East first.
+    pub seats: [SeatView; 4],
+    /// Tiles left in the live wall.
+    pub live_tiles_left: usize,
+    /// Tiles left in the dead wall.
+    pub dead_tiles_left: usize,
+    /// Discards lying on the table, in order.
+    pub discards: Vec<(PlayerId, Tile)>,
+    /// The discard or kong the others are answering, if any.
+    pub claimable: Option<Claimable>,
+    /// The viewer's own answer to it (`None` for spectators).
+    pub my_answer: Option<Answer>,
+    /// What the viewer is expected to do now.
+    pub my_decision: Option<Decision>,
+    /// How the hand ended.
+    pub outcome: Option<HandOutcome>,
+}
+
+/// A discard (or kong) open to claims.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Claimable {
+    /// The tile.
+    pub tile: Tile,
+    /// Its serial number, to quote in claims and passes.
+    pub discard: u32,
+    /// Who discarded or konged it.
+    pub from: PlayerId,
+    /// Set when it is a kong that may be robbed rather than a discard.
+    pub kong: Option<Konging>,
+}
+
+/// One seat as the viewer may see it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeatView {
+    /// Who sits here.
+    pub player: PlayerId,
+    /// The seat wind.
+    pub wind: Wind,
+    /// The concealed tiles: the viewer's own, or anyone's once revealed.
+    pub concealed: Option<Vec<Tile>>,
+    /// How many concealed tiles the player holds.
+    pub concealed_count: usize,
+    /// Declared sets (concealed kongs included: they are laid on the table).
+    pub sets: Vec<TileSet>,
+    /// Flowers and seasons set aside.
+    pub bonus: Vec<Tile>,
+    /// Declared a calling hand.
+    pub calling: bool,
+    /// The hand's score, once scored.
+    pub score: Option<HandScore>,
+}
+
+/// How a hand ended.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HandOutcome {
+    /// Washed out.
+    WashOut,
+    /// Won and settled.
+    Won {
+        /// The winner.
+        winner: PlayerId,
+        /// The settlement, by seat.
+        settlement: Settlement,
+    },
+}
+
+/// What a player must (or may) do now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Decision {
+    /// Declare bonus tiles and concealed kongs, then finish declaring.
+    Declare,
+    /// Discard (or go Mah-Jong, declare a kong or a bonus tile).
+    Discard,
+    /// Claim or pass on the current discard.
+    AnswerDiscard,
+    /// Rob the kong being declared, or pass.
+    AnswerKong,
+    /// Say where the granted chow's tile goes.
+    ChooseChowPosition,
+    /// Say how the discard that gave Mah-Jong is used.
+    UseDiscard,
+    /// Form the rest of the winning hand.
+    DeclareWinningHand,
+    /// Form sets if wished, then show the remaining tiles.
+    ShowHand,
+}
+
+impl Game {
+    /// The game as `viewer` may see it (`None`: a spectator).
+    pub fn view(&self, viewer: Option<PlayerId>) -> TableView {
+        TableView {
+            viewer,
+            scores: self.scores(),
+            round: self.round(),
+            hands_started: self.hands_started(),
+            game_over: self.is_over(),
+            hand: self.hand().map(|h| hand_view(h, viewer, self.options().show_on_washout)),
+        }
+    }
+}
+
+fn hand_view(h: &Hand, viewer: Option<PlayerId>, show_on_washout: bool) -> HandView {
+    let washout_shown = show_on_washout && h.outcome() == Some(&Outcome::WashOut);
+    let seats = Wind::ALL.map(|wind| {
+        let p = h.player_at(wind);
+        let s = h.seat(wind);
+        let visible = viewer == Some(p) || s.hand_declared || washout_shown;
+        SeatView {
+            player: p,
+            wind,
+            concealed: visible.then(|| s.concealed.to_vec()),
+            concealed_count: s.concealed.len(),
+            sets: s.sets.to_vec(),
+            bonus: s.bonus.to_vec(),
+            calling: s.calling,
+            score: h.hand_score(wind).cloned(),
+        }
+    });
+    let claimable = h.claim_window_open().then(|| h.current_tile()).flatten().map(|tile| Claimable {
+        tile,
+        discard: h.serial(),
+        from: h.player_at(h.to_act()),
+        kong: h.konging(),
+    });
+    let my_seat = viewer.map(|p| h.seat_of(p));
+    let my_answer = my_seat.filter(|_| claimable.is_some()).map(|s| h.answers()[s.index()]);
+    HandView {
+        number: h.number,
+        phase: h.phase(),
+        east: h.east,
+        to_act: h.player_at(h.to_act()),
+        whence: h.whence(),
+        seats,
+        live_tiles_left: h.wall().live_remaining(),
+        dead_tiles_left: h.wall().dead_remaining(),
+        discards: h.discards().iter().map(|&(w, t)| (h.player_at(w), t)).collect(),
+        claimable,
+        my_answer,
+        my_decision: my_seat.and_then(|s| decision(h, s)),
+        outcome: h.outcome().map(|o| match o {
+            Outcome::WashOut => HandOutcome::WashOut,
+            Outcome::Won { winner, settlement } => {
+                HandOutcome::Won { winner: h.player_at(*winner), settlement: settlement.clone() }
+            }
+        }),
+    }
+}
+
+/// What the player at `seat` is expected to do, if anything.
+pub fn decision(h: &Hand, seat: Wind) -> Option<Decision> {
+    let acting = h.to_act() == seat;
+    match h.phase() {
+        Phase::Declaring if h.konging().is_some() => kong_answer(h, seat),
+        Phase::Declaring => acting.then_some(Decision::Declare),
+        Phase::Discarding if h.konging().is_some() => kong_answer(h, seat),
+        Phase::Discarding => acting.then_some(Decision::Discard),
+        Phase::Discarded if h.chow_position_pending() => {
+            let chow = matches!(h.answers()[seat.index()], Answer::Claim(Claim::Chow(_)));
+            (chow && seat == h.to_act().next()).then_some(Decision::ChooseChowPosition)
+        }
+        Phase::Discarded => {
+            (!acting && h.answers()[seat.index()] == Answer::Waiting).then_some(Decision::AnswerDiscard)
+        }
+        Phase::MahJonging => {
+            let me = h.seat(seat);
+            if me.hand_declared || h.hand_score(seat).is_some() {
+                None
+            } else if acting && h.chow_position_pending() {
+                Some(Decision::ChooseChowPosition)
+            } else if acting && h.discard_use_pending() {
+                Some(Decision::UseDiscard)
+            } else if acting {
+                Some(Decision::DeclareWinningHand)
+            } else {
+                Some(Decision::ShowHand)
+            }
+        }
+        Phase::Finished => None,
+    }
+}
+
+fn kong_answer(h: &Hand, seat: Wind) -> Option<Decision> {
+    (h.to_act() != seat && h.answers()[seat.index()] == Answer::Waiting).then_some(Decision::AnswerKong)
+}
