@@ -14,7 +14,7 @@ use super::tile::Wind;
 use super::wall::Wall;
 
 /// A whole game: the engine's top-level value.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Game {
     options: GameOptions,
     no_special_scores: bool,

@@ -74,7 +74,7 @@ pub enum Outcome {
 }
 
 /// One hand in play.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Hand {
     /// 1-based number of the hand in the game.
     pub number: u32,
