@@ -376,7 +376,7 @@ impl Driver {
                     let id = self.setup.ids[player.index()].to_string();
                     if let Some(h) = self.current.as_mut() {
                         h.scores.insert(id.clone(), score.score);
-                        h.score_lines.insert(id, score.lines.clone());
+                        h.score_lines.insert(id, score.lines().map(str::to_string).collect());
                     }
                 }
                 Event::Settled { settlement, deltas, .. } => {

@@ -85,12 +85,12 @@ pub fn is_thirteen_wonders(counts: &TileCounts) -> bool {
 }
 
 /// Faces that could possibly complete a hand whose concealed tiles are
-/// `counts`: a face is only useful next to or equal to a concealed tile, or
-/// (for Thirteen Unique Wonders) if it is major. Used to avoid testing all 34
-/// faces when looking for every tile that completes a hand.
-pub fn candidate_faces(counts: &TileCounts) -> impl Iterator<Item = Tile> + '_ {
+/// `counts`: a face is only useful equal or next to a concealed tile, or (if
+/// `thirteen_wonders` is possible) when it is major. Used to avoid testing all
+/// 34 faces when looking for every tile that completes a hand.
+pub fn candidate_faces(counts: TileCounts, thirteen_wonders: bool) -> impl Iterator<Item = Tile> {
     Tile::normal_faces().filter(move |&t| {
-        if counts.get(t) > 0 || t.is_major() {
+        if counts.get(t) > 0 || (thirteen_wonders && t.is_major()) {
             return true;
         }
         [t.down(2), t.down(1), t.up(1), t.up(2)].into_iter().flatten().any(|n| counts.get(n) > 0)
@@ -144,7 +144,7 @@ mod tests {
             let mut h = hand;
             h.add(t);
             if decomposes(&h, Need { melds: 4, pairs: 1 }) {
-                assert!(candidate_faces(&hand).any(|c| c == t), "{t} missing");
+                assert!(candidate_faces(hand, false).any(|c| c == t), "{t} missing");
             }
         }
     }

@@ -250,18 +250,36 @@ impl PlayerHand {
         if let Some(t) = extra {
             counts.add(t);
         }
+        self.completes(&counts, seven_pairs)
+    }
+
+    /// True if these concealed `counts`, with the declared sets, make a
+    /// complete hand.
+    fn completes(&self, counts: &TileCounts, seven_pairs: bool) -> bool {
         if let Some(need) = self.standard_need()
-            && analysis::decomposes(&counts, need)
+            && analysis::decomposes(counts, need)
         {
             return true;
         }
         if seven_pairs && self.sets.iter().all(|s| s.kind.is_pair()) {
             let need = Need { melds: 0, pairs: (7 - self.sets.len()) as u8 };
-            if analysis::decomposes(&counts, need) {
+            if analysis::decomposes(counts, need) {
                 return true;
             }
         }
-        self.sets.is_empty() && counts.total() == 14 && analysis::is_thirteen_wonders(&counts)
+        self.sets.is_empty() && counts.total() == 14 && analysis::is_thirteen_wonders(counts)
+    }
+
+    /// Every face that would complete this hand (the tiles it is waiting for).
+    pub fn waits(&self, seven_pairs: bool) -> impl Iterator<Item = Tile> + '_ {
+        let base = self.concealed_counts();
+        let thirteen =
+            self.sets.is_empty() && self.concealed.len() == 13 && self.concealed.iter().all(|t| t.is_major());
+        analysis::candidate_faces(base, thirteen).filter(move |&t| {
+            let mut counts = base;
+            counts.add(t);
+            self.completes(&counts, seven_pairs)
+        })
     }
 
     /// True if the concealed tiles (with `extra`) are Thirteen Unique Wonders.
@@ -326,6 +344,9 @@ mod tests {
     fn mah_jong_with_declared_sets() {
         let mut h = hand("5C 5C 5C EW EW RD RD 7D 8D 9D");
         h.sets.push(TileSet::new(SetKind::Chow, t("2B")));
+        assert_eq!(h.waits(false).collect::<Vec<_>>(), [t("EW"), t("RD")]);
+        let tw = hand("1B 9B 1C 9C 1D 9D EW SW WW NW RD WD GD");
+        assert_eq!(tw.waits(false).count(), 13, "thirteen wonders waits on every major");
         assert!(h.can_mah_jong(Some(t("RD")), false));
         assert!(h.can_mah_jong(Some(t("EW")), false));
         assert!(!h.can_mah_jong(Some(t("6D")), false));

@@ -77,22 +77,88 @@ pub struct WinContext<'a> {
 }
 
 /// A scored hand: the score and its breakdown.
+///
+/// The breakdown is kept as one text (lines separated by `\n`), exactly the
+/// text of the reference's `HandScore` message; it serialises as a list of
+/// lines.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "HandScoreLines", from = "HandScoreLines")]
 pub struct HandScore {
     /// The hand's score.
     pub score: i64,
-    /// The breakdown, one line per item, ending with `SCORE:`.
-    pub lines: Vec<String>,
+    text: String,
     /// For the winner: the dangers the hand realises (for letting off a cannon).
-    #[serde(skip)]
     pub realised_danger: Danger,
 }
 
 impl HandScore {
     /// The breakdown as one text, as in the reference's `HandScore` message.
-    pub fn text(&self) -> String {
-        self.lines.join("\n")
+    pub fn text(&self) -> &str {
+        &self.text
     }
+
+    /// The breakdown, one line per item, ending with `SCORE:`.
+    pub fn lines(&self) -> impl Iterator<Item = &str> {
+        self.text.split('\n')
+    }
+}
+
+/// The serialised form of a [`HandScore`].
+#[derive(Serialize, Deserialize)]
+struct HandScoreLines {
+    score: i64,
+    lines: Vec<String>,
+}
+
+impl From<HandScore> for HandScoreLines {
+    fn from(h: HandScore) -> Self {
+        HandScoreLines { score: h.score, lines: h.lines().map(str::to_string).collect() }
+    }
+}
+
+impl From<HandScoreLines> for HandScore {
+    fn from(h: HandScoreLines) -> Self {
+        HandScore { score: h.score, text: h.lines.join("\n"), realised_danger: Danger::NONE }
+    }
+}
+
+/// Appends `s` padded with spaces on the right to `width` (C's `%-Ns`).
+fn pad_right(buf: &mut String, s: &str, width: usize) {
+    buf.push_str(s);
+    for _ in s.len()..width {
+        buf.push(' ');
+    }
+}
+
+/// Appends `n` padded with spaces on the left to `width` (C's `%Nd`).
+fn pad_num(buf: &mut String, n: i64, width: usize) {
+    let mut digits = [0u8; 24];
+    let mut i = digits.len();
+    let mut v = n.unsigned_abs();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    if n < 0 {
+        i -= 1;
+        digits[i] = b'-';
+    }
+    let len = digits.len() - i;
+    for _ in len..width {
+        buf.push(' ');
+    }
+    // The digits are ASCII.
+    buf.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
+}
+
+/// Appends a set as the reference prints it (see [`TileSet`]'s `Display`).
+fn push_set(buf: &mut String, set: &TileSet) {
+    use std::fmt::Write;
+    let _ = write!(buf, "{set}");
 }
 
 /// Formats a number of hundredths of a limit as C's `%4g` of `c/100` would.
@@ -108,88 +174,120 @@ fn limit_fraction(centi: i64) -> String {
     format!("{s:>4}")
 }
 
-/// Accumulates points, doubles and limits as the reference's `doscore` does.
+/// Accumulates points, doubles and limits as the reference's `doscore` does,
+/// writing the breakdown lines as it goes.
 struct Tally {
     limit: i64,
     no_limit: bool,
     points: i64,
     doubles: i64,
     centi_limits: i64,
-    point_lines: Vec<String>,
-    double_lines: Vec<String>,
-    limit_lines: Vec<String>,
+    point_lines: String,
+    double_lines: String,
+    limit_lines: String,
+}
+
+/// A left-hand label: text, or a set printed in the reference's notation.
+#[derive(Clone, Copy)]
+enum Label<'a> {
+    Text(&'a str),
+    Set(&'a TileSet),
+}
+
+impl Label<'_> {
+    fn write(self, buf: &mut String, width: usize) {
+        let start = buf.len();
+        match self {
+            Label::Text(t) => buf.push_str(t),
+            Label::Set(s) => push_set(buf, s),
+        }
+        for _ in buf.len() - start..width {
+            buf.push(' ');
+        }
+    }
+}
+
+fn end_line(buf: &mut String, reason: &str) {
+    buf.push_str(" (");
+    buf.push_str(reason);
+    buf.push_str(")\n");
 }
 
 impl Tally {
-    fn score(&mut self, left: &str, value: ScoreValue, reason: &str) {
+    fn score(&mut self, left: Label<'_>, value: ScoreValue, reason: &str) {
         let (pts, dbls, clims) = (value.points_part(), value.doubles_part(), value.centi_limits());
         let use_parts = clims == 0 || self.no_limit;
         if use_parts && pts != 0 {
             self.points += pts;
-            self.point_lines.push(format!("{left:<12} {pts:>2} ({reason})"));
+            left.write(&mut self.point_lines, 12);
+            self.point_lines.push(' ');
+            pad_num(&mut self.point_lines, pts, 2);
+            end_line(&mut self.point_lines, reason);
         }
         if use_parts && dbls != 0 {
             self.doubles += dbls;
-            self.double_lines.push(format!("{left:<12}  {dbls} dbl ({reason})"));
+            left.write(&mut self.double_lines, 12);
+            self.double_lines.push_str("  ");
+            pad_num(&mut self.double_lines, dbls, 1);
+            self.double_lines.push_str(" dbl");
+            end_line(&mut self.double_lines, reason);
         }
         if clims != 0 && !(self.no_limit && (pts != 0 || dbls != 0)) {
             self.centi_limits = self.centi_limits.max(clims);
             if clims == 100 {
-                self.limit_lines.push(format!("{:<10} {:>4} ({reason})", "Limit Hand", self.limit));
+                pad_right(&mut self.limit_lines, "Limit Hand", 10);
+                self.limit_lines.push(' ');
+                pad_num(&mut self.limit_lines, self.limit, 4);
             } else {
-                self.limit_lines.push(format!(
-                    "{} Limit {:>4} ({reason})",
-                    limit_fraction(clims),
-                    clims * self.limit / 100
-                ));
+                self.limit_lines.push_str(&limit_fraction(clims));
+                self.limit_lines.push_str(" Limit ");
+                pad_num(&mut self.limit_lines, clims * self.limit / 100, 4);
             }
+            end_line(&mut self.limit_lines, reason);
         }
     }
 
-    fn points(&mut self, left: &str, n: i64, reason: &str) {
+    fn points(&mut self, left: Label<'_>, n: i64, reason: &str) {
         self.score(left, ScoreValue::points(n), reason);
     }
 
-    fn double(&mut self, left: &str, n: i64, reason: &str) {
+    fn double(&mut self, left: Label<'_>, n: i64, reason: &str) {
         self.score(left, ScoreValue::doubles(n), reason);
     }
 
     fn limit_hand(&mut self, reason: &str) {
-        self.score("", ScoreValue::LIMIT, reason);
+        self.score(Label::Text(""), ScoreValue::LIMIT, reason);
     }
 }
 
 /// The points of one declared set, with the reference's description.
-fn set_points(set: &TileSet, kong_has_3_types: bool, own: Wind, prevailing: Wind) -> (i64, String) {
+fn set_points(set: &TileSet, kong_has_3_types: bool, own: Wind, prevailing: Wind) -> (i64, &'static str) {
     let t = set.tile;
-    let d = if t.is_major() { 2 } else { 1 };
-    let class = if d == 2 { "majors" } else { "minors" };
+    let major = t.is_major();
+    let d = if major { 2 } else { 1 };
+    let pick = |majors: &'static str, minors: &'static str| if major { majors } else { minors };
     match set.kind {
-        SetKind::Chow | SetKind::ClosedChow => (0, String::new()),
-        SetKind::Pung => (2 * d, format!("open pung of {class}")),
-        SetKind::ClosedPung => (4 * d, format!("closed pung of {class}")),
+        SetKind::Chow | SetKind::ClosedChow => (0, ""),
+        SetKind::Pung => (2 * d, pick("open pung of majors", "open pung of minors")),
+        SetKind::ClosedPung => (4 * d, pick("closed pung of majors", "closed pung of minors")),
         SetKind::Kong { annexed } => {
-            let what = match (kong_has_3_types, annexed) {
-                (false, _) => "open kong",
-                (true, true) => "annexed kong",
-                (true, false) => "claimed kong",
+            let why = match (kong_has_3_types, annexed) {
+                (false, _) => pick("open kong of majors", "open kong of minors"),
+                (true, true) => pick("annexed kong of majors", "annexed kong of minors"),
+                (true, false) => pick("claimed kong of majors", "claimed kong of minors"),
             };
-            (8 * d, format!("{what} of {class}"))
+            (8 * d, why)
         }
-        SetKind::ClosedKong => (16 * d, format!("closed kong of {class}")),
+        SetKind::ClosedKong => (16 * d, pick("closed kong of majors", "closed kong of minors")),
         SetKind::Pair | SetKind::ClosedPair => {
             if t.is_dragon() {
-                (2, "pair of dragons".into())
-            } else if t.wind_of() == Some(own) && t.is_wind() {
-                if own == prevailing {
-                    (4, "pair of own and prevailing wind".into())
-                } else {
-                    (2, "pair of own wind".into())
-                }
+                (2, "pair of dragons")
+            } else if t.is_wind() && t.wind_of() == Some(own) {
+                if own == prevailing { (4, "pair of own and prevailing wind") } else { (2, "pair of own wind") }
             } else if t.is_wind() && t.wind_of() == Some(prevailing) {
-                (2, "pair of prevailing wind".into())
+                (2, "pair of prevailing wind")
             } else {
-                (0, String::new())
+                (0, "")
             }
         }
     }
@@ -267,14 +365,14 @@ pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
         points: 0,
         doubles: 0,
         centi_limits: 0,
-        point_lines: Vec::new(),
-        double_lines: Vec::new(),
-        limit_lines: Vec::new(),
+        point_lines: String::with_capacity(256),
+        double_lines: String::with_capacity(128),
+        limit_lines: String::new(),
     };
     let mut danger = Danger::NONE;
 
     if winner {
-        tally.score("basic", opts.mah_jong_score, "going Mah Jong");
+        tally.score(Label::Text("basic"), opts.mah_jong_score, "going Mah Jong");
         danger.insert(Danger::END);
     }
 
@@ -290,7 +388,7 @@ pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
         let (pts, why) = set_points(set, opts.kong_has_3_types, input.seat, input.prevailing);
         if pts != 0 {
             no_score = false;
-            tally.points(&set.to_string(), pts, &why);
+            tally.points(Label::Set(set), pts, why);
         }
         match set.kind {
             SetKind::Chow => {
@@ -355,38 +453,35 @@ pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
     }
 
     if pairs == 7 {
-        tally.score("basic points", opts.seven_pairs_val, "seven pairs");
+        tally.score(Label::Text("basic points"), opts.seven_pairs_val, "seven pairs");
         no_score = false;
     }
 
     let nbonus = hand.bonus.len() as i64;
     if nbonus > 0 && !input.no_special_scores {
-        let left = format!("{nbonus} special{}", if nbonus > 1 { "s" } else { "" });
-        tally.points(&left, 4 * nbonus, "flowers and seasons");
+        let mut left = String::with_capacity(12);
+        pad_num(&mut left, nbonus, 1);
+        left.push_str(if nbonus > 1 { " specials" } else { " special" });
+        tally.points(Label::Text(&left), 4 * nbonus, "flowers and seasons");
     }
 
     if let Some(w) = win {
         if w.whence == Whence::Wall {
-            tally.points("extra", 2, "winning from wall");
+            tally.points(Label::Text("extra"), 2, "winning from wall");
         }
         // Fishing the eyes: the single pair is of the winning tile, claimed
         // from the discard or completed by the player's own draw.
         if eyes == Some(w.tile) && pairs == 1 && (claimed_pair || matches!(w.whence, Whence::Wall | Whence::Loose)) {
-            tally.points("extra", if w.tile.is_major() { 4 } else { 2 }, "fishing the eyes");
+            tally.points(Label::Text("extra"), if w.tile.is_major() { 4 } else { 2 }, "fishing the eyes");
         }
         if pairs == 1
             && let Some(before) = w.before_winning_tile
         {
-            let seven = opts.seven_pairs;
-            let counts = before.concealed_counts();
             // A face whose four copies are all on the table cannot be waited
             // on, unless it is the very tile taken.
-            let ways = super::analysis::candidate_faces(&counts)
-                .filter(|&t| !(w.exposed[t.index()] == 4 && t != w.tile))
-                .filter(|&t| before.can_mah_jong(Some(t), seven))
-                .count();
+            let ways = before.waits(opts.seven_pairs).filter(|&t| !(w.exposed[t.index()] == 4 && t != w.tile)).count();
             if ways <= 1 {
-                tally.points("extra", 2, "filling the only place");
+                tally.points(Label::Text("extra"), 2, "filling the only place");
             }
         }
     }
@@ -394,15 +489,14 @@ pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
     for set in &hand.sets {
         if set.kind.tile_count() >= 3 {
             let t = set.tile;
-            let s = set.to_string();
             if t.is_dragon() {
-                tally.double(&s, 1, "pung/kong of dragons");
+                tally.double(Label::Set(set), 1, "pung/kong of dragons");
             }
             if t.is_wind() && t.wind_of() == Some(input.seat) {
-                tally.double(&s, 1, "pung/kong of own wind");
+                tally.double(Label::Set(set), 1, "pung/kong of own wind");
             }
             if t.is_wind() && t.wind_of() == Some(input.prevailing) {
-                tally.double(&s, 1, "pung/kong of prevailing wind");
+                tally.double(Label::Set(set), 1, "pung/kong of prevailing wind");
             }
         }
     }
@@ -413,58 +507,58 @@ pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
         let flowers = hand.bonus.iter().filter(|t| t.suit() == Suit::Flowers).count();
         let seasons = hand.bonus.iter().filter(|t| t.suit() == Suit::Seasons).count();
         if own_flower {
-            tally.score("", opts.flowers_own_each, "own flower");
+            tally.score(Label::Text(""), opts.flowers_own_each, "own flower");
         }
         if own_season {
-            tally.score("", opts.flowers_own_each, "own season");
+            tally.score(Label::Text(""), opts.flowers_own_each, "own season");
         }
         if own_flower && own_season {
-            tally.score("", opts.flowers_own_both, "own flower and season");
+            tally.score(Label::Text(""), opts.flowers_own_both, "own flower and season");
         }
         if flowers == 4 {
-            tally.score("", opts.flowers_bouquet, "all four flowers");
+            tally.score(Label::Text(""), opts.flowers_bouquet, "all four flowers");
         }
         if seasons == 4 {
-            tally.score("", opts.flowers_bouquet, "all four seasons");
+            tally.score(Label::Text(""), opts.flowers_bouquet, "all four seasons");
         }
     }
 
     if dragon_sets == 3 {
-        tally.double("", 2, "Big Three Dragons");
+        tally.double(Label::Text(""), 2, "Big Three Dragons");
         danger.insert(Danger::DRAGONS);
     } else if dragon_sets == 2 && dragon_pairs > 0 {
-        tally.double("", 1, "Little Three Dragons");
+        tally.double(Label::Text(""), 1, "Little Three Dragons");
         danger.insert(Danger::DRAGONS);
     }
     if wind_sets == 4 {
-        tally.double("", 2, "Big Four Joys");
+        tally.double(Label::Text(""), 2, "Big Four Joys");
         danger.insert(Danger::WINDS);
     } else if wind_sets == 3 && wind_pairs > 0 {
-        tally.double("", 1, "Little Four Joys");
+        tally.double(Label::Text(""), 1, "Little Four Joys");
         danger.insert(Danger::WINDS);
     }
     if concealed_pungs_kongs >= 3 {
-        tally.double("", 1, "three concealed pungs");
+        tally.double(Label::Text(""), 1, "three concealed pungs");
     }
     if winner {
         if chows == 0 && pairs == 1 {
-            tally.double("", 1, "no chows");
+            tally.double(Label::Text(""), 1, "no chows");
         }
         if no_score {
-            tally.double("", 1, "no score hand");
+            tally.double(Label::Text(""), 1, "no score hand");
         }
     }
     let purity_scores = winner || opts.losers_purity;
     if purity_scores {
         if purity.honours {
-            tally.double("", 2, "all honours");
+            tally.double(Label::Text(""), 2, "all honours");
             danger.insert(Danger::HONOURS);
         } else if purity.terminals {
-            tally.double("", 2, "all terminals");
+            tally.double(Label::Text(""), 2, "all terminals");
             danger.insert(Danger::TERMINALS);
         }
         if purity.majors {
-            tally.double("", 1, "all majors");
+            tally.double(Label::Text(""), 1, "all majors");
         }
     }
     if let Some(w) = win {
@@ -473,7 +567,7 @@ pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
             all_closed = false;
         }
         if all_closed {
-            tally.score("", opts.concealed_fully, "concealed hand");
+            tally.score(Label::Text(""), opts.concealed_fully, "concealed hand");
         } else {
             let concealed_before = w.before_winning_tile.is_some_and(|b| {
                 b.sets
@@ -481,32 +575,32 @@ pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
                     .all(|s| !matches!(s.kind, SetKind::Chow | SetKind::Pung | SetKind::Kong { .. } | SetKind::Pair))
             });
             if concealed_before {
-                tally.score("", opts.concealed_almost, "almost concealed hand");
+                tally.score(Label::Text(""), opts.concealed_almost, "almost concealed hand");
             }
         }
     } else if all_closed && opts.losers_purity {
-        tally.score("", opts.concealed_almost, "almost concealed hand");
+        tally.score(Label::Text(""), opts.concealed_almost, "almost concealed hand");
     }
     if purity_scores {
         if let Some(suit) = purity.one_suit() {
-            tally.double("", 3, "one suit only");
+            tally.double(Label::Text(""), 3, "one suit only");
             danger.insert(Danger::of_suit(suit));
         } else if !purity.honours && purity.one_suit_with_honours() {
-            tally.double("", 1, "one suit with honours");
+            tally.double(Label::Text(""), 1, "one suit with honours");
         }
     }
     if let Some(w) = win {
         if w.whence == Whence::Loose {
-            tally.double("", 1, "winning with loose tile");
+            tally.double(Label::Text(""), 1, "winning with loose tile");
         }
         if w.live_exhausted {
-            tally.double("", 1, "winning with last tile");
+            tally.double(Label::Text(""), 1, "winning with last tile");
         }
         if w.whence == Whence::RobbedKong {
-            tally.double("", 1, "robbing a kong");
+            tally.double(Label::Text(""), 1, "robbing a kong");
         }
         if hand.original_call {
-            tally.double("", 1, "completing Original Call");
+            tally.double(Label::Text(""), 1, "completing Original Call");
         }
     }
 
@@ -572,19 +666,28 @@ pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
         }
     }
 
-    let mut lines = tally.point_lines;
-    lines.push(format!("{:<11} {:>3}", "total pts", tally.points));
-    lines.extend(tally.double_lines);
-    lines.push(format!("{:<12} {:>2}", "total dbls", tally.doubles));
+    let mut text = tally.point_lines;
+    pad_right(&mut text, "total pts", 11);
+    text.push(' ');
+    pad_num(&mut text, tally.points, 3);
+    text.push('\n');
+    text.push_str(&tally.double_lines);
+    pad_right(&mut text, "total dbls", 12);
+    text.push(' ');
+    pad_num(&mut text, tally.doubles, 2);
+    text.push('\n');
     let mut score = tally.points;
     for _ in 0..tally.doubles {
         score = (score * 2).min(HARD_CAP);
     }
     if !opts.no_limit && score > limit {
-        lines.push(format!("{:<9} {:>5} (over limit)", "score:", score));
+        pad_right(&mut text, "score:", 9);
+        text.push(' ');
+        pad_num(&mut text, score, 5);
+        text.push_str(" (over limit)\n");
         score = limit;
     }
-    lines.extend(tally.limit_lines.iter().cloned());
+    text.push_str(&tally.limit_lines);
     if tally.centi_limits > 0 {
         let limit_score = tally.centi_limits * limit / 100;
         if opts.no_limit {
@@ -592,11 +695,13 @@ pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
         } else {
             score = limit_score;
             // In a limited game a limit hand's other items are irrelevant.
-            lines = tally.limit_lines;
+            text = tally.limit_lines;
         }
     }
-    lines.push(format!("{:<9} {:>5}", "SCORE:", score));
-    HandScore { score, lines, realised_danger: danger }
+    pad_right(&mut text, "SCORE:", 9);
+    text.push(' ');
+    pad_num(&mut text, score, 5);
+    HandScore { score, text, realised_danger: danger }
 }
 
 /// Nine Gates: the hand before the winning tile was 1112345678999 of the
@@ -648,5 +753,16 @@ mod tests {
         assert_eq!(limit_fraction(25), "0.25");
         assert_eq!(limit_fraction(150), " 1.5");
         assert_eq!(limit_fraction(200), "   2");
+    }
+
+    #[test]
+    fn padding_is_c_like() {
+        let mut b = String::new();
+        pad_num(&mut b, 7, 3);
+        pad_num(&mut b, -12, 4);
+        pad_num(&mut b, 123456, 2);
+        pad_right(&mut b, "ab", 4);
+        pad_right(&mut b, "abcdef", 2);
+        assert_eq!(b, "  7 -12123456ab  abcdef");
     }
 }
