@@ -22,6 +22,33 @@ enum Commands {
         #[arg(long)]
         reference_log: PathBuf,
     },
+    /// Play complete games of four robots in-process and print statistics.
+    Simulate {
+        /// Number of games to play.
+        #[arg(long, default_value_t = 100)]
+        games: u64,
+        /// Base seed: the same seed plays the same games.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Game options in mj-server's option-file format.
+        #[arg(long)]
+        option_file: Option<PathBuf>,
+        /// Print the summary as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Robot chowness, -1..1: one value for all, or four for players 0-3 (e.g. 0,0.5,-1,0).
+        #[arg(long, allow_hyphen_values = true)]
+        chowness: Option<String>,
+        /// Robot hiddenness, 0..1: one value or four.
+        #[arg(long)]
+        hiddenness: Option<String>,
+        /// Robot majorness, 0..1: one value or four.
+        #[arg(long)]
+        majorness: Option<String>,
+        /// Robot suitness, 0..1: one value or four.
+        #[arg(long)]
+        suitness: Option<String>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -42,6 +69,55 @@ fn main() -> ExitCode {
                 }
                 Err(e) => {
                     eprintln!("{}: {e}", reference_log.display());
+                    ExitCode::FAILURE
+                }
+            }
+        }
+        Commands::Simulate { games, seed, option_file, json, chowness, hiddenness, majorness, suitness } => {
+            let options = match &option_file {
+                None => mahjong::rules::GameOptions::default(),
+                Some(path) => {
+                    let parsed = std::fs::read_to_string(path)
+                        .map_err(|e| format!("cannot read {}: {e}", path.display()))
+                        .and_then(|text| {
+                            mahjong::rules::GameOptions::from_option_file(&text)
+                                .map_err(|e| format!("{}: {e}", path.display()))
+                        });
+                    match parsed {
+                        Ok(o) => o,
+                        Err(e) => {
+                            eprintln!("{e}");
+                            return ExitCode::from(2);
+                        }
+                    }
+                }
+            };
+            let lists = mahjong::bots::strategy::StrategyLists { chowness, hiddenness, majorness, suitness };
+            let strategies = match lists.to_strategies() {
+                Ok(s) => s,
+                Err(e) => {
+                    eprintln!("{e}");
+                    return ExitCode::from(2);
+                }
+            };
+            let config = mahjong::sim::SimConfig { strategies, ..mahjong::sim::SimConfig::new(games, seed, options) };
+            match mahjong::sim::simulate(&config) {
+                Ok(summary) if json => match serde_json::to_string_pretty(&summary) {
+                    Ok(text) => {
+                        println!("{text}");
+                        ExitCode::SUCCESS
+                    }
+                    Err(e) => {
+                        eprintln!("cannot print the summary: {e}");
+                        ExitCode::FAILURE
+                    }
+                },
+                Ok(summary) => {
+                    print!("{}", mahjong::sim::render_text(&summary));
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("simulation failed: {e}");
                     ExitCode::FAILURE
                 }
             }

@@ -164,6 +164,10 @@ fn check_privacy(game: &Game, events: &[Emitted], revealing: &mut bool) -> Resul
     for viewer in [None, Some(PlayerId(0)), Some(PlayerId(1)), Some(PlayerId(2)), Some(PlayerId(3))] {
         let v = game.view(viewer);
         let hv = v.hand.as_ref().unwrap();
+        if let Some(t) = hv.drawn {
+            let me = viewer.map(|p| h.seat_of(p));
+            prop_assert!(me.is_some() && h.last_drawn() == Some((me.unwrap(), t)), "{viewer:?} is shown {t} as drawn");
+        }
         for seat in &hv.seats {
             let revealed = h.seat(seat.wind).hand_declared || washout_shown;
             if viewer != Some(seat.player) && !revealed {

@@ -114,6 +114,8 @@ pub struct Hand {
     /// copy is what "filling the only place", "almost concealed" and Nine
     /// Gates look at.
     pub(crate) before_last_tile: Option<(Wind, PlayerHand)>,
+    /// The last tile drawn in the hand, and by whom.
+    pub(crate) last_drawn: Option<(Wind, Tile)>,
     pub(crate) scores: [Option<HandScore>; 4],
     pub(crate) outcome: Option<Outcome>,
 }
@@ -174,6 +176,7 @@ impl Hand {
             discarded: [0; ALL_KINDS],
             discards: Vec::new(),
             before_last_tile: None,
+            last_drawn: None,
             scores: Default::default(),
             outcome: None,
         };
@@ -244,6 +247,11 @@ impl Hand {
         self.tile
     }
 
+    /// The last tile drawn in the hand, and by whom.
+    pub fn last_drawn(&self) -> Option<(Wind, Tile)> {
+        self.last_drawn
+    }
+
     /// Serial number of the current discard or kong.
     pub fn serial(&self) -> u32 {
         self.serial
@@ -289,7 +297,8 @@ impl Hand {
         &self.exposed
     }
 
-    fn emit_draw(&self, seat: Wind, t: Tile, loose: bool, ctx: &mut Ctx<'_>) {
+    fn emit_draw(&mut self, seat: Wind, t: Tile, loose: bool, ctx: &mut Ctx<'_>) {
+        self.last_drawn = Some((seat, t));
         let p = self.player_at(seat);
         ctx.out.push(Emitted { to: Audience::Only(p), event: Event::Drew { player: p, tile: Some(t), loose } });
         ctx.out.push(Emitted { to: Audience::AllBut(p), event: Event::Drew { player: p, tile: None, loose } });

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use super::command::{Claim, PlayerId};
 use super::game::Game;
 use super::hand::{Answer, Hand, Konging, Outcome, Phase};
+use super::options::GameOptions;
 use super::scoring::{HandScore, Whence};
 use super::settlement::Settlement;
 use super::tile::{Tile, Wind};
@@ -21,6 +22,8 @@ use super::tileset::TileSet;
 pub struct TableView {
     /// The viewing player, or `None` for a spectator.
     pub viewer: Option<PlayerId>,
+    /// The game's options (public: every player is told them).
+    pub options: GameOptions,
     /// Cumulative scores by player id.
     pub scores: [i64; 4],
     /// The prevailing wind.
@@ -57,6 +60,12 @@ pub struct HandView {
     pub discards: Vec<(PlayerId, Tile)>,
     /// The discard or kong the others are answering, if any.
     pub claimable: Option<Claimable>,
+    /// After Mah-Jong on a discard or a robbed kong: the tile the winner has
+    /// yet to place in its hand (it has left the table; everybody saw it).
+    pub pending_discard: Option<Tile>,
+    /// The tile the viewer has just drawn, while it is the viewer's turn to
+    /// discard (a calling hand may only discard this tile).
+    pub drawn: Option<Tile>,
     /// The viewer's own answer to it (`None` for spectators).
     pub my_answer: Option<Answer>,
     /// What the viewer is expected to do now.
@@ -141,6 +150,7 @@ impl Game {
     pub fn view(&self, viewer: Option<PlayerId>) -> TableView {
         TableView {
             viewer,
+            options: self.options().clone(),
             scores: self.scores(),
             round: self.round(),
             hands_started: self.hands_started(),
@@ -175,6 +185,14 @@ fn hand_view(h: &Hand, viewer: Option<PlayerId>, show_on_washout: bool) -> HandV
     });
     let my_seat = viewer.map(|p| h.seat_of(p));
     let my_answer = my_seat.filter(|_| claimable.is_some()).map(|s| h.answers()[s.index()]);
+    let pending_discard =
+        (h.phase() == Phase::MahJonging && h.discard_use_pending()).then(|| h.current_tile()).flatten();
+    // Only the viewer's own last draw, and only while it is the viewer's turn
+    // after drawing (at the start of play the hand's last draw may be
+    // someone else's replacement tile).
+    let drew = matches!(h.whence(), Whence::Wall | Whence::Loose);
+    let my_turn = my_seat == Some(h.to_act()) && h.phase() == Phase::Discarding && h.konging().is_none() && drew;
+    let drawn = h.last_drawn().filter(|&(seat, _)| my_turn && Some(seat) == my_seat).map(|(_, t)| t);
     HandView {
         number: h.number,
         phase: h.phase(),
@@ -186,6 +204,8 @@ fn hand_view(h: &Hand, viewer: Option<PlayerId>, show_on_washout: bool) -> HandV
         dead_tiles_left: h.wall().dead_remaining(),
         discards: h.discards().iter().map(|&(w, t)| (h.player_at(w), t)).collect(),
         claimable,
+        pending_discard,
+        drawn,
         my_answer,
         my_decision: my_seat.and_then(|s| decision(h, s)),
         outcome: h.outcome().map(|o| match o {
