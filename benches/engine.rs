@@ -96,5 +96,19 @@ fn bench_replay(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench_scoring, bench_replay);
+/// One four-round game of four default robots, invariants checked after
+/// every command, as `simulate` plays it.
+fn bench_simulation(c: &mut Criterion) {
+    let options = GameOptions::default();
+    let strategies = [mahjong::bots::Strategy::default(); 4];
+    let mut seed = 0u64;
+    c.bench_function("simulate one 4-round robot game", |b| {
+        b.iter(|| {
+            seed += 1;
+            mahjong::sim::play_game(&options, &strategies, mahjong::sim::game_seed(1, seed)).unwrap()
+        })
+    });
+}
+
+criterion_group!(benches, bench_scoring, bench_replay, bench_simulation);
 criterion_main!(benches);
