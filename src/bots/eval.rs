@@ -376,15 +376,7 @@ impl Evaluator<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::tile::parse_tiles;
-
-    fn counts(s: &str) -> Counts {
-        let mut c = [0u8; NORMAL_KINDS];
-        for t in parse_tiles(s).unwrap() {
-            c[t.index()] += 1;
-        }
-        c
-    }
+    use crate::bots::shape::tests::counts;
 
     fn evaluator<'a>(unseen: &'a Counts, bias: &'a [f32; NORMAL_KINDS]) -> Evaluator<'a> {
         Evaluator { need: 4, seven_pairs: false, wonders: true, pung_weight: 0.0, unseen, bias }

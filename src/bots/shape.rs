@@ -317,12 +317,13 @@ pub(crate) fn shapes_of(counts: &Counts) -> ([GroupShape; GROUPS], [u32; GROUPS]
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::rules::analysis::{Need, decomposes};
     use crate::rules::tile::{TileCounts, parse_tiles};
 
-    fn counts(s: &str) -> Counts {
+    /// Per-face counts of a list of tile codes (shared with eval's tests).
+    pub(crate) fn counts(s: &str) -> Counts {
         let mut c = [0u8; NORMAL_KINDS];
         for t in parse_tiles(s).unwrap() {
             c[t.index()] += 1;

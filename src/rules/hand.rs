@@ -855,51 +855,27 @@ impl Hand {
                 ctx.only(p, Event::ChowPositionNeeded { player: p, tile: t });
                 Ok(())
             }
-            DiscardUse::Chow(Some(pos)) => {
-                let mut h = current.clone();
-                h.chow(t, pos).map_err(illegal)?;
-                if !h.can_mah_jong(None, seven) {
-                    return Err(illegal("you cannot go out with that chow"));
-                }
-                self.seats[seat.index()] = h;
-                self.chow_pending = false;
-                self.mj_pending = false;
-                self.mark_dangerous_discard();
-                self.refresh_danger(seat);
-                ctx.all(Event::Chowed { player: p, tile: t, position: pos });
-                self.announce_danger(ctx);
-                self.score_if_declared(seat, ctx);
-                Ok(())
-            }
-            DiscardUse::Pung => {
-                let mut h = current.clone();
-                h.pung(t).map_err(illegal)?;
-                if !h.can_mah_jong(None, seven) {
-                    return Err(illegal("you cannot go out with that pung"));
-                }
-                self.seats[seat.index()] = h;
-                self.mj_pending = false;
-                self.mark_dangerous_discard();
-                self.refresh_danger(seat);
-                ctx.all(Event::Punged { player: p, tile: t });
-                self.announce_danger(ctx);
-                self.score_if_declared(seat, ctx);
-                Ok(())
-            }
-            DiscardUse::Pair => {
-                let mut h = current.clone();
-                h.pair(t).map_err(illegal)?;
-                if !h.can_mah_jong(None, seven) {
-                    return Err(illegal("you cannot go out with that pair"));
-                }
-                self.seats[seat.index()] = h;
-                self.mj_pending = false;
-                self.mark_dangerous_discard();
-                ctx.all(Event::Paired { player: p, tile: t });
-                self.announce_danger(ctx);
-                self.score_if_declared(seat, ctx);
-                Ok(())
-            }
+            DiscardUse::Chow(Some(pos)) => self.place_discard(
+                seat,
+                |h| h.chow(t, pos),
+                "you cannot go out with that chow",
+                Event::Chowed { player: p, tile: t, position: pos },
+                ctx,
+            ),
+            DiscardUse::Pung => self.place_discard(
+                seat,
+                |h| h.pung(t),
+                "you cannot go out with that pung",
+                Event::Punged { player: p, tile: t },
+                ctx,
+            ),
+            DiscardUse::Pair => self.place_discard(
+                seat,
+                |h| h.pair(t),
+                "you cannot go out with that pair",
+                Event::Paired { player: p, tile: t },
+                ctx,
+            ),
             DiscardUse::SpecialSet => {
                 if !current.can_thirteen_wonders(Some(t)) {
                     return Err(illegal("you have no special hand to form with that tile"));
@@ -915,6 +891,34 @@ impl Hand {
                 Ok(())
             }
         }
+    }
+
+    /// The winner places the discard it went out with in a set (`make`),
+    /// which must leave a complete hand; the discard is then judged for
+    /// danger like any claimed discard.
+    fn place_discard(
+        &mut self,
+        seat: Wind,
+        make: impl FnOnce(&mut PlayerHand) -> Result<(), &'static str>,
+        cannot: &'static str,
+        event: Event,
+        ctx: &mut Ctx<'_>,
+    ) -> Result<(), GameError> {
+        let mut h = self.seats[seat.index()].clone();
+        make(&mut h).map_err(illegal)?;
+        if !h.can_mah_jong(None, ctx.options.seven_pairs) {
+            return Err(illegal(cannot));
+        }
+        self.seats[seat.index()] = h;
+        self.chow_pending = false;
+        self.mj_pending = false;
+        // The winner's own danger signals are not refreshed: scoring replaces
+        // them with the dangers its hand realises.
+        self.mark_dangerous_discard();
+        ctx.all(event);
+        self.announce_danger(ctx);
+        self.score_if_declared(seat, ctx);
+        Ok(())
     }
 
     pub(crate) fn form_closed_set(&mut self, seat: Wind, set: ClosedSet, ctx: &mut Ctx<'_>) -> Result<(), GameError> {
