@@ -203,7 +203,10 @@ impl Driver {
                 (Direction::Sent, LogMessage::Controller(ControllerMessage::NewHand { east, .. })) => {
                     self.start_hand(records, i, *east)?;
                 }
-                (Direction::Received, LogMessage::Player(m)) => self.request(r, m)?,
+                (Direction::Received, LogMessage::Player(m)) => {
+                    let refused_by_reference = reference_refused(records, i);
+                    self.request(r, m, refused_by_reference)?
+                }
                 // The reference passed for players who let the claim window
                 // time out; it tells each of them with timeout set.
                 (
@@ -286,7 +289,7 @@ impl Driver {
         self.absorb(&events, line)
     }
 
-    fn request(&mut self, r: &LogRecord, m: &PlayerMessage) -> Result<(), ReplayError> {
+    fn request(&mut self, r: &LogRecord, m: &PlayerMessage, refused_by_reference: bool) -> Result<(), ReplayError> {
         let Some(game) = self.game.as_mut() else { return Ok(()) };
         let Some(hand) = game.hand() else { return Ok(()) };
         if !game.hand_in_progress() {
@@ -302,7 +305,15 @@ impl Driver {
         let Some(action) = to_action(m, hand) else { return Ok(()) };
         let is_pass = matches!(action, Action::Pass { .. });
         let events = match game.apply(Command::Act { player, action }) {
+            Ok(_) if refused_by_reference => {
+                return Err(ReplayError::Diverged {
+                    line: r.line,
+                    what: format!("the reference refused {:?}; our engine accepted it", r.raw),
+                });
+            }
             Ok(events) => events,
+            // The reference refused it too (and changed nothing): go on.
+            Err(_) if refused_by_reference => return Ok(()),
             // mj-server ignores a pass that comes after its discard is
             // decided; a pass cannot change anything, so neither do we.
             Err(GameError::StaleDiscard { .. } | GameError::Illegal("there is no discard or kong to claim"))
@@ -427,6 +438,16 @@ impl Driver {
         self.hands.push(h);
         Ok(())
     }
+}
+
+/// True if the reference refused the request at `at`: mj-server answers a
+/// refused request at once with an `Error` to the requester, so that is the
+/// first message the requester's connection receives after it.
+fn reference_refused(records: &[LogRecord], at: usize) -> bool {
+    let cnx = records[at].connection;
+    records[at + 1..].iter().find(|r| r.connection == cnx).is_some_and(|r| {
+        r.direction == Direction::Sent && matches!(r.message, LogMessage::Controller(ControllerMessage::Error { .. }))
+    })
 }
 
 /// Rebuilds a hand's wall from the tiles drawn: live tiles from the front,

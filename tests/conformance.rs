@@ -133,3 +133,24 @@ fn an_illegal_logged_action_is_reported_with_its_line() {
     assert!(err.contains(&format!("line {}", at + 1)), "the error names the line: {err}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A request the reference refused (answering `Error`) and our engine
+/// refuses too is passed over: the game goes on as the reference played it.
+#[test]
+fn a_request_both_servers_refuse_is_passed_over() {
+    let game = &corpus_games()[0];
+    let log = std::fs::read_to_string(game.join("game.log")).unwrap();
+    let original = mahjong::replay::replay_log(&log).unwrap();
+    // Before the first logged discard, the same player tries to discard a
+    // tile it does not hold, and the reference answers with an error.
+    let (at, line) = log.lines().enumerate().find(|(_, l)| l.starts_with("<cnx") && l.contains(" Discard ")).unwrap();
+    let cnx = line.split(' ').next().unwrap().trim_start_matches('<');
+    let inserted = format!("<{cnx} Discard 1F 0\r\n>{cnx} Error 0 You can't discard that tile\r\n");
+    let tampered: String = log
+        .split_inclusive('\n')
+        .enumerate()
+        .map(|(i, l)| if i == at { format!("{inserted}{l}") } else { l.to_string() })
+        .collect();
+    let replay = mahjong::replay::replay_log(&tampered).expect("an agreed refusal is passed over");
+    assert_eq!(replay, original);
+}
