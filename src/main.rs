@@ -113,8 +113,12 @@ fn main() -> ExitCode {
                     }
                 },
                 Ok(summary) => {
-                    print!("{}", mahjong::sim::render_text(&summary));
+                    println!("{}", mahjong::sim::render_text(&summary).trim_end());
                     ExitCode::SUCCESS
+                }
+                Err(e @ mahjong::sim::SimError::NoGames) => {
+                    eprintln!("{e}");
+                    ExitCode::from(2)
                 }
                 Err(e) => {
                     eprintln!("simulation failed: {e}");

@@ -277,21 +277,21 @@ fn the_command_reads_option_files_and_refuses_bad_input() {
     let bad = dir.join("bad.opt");
     std::fs::write(&bad, "GameOption 0 NoSuchOption bool 0 1 1 what\n").unwrap();
     let out = bin().args(["simulate", "--games", "1", "--option-file"]).arg(&bad).output().unwrap();
-    assert!(!out.status.success());
+    assert_eq!(out.status.code(), Some(2), "bad input exits with status 2");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("bad.opt") && err.contains("NoSuchOption"), "{err}");
 
     let missing = dir.join("missing.opt");
     let out = bin().args(["simulate", "--games", "1", "--option-file"]).arg(&missing).output().unwrap();
-    assert!(!out.status.success());
+    assert_eq!(out.status.code(), Some(2), "bad input exits with status 2");
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"), "{}", String::from_utf8_lossy(&out.stderr));
 
     let out = bin().args(["simulate", "--games", "1", "--hiddenness", "2"]).output().unwrap();
-    assert!(!out.status.success());
+    assert_eq!(out.status.code(), Some(2), "bad input exits with status 2");
     assert!(String::from_utf8_lossy(&out.stderr).contains("hiddenness must be between 0 and 1"));
 
     let out = bin().args(["simulate", "--games", "0"]).output().unwrap();
-    assert!(!out.status.success());
+    assert_eq!(out.status.code(), Some(2), "bad input exits with status 2");
     assert!(String::from_utf8_lossy(&out.stderr).contains("at least 1"));
     let _ = std::fs::remove_dir_all(&dir);
 }
