@@ -453,14 +453,13 @@ fn reference_refused(records: &[LogRecord], at: usize) -> bool {
 /// Rebuilds a hand's wall from the tiles drawn: live tiles from the front,
 /// loose tiles from the back, and the tiles never drawn in between.
 fn rebuild_wall(options: &GameOptions, draws: &VecDeque<LoggedDraw>) -> Result<Vec<Tile>, String> {
-    let full = Tile::full_set(options.flowers);
-    let size = full.len();
+    let mut rest = crate::rules::tile::TileCounts::full_set(options.flowers);
+    let size = rest.total();
     let live: Vec<Tile> = draws.iter().filter(|d| !d.loose).map(|d| d.tile).collect();
     let loose: Vec<Tile> = draws.iter().filter(|d| d.loose).map(|d| d.tile).collect();
     if live.len() + loose.len() > size {
         return Err(format!("{} tiles were drawn from a wall of {size}", live.len() + loose.len()));
     }
-    let mut rest = crate::rules::tile::TileCounts::of(full.iter().copied());
     for &t in live.iter().chain(&loose) {
         if !rest.remove(t) {
             return Err(format!("tile {t} was drawn more often than the tile set holds"));

@@ -36,7 +36,7 @@ pub fn check(game: &Game) -> Result<(), String> {
     {
         seen.add(t);
     }
-    let want = full_set_counts(game.options().flowers);
+    let want = TileCounts::full_set(game.options().flowers);
     if let Some(t) = Tile::all_faces().find(|&t| seen.get(t) != want.get(t)) {
         return Err(format!(
             "hand {}: {} copies of {t} are accounted for instead of {}",
@@ -51,13 +51,4 @@ pub fn check(game: &Game) -> Result<(), String> {
         return Err(format!("hand {}: settlement {:?} does not sum to zero", h.number, settlement.deltas));
     }
     Ok(())
-}
-
-/// The per-face counts of the whole tile set, without building the set.
-fn full_set_counts(flowers: bool) -> TileCounts {
-    let mut c = TileCounts::default();
-    for t in Tile::all_faces() {
-        c.0[t.index()] = if !t.is_bonus() { 4 } else { flowers as u8 };
-    }
-    c
 }

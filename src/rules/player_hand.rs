@@ -301,7 +301,7 @@ impl PlayerHand {
 
     /// Every tile the player holds or has declared (not bonus tiles).
     pub fn all_tiles(&self) -> impl Iterator<Item = Tile> + '_ {
-        self.concealed.iter().copied().chain(self.sets.iter().flat_map(|s| s.tiles().collect::<Vec<_>>()))
+        self.concealed.iter().copied().chain(self.sets.iter().flat_map(TileSet::tiles))
     }
 }
 

@@ -375,6 +375,16 @@ impl TileCounts {
         }
         c
     }
+    /// The counts of a whole tile set: four of each normal face, and with
+    /// `flowers` one of each flower and season.
+    pub fn full_set(flowers: bool) -> TileCounts {
+        let mut c = TileCounts::default();
+        for t in Tile::all_faces() {
+            c.0[t.index()] = if t.is_bonus() { flowers as u8 } else { 4 };
+        }
+        c
+    }
+
     /// How many of `t`.
     pub fn get(&self, t: Tile) -> u8 {
         self.0[t.index()]
@@ -438,6 +448,9 @@ mod tests {
     fn full_sets() {
         assert_eq!(Tile::full_set(true).len(), 144);
         assert_eq!(Tile::full_set(false).len(), 136);
+        for flowers in [true, false] {
+            assert_eq!(TileCounts::full_set(flowers), TileCounts::of(Tile::full_set(flowers)));
+        }
     }
 
     #[test]

@@ -63,17 +63,15 @@ impl Wall {
     /// A wall in the given order (mj-server's `--wallfile`), checked to be
     /// exactly the game's tile set.
     pub fn from_tiles(tiles: Vec<Tile>, options: &GameOptions) -> Result<Wall, WallError> {
-        let expected = Tile::full_set(options.flowers);
-        if tiles.len() != expected.len() {
-            return Err(WallError::WrongTiles {
-                expected: expected.len(),
-                reason: format!("{} tiles given", tiles.len()),
-            });
+        let want = TileCounts::full_set(options.flowers);
+        let expected = want.total();
+        if tiles.len() != expected {
+            return Err(WallError::WrongTiles { expected, reason: format!("{} tiles given", tiles.len()) });
         }
-        let (want, have) = (TileCounts::of(expected.iter().copied()), TileCounts::of(tiles.iter().copied()));
+        let have = TileCounts::of(tiles.iter().copied());
         if let Some(t) = Tile::all_faces().find(|&t| want.get(t) != have.get(t)) {
             return Err(WallError::WrongTiles {
-                expected: expected.len(),
+                expected,
                 reason: format!("{} copies of {t} instead of {}", have.get(t), want.get(t)),
             });
         }
