@@ -11,6 +11,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::player_hand::PlayerHand;
+use super::scoring::Purity;
 use super::tile::{Suit, Tile};
 use super::tileset::SetKind;
 
@@ -70,47 +71,29 @@ impl Danger {
 pub fn hand_danger(hand: &PlayerHand) -> Danger {
     let mut sets = 0;
     let (mut dragon_sets, mut wind_sets) = (0, 0);
-    let (mut all_honours, mut all_terminals, mut all_green) = (true, true, true);
-    let mut suit_only: [bool; 3] = [true; 3];
+    let mut purity = Purity::new();
     for set in &hand.sets {
         // Only the exposed kinds count towards the three sets shown; a
         // concealed kong still tells which tiles are collected.
-        match set.kind {
-            SetKind::Chow => {
-                sets += 1;
-                all_terminals = false;
-                all_honours = false;
-            }
-            SetKind::Pung | SetKind::Kong { .. } => sets += 1,
-            _ => {}
+        if matches!(set.kind, SetKind::Chow | SetKind::Pung | SetKind::Kong { .. }) {
+            sets += 1;
         }
-        let t = set.tile;
-        dragon_sets += t.is_dragon() as usize;
-        wind_sets += t.is_wind() as usize;
-        for (i, suit) in Suit::NUMBERED.iter().enumerate() {
-            if t.suit() != *suit {
-                suit_only[i] = false;
-            }
-        }
-        let green = if set.kind.is_chow() { set.tiles().all(Tile::is_green) } else { t.is_green() };
-        all_green &= green;
-        all_honours &= t.is_honour();
-        all_terminals &= t.is_terminal();
+        dragon_sets += set.tile.is_dragon() as usize;
+        wind_sets += set.tile.is_wind() as usize;
+        purity.set(set);
     }
     let mut d = Danger::END;
     if sets >= 3 {
-        for (i, suit) in Suit::NUMBERED.iter().enumerate() {
-            if suit_only[i] {
-                d.insert(Danger::of_suit(*suit));
-            }
+        if let Some(suit) = purity.one_suit() {
+            d.insert(Danger::of_suit(suit));
         }
-        if all_honours {
+        if purity.honours {
             d.insert(Danger::HONOURS);
         }
-        if all_green {
+        if purity.green {
             d.insert(Danger::GREEN);
         }
-        if all_terminals {
+        if purity.terminals {
             d.insert(Danger::TERMINALS);
         }
     }

@@ -294,18 +294,19 @@ fn set_points(set: &TileSet, kong_has_3_types: bool, own: Wind, prevailing: Wind
 }
 
 /// Which "all of a kind" properties a hand has, tracked over its sets and
-/// concealed tiles as the reference does.
-struct Purity {
-    honours: bool,
-    terminals: bool,
+/// concealed tiles as the reference does (scoring, and the dangerous hands
+/// of letting off a cannon).
+pub(crate) struct Purity {
+    pub(crate) honours: bool,
+    pub(crate) terminals: bool,
     majors: bool,
-    green: bool,
+    pub(crate) green: bool,
     suit_only: [bool; 3],
     suit_with_honours: [bool; 3],
 }
 
 impl Purity {
-    fn new() -> Purity {
+    pub(crate) fn new() -> Purity {
         Purity {
             honours: true,
             terminals: true,
@@ -314,6 +315,20 @@ impl Purity {
             suit_only: [true; 3],
             suit_with_honours: [true; 3],
         }
+    }
+
+    /// Records a declared set: a chow is never all honours, terminals or
+    /// majors, and is green only if all three tiles are.
+    pub(crate) fn set(&mut self, set: &TileSet) {
+        let green = if set.kind.is_chow() {
+            self.terminals = false;
+            self.honours = false;
+            self.majors = false;
+            set.tiles().all(Tile::is_green)
+        } else {
+            set.tile.is_green()
+        };
+        self.tile(set.tile, green);
     }
 
     /// Records one tile (the representative tile of a set, or a concealed tile).
@@ -343,7 +358,8 @@ impl Purity {
         self.majors &= t.is_major();
     }
 
-    fn one_suit(&self) -> Option<Suit> {
+    /// The numbered suit the hand is entirely of, if any.
+    pub(crate) fn one_suit(&self) -> Option<Suit> {
         (0..3).find(|&i| self.suit_only[i]).map(|i| Suit::NUMBERED[i])
     }
 
@@ -394,16 +410,8 @@ pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
             SetKind::Chow => {
                 chows += 1;
                 all_closed = false;
-                purity.terminals = false;
-                purity.honours = false;
-                purity.majors = false;
             }
-            SetKind::ClosedChow => {
-                chows += 1;
-                purity.terminals = false;
-                purity.honours = false;
-                purity.majors = false;
-            }
+            SetKind::ClosedChow => chows += 1,
             SetKind::Pung => {
                 all_closed = false;
                 pungs += 1;
@@ -443,8 +451,7 @@ pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
             dragon_pairs += set.tile.is_dragon() as i64;
             wind_pairs += set.tile.is_wind() as i64;
         }
-        let green = if set.kind.is_chow() { set.tiles().all(Tile::is_green) } else { set.tile.is_green() };
-        purity.tile(set.tile, green);
+        purity.set(set);
     }
     // The concealed tiles count too: for losers under LosersPurity, and for
     // special hands whose tiles stay concealed.
