@@ -1030,10 +1030,12 @@ impl Hand {
         let settlement = settlement::settle(&SettlementInput {
             options: ctx.options,
             scores,
-            winner: w,
-            whence: self.whence,
-            supplier: self.supplier,
+            winners: &[w],
+            discarder: self.supplier.filter(|_| matches!(self.whence, Whence::Discard | Whence::RobbedKong)),
+            robbed_kong: self.whence == Whence::RobbedKong,
             cannon,
+            extra_hands: 0,
+            double_dice: false,
         });
         self.phase = Phase::Finished;
         self.outcome = Some(Outcome::Won { winner: w, settlement });

@@ -10,6 +10,7 @@ pub mod hand;
 pub mod invariants;
 pub mod options;
 pub mod player_hand;
+pub mod presets;
 pub mod scoring;
 pub mod settlement;
 pub mod tile;

@@ -180,7 +180,7 @@ pub enum OptionError {
 }
 
 macro_rules! game_options {
-    ($( $(#[$doc:meta])* $name:ident : $field:ident : $kind:ident : $ty:ty = $default:literal, $minprot:literal, $desc:literal; )*) => {
+    ($( $(#[$doc:meta])* $name:ident : $field:ident : $kind:ident : $ty:ty = $default:tt, $minprot:literal, $desc:literal; )*) => {
         /// The values of every game option, typed for the engine.
         #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
         pub struct GameOptions {
@@ -220,7 +220,7 @@ macro_rules! game_options {
             pub fn set(&mut self, name: &str, raw: &str) -> Result<(), OptionError> {
                 match name {
                     $( stringify!($name) => {
-                        let v = game_options!(@parse $kind name raw);
+                        let v: $ty = game_options!(@parse $kind name raw);
                         validate(name, &game_options!(@get $kind v))?;
                         self.$field = v;
                         Ok(())
@@ -230,15 +230,18 @@ macro_rules! game_options {
             }
         }
     };
-    (@default Bool $d:literal) => { $d != 0 };
-    (@default Nat $d:literal) => { $d };
-    (@default Score $d:literal) => { ScoreValue($d) };
+    (@default Bool $d:tt) => { $d != 0 };
+    (@default Nat $d:tt) => { $d };
+    (@default Score $d:tt) => { ScoreValue($d) };
+    (@default String $d:tt) => { word_or_default(stringify!($d)) };
     (@get Bool $e:expr) => { OptionValue::Bool($e) };
     (@get Nat $e:expr) => { OptionValue::Int($e as i64) };
     (@get Score $e:expr) => { OptionValue::Int($e.0) };
+    (@get String $e:expr) => { OptionValue::Str($e.word().to_string()) };
     (@parse Bool $name:ident $raw:ident) => { parse_bool($name, $raw)? };
     (@parse Nat $name:ident $raw:ident) => { parse_nat($name, $raw)? };
     (@parse Score $name:ident $raw:ident) => { parse_score($name, $raw)? };
+    (@parse String $name:ident $raw:ident) => { parse_word($name, $raw)? };
 }
 
 game_options! {
@@ -289,6 +292,152 @@ game_options! {
     ShowOnWashout: show_on_washout: Bool: bool = 0, 0, "tiles revealed on washout";
     /// Number of rounds to play: 1, 2 or a multiple of 4.
     NumRounds: num_rounds: Nat: u32 = 4, 0, "number of rounds to play";
+
+    // The settlement variants of seeds 000-003. None is in mj-server; their
+    // defaults reproduce mj-server's behaviour exactly.
+
+    /// Round a hand's basic points to ten before doubling (seeds 000, 003).
+    RoundBeforeDoubles: round_before_doubles: String: Rounding = none, 1110, "round basic points to ten before doubles: none, off or up";
+    /// The unit the score is rounded to: 1, 10 or 100 (seed 000).
+    RoundUnit: round_unit: Nat: u32 = 10, 1110, "unit the score is rounded to: 1, 10 or 100";
+    /// Round the score to `RoundUnit`: not at all, off (to nearest) or up (seed 000).
+    RoundMode: round_mode: String: Rounding = none, 1110, "round the score to the unit: none, off or up";
+    /// Round each payment, after payment doubles, instead of the score (seed 000).
+    RoundAtPayTime: round_at_pay_time: Bool: bool = 0, 1110, "round at pay time, after payment doubles";
+    /// Rounding off goes up only from 6 tenths of the unit (seed 000).
+    RoundSixUp: round_six_up: Bool: bool = 0, 1110, "round up from 6x, down from 5x";
+    /// How losers' payments among themselves are itemised (seed 001).
+    PaymentItemisation: payment_itemisation: String: Itemisation = differences, 1110, "losers pay differences or scores";
+    /// Who pays the winner of a discard: everyone, the discarder for all, or the discarder alone (seed 002).
+    DiscarderPays: discarder_pays: String: DiscarderPays = everyone, 1110, "on a discard win: everyone, for-all or alone pays";
+    /// Several players may go out on the same discard, each paid as if alone (seed 002).
+    MultipleWinners: multiple_winners: Bool: bool = 0, 1110, "several players may go out on one discard";
+    /// The deal passes even when East wins (seed 002).
+    DealPassesOnEastWin: deal_passes_on_east_win: Bool: bool = 0, 1110, "deal passes after East wins";
+    /// The deal passes after a wash-out (seed 002).
+    DealPassesOnWashout: deal_passes_on_washout: Bool: bool = 0, 1110, "deal passes after a washout";
+    /// Bonus per extra hand of the dealer, 0 (off) to 2000 points (seed 002).
+    DealerBonus: dealer_bonus: Nat: u32 = 0, 1110, "bonus for each dealer's extra hand (0 = off)";
+    /// The dealer bonus is paid to any winner, not only to East (seed 002).
+    DealerBonusAnyWinner: dealer_bonus_any_winner: Bool: bool = 0, 1110, "dealer bonus paid to any winner";
+    /// Taiwanese dealer bonus: East alone pays a non-East winner, only on self-draw or East's discard (seed 002).
+    DealerBonusTaiwan: dealer_bonus_taiwan: Bool: bool = 0, 1110, "dealer bonus paid by East only (Taiwanese)";
+    /// The least number of doubles a hand needs to go out (seed 002).
+    MinimumDoubles: minimum_doubles: Nat: u32 = 0, 1110, "minimum doubles to go out";
+    /// Raise the minimum doubles by one from the dealer's 5th extra hand (seed 002).
+    RaiseMinimumOn5thExtra: raise_minimum_on_5th_extra: Bool: bool = 0, 1110, "minimum doubles raised on 5th extra hand";
+    /// Play with the four animal tiles (seed 003).
+    Animals: animals: Bool: bool = 0, 1110, "play with animal tiles";
+    /// Score for each animal tile (seed 003: one double).
+    AnimalScore: animal_score: Score: ScoreValue = 10000, 1110, "score for each animal tile";
+    /// East may swap tiles with the others before play (seed 003).
+    TileSwap: tile_swap: Bool: bool = 0, 1110, "East may swap tiles before play";
+    /// Ordinary hands have at most one chow and one suit (seed 003).
+    OneChowOneSuit: one_chow_one_suit: Bool: bool = 0, 1110, "ordinary hands: at most one chow, one suit";
+    /// A double roll of the dice doubles every score and the limit (seed 003).
+    DoubleDice: double_dice: Bool: bool = 0, 1110, "double dice double every score";
+    /// Losers whose scores differ by less than this pay each other nothing (seed 003).
+    WashBelow: wash_below: Nat: u32 = 0, 1110, "losers' differences below this wash";
+}
+
+/// A `string` option whose value is one of a few words.
+pub trait OptionWord: Sized + Default {
+    /// Every allowed word, in the order they are documented.
+    const WORDS: &'static [&'static str];
+    /// The value named by `word`.
+    fn from_word(word: &str) -> Option<Self>;
+    /// The word naming this value.
+    fn word(&self) -> &'static str;
+}
+
+macro_rules! option_words {
+    ($(#[$doc:meta])* $name:ident { $( $(#[$vdoc:meta])* $variant:ident = $word:literal ),* $(,)? }) => {
+        $(#[$doc])*
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+        pub enum $name {
+            #[default]
+            $( $(#[$vdoc])* #[serde(rename = $word)] $variant, )*
+        }
+
+        impl OptionWord for $name {
+            const WORDS: &'static [&'static str] = &[$($word),*];
+            fn from_word(word: &str) -> Option<Self> {
+                match word {
+                    $( $word => Some($name::$variant), )*
+                    _ => None,
+                }
+            }
+            fn word(&self) -> &'static str {
+                match self {
+                    $( $name::$variant => $word, )*
+                }
+            }
+        }
+    };
+}
+
+option_words! {
+    /// How a value is rounded to a unit (seed 000).
+    Rounding {
+        /// No rounding.
+        None = "none",
+        /// To the nearest unit: 24 to 20, 25 to 30 (with `RoundSixUp`, 26 to 30).
+        Off = "off",
+        /// Up to the next unit: 21 to 30.
+        Up = "up",
+    }
+}
+
+option_words! {
+    /// How losers' payments among themselves are listed (seed 001).
+    Itemisation {
+        /// Each pair of losers settles the difference of their scores.
+        Differences = "differences",
+        /// Each loser is paid its own score by each other loser; the balances are the same.
+        Scores = "scores",
+    }
+}
+
+option_words! {
+    /// Who pays the winner of a discard (seed 002).
+    DiscarderPays {
+        /// Every loser pays its own share.
+        Everyone = "everyone",
+        /// The discarder pays every loser's share.
+        ForAll = "for-all",
+        /// The discarder pays its own share; the others pay nothing.
+        Alone = "alone",
+    }
+}
+
+/// Rounds a non-negative `value` to `unit`. `six_up` rounds off up only from
+/// six tenths of the unit (seed 000, "round up from 6x, down from 5x").
+pub fn round_to(value: i64, unit: i64, how: Rounding, six_up: bool) -> i64 {
+    if unit <= 1 || how == Rounding::None {
+        return value;
+    }
+    let sign = value.signum();
+    let v = value.abs();
+    let (whole, rest) = (v / unit * unit, v % unit);
+    let up = match how {
+        Rounding::None => false,
+        Rounding::Up => rest > 0,
+        // 10 * rest >= 5 * unit is rest >= unit/2 without fractions.
+        Rounding::Off if six_up => 10 * rest >= 6 * unit,
+        Rounding::Off => 2 * rest >= unit,
+    };
+    sign * if up { whole + unit } else { whole }
+}
+
+fn word_or_default<T: OptionWord>(word: &str) -> T {
+    T::from_word(word).unwrap_or_default()
+}
+
+fn parse_word<T: OptionWord>(name: &str, raw: &str) -> Result<T, OptionError> {
+    T::from_word(raw).ok_or_else(|| OptionError::Invalid {
+        name: name.to_string(),
+        reason: format!("'{raw}' is not one of {}", T::WORDS.join(", ")),
+    })
 }
 
 /// The catalogue entry of the option called `name`.
@@ -333,7 +482,33 @@ fn validate(name: &str, v: &OptionValue) -> Result<(), OptionError> {
             invalid("the number of rounds must be 1, 2 or a multiple of 4")
         }
         ("ScoreLimit", OptionValue::Int(0)) => invalid("the limit must be at least 1"),
+        ("RoundUnit", OptionValue::Int(n)) if ![1, 10, 100].contains(n) => invalid("the unit must be 1, 10 or 100"),
+        ("DealerBonus", OptionValue::Int(n)) if *n > 2000 => invalid("the bonus must be 0 (off) to 2000 points"),
+        ("MinimumDoubles", OptionValue::Int(n)) if *n > 20 => invalid("at most 20 doubles can be required"),
+        ("WashBelow", OptionValue::Int(n)) if *n > 100_000 => invalid("must be at most 100000"),
         _ => Ok(()),
+    }
+}
+
+impl GameOptions {
+    /// Checks the combinations of options that seeds 000 and 002 rule out.
+    /// Each option is valid on its own (see [`GameOptions::set`]); this
+    /// checks a complete set of options, as a game would use it.
+    pub fn check(&self) -> Result<(), OptionError> {
+        let invalid = |name: &str, reason: &str| Err(OptionError::Invalid { name: name.into(), reason: reason.into() });
+        if self.round_mode != Rounding::None && self.round_unit == 1 && !self.round_at_pay_time {
+            return invalid(
+                "RoundUnit",
+                "the unit 1 needs RoundAtPayTime: a score is already a whole number, only a payment can be rounded to 1",
+            );
+        }
+        if self.round_six_up && self.round_mode != Rounding::Off && self.round_before_doubles != Rounding::Off {
+            return invalid("RoundSixUp", "needs rounding off (RoundMode or RoundBeforeDoubles set to off)");
+        }
+        if self.raise_minimum_on_5th_extra && self.minimum_doubles == 0 {
+            return invalid("RaiseMinimumOn5thExtra", "needs a minimum number of doubles (MinimumDoubles)");
+        }
+        Ok(())
     }
 }
 
@@ -348,17 +523,34 @@ impl GameOptions {
     }
 
     /// Applies an option file over these options. On error nothing changes.
+    ///
+    /// A line `Preset NAME`, before any `GameOption` line, starts from that
+    /// preset's values instead (see [`super::presets`]). The whole result
+    /// must pass [`GameOptions::check`].
     pub fn apply_option_file(&mut self, text: &str) -> Result<(), OptionError> {
         let mut next = self.clone();
+        let mut seen_option = false;
         for (i, line) in text.lines().enumerate() {
             let line = line.trim();
             if line.is_empty() || line.starts_with('#') {
                 continue;
             }
             let at = |e: OptionError| OptionError::BadLine { line: i + 1, reason: e.to_string() };
+            if let Some(name) = line.strip_prefix("Preset ") {
+                if seen_option {
+                    return Err(at(OptionError::Invalid {
+                        name: "Preset".into(),
+                        reason: "a preset must come before any GameOption line".into(),
+                    }));
+                }
+                next = super::presets::preset(name.trim()).map_err(at)?;
+                continue;
+            }
             let entry = OptionLine::parse(line).map_err(|reason| OptionError::BadLine { line: i + 1, reason })?;
             next.apply_line(&entry).map_err(at)?;
+            seen_option = true;
         }
+        next.check()?;
         *self = next;
         Ok(())
     }
@@ -471,7 +663,7 @@ mod tests {
         assert_eq!(o.flowers_own_both, ScoreValue::doubles(1));
         assert!(o.east_doubles && o.losers_settle && !o.disc_doubles);
         assert_eq!(o.num_rounds, 4);
-        assert_eq!(CATALOGUE.len(), 23);
+        assert_eq!(CATALOGUE.len(), 44);
     }
 
     #[test]
@@ -503,6 +695,51 @@ mod tests {
         assert!(o.set("MahJongScore", "-5").is_err());
         assert!(o.apply_option_file("Foo bar").unwrap_err().to_string().contains("expected a GameOption line"));
         assert!(o.apply_option_file("GameOption 0 NoLimit").unwrap_err().to_string().contains("missing"));
+    }
+
+    #[test]
+    fn string_options_and_defaults_agree_with_the_catalogue() {
+        let o = GameOptions::default();
+        for spec in CATALOGUE {
+            assert_eq!(o.get(spec.name).unwrap().raw(), spec.default, "{}", spec.name);
+        }
+        let mut o = GameOptions::default();
+        o.set("DiscarderPays", "for-all").unwrap();
+        assert_eq!(o.discarder_pays, DiscarderPays::ForAll);
+        let e = o.set("RoundMode", "sideways").unwrap_err().to_string();
+        assert_eq!(e, "option RoundMode: 'sideways' is not one of none, off, up");
+        assert!(o.set("RoundUnit", "50").unwrap_err().to_string().contains("1, 10 or 100"));
+        assert!(o.set("DealerBonus", "2001").is_err());
+        assert!(o.set("DealerBonus", "2000").is_ok());
+    }
+
+    #[test]
+    fn combinations_seed_000_rules_out_are_rejected() {
+        let file = |lines: &[&str]| {
+            let text: String = lines.iter().map(|l| format!("GameOption 0 {l} x\n")).collect();
+            GameOptions::from_option_file(&text)
+        };
+        let e = file(&["RoundMode string 1110 1 off", "RoundUnit nat 1110 1 1"]).unwrap_err().to_string();
+        assert!(e.contains("RoundUnit") && e.contains("RoundAtPayTime"), "{e}");
+        assert!(
+            file(&["RoundMode string 1110 1 off", "RoundUnit nat 1110 1 1", "RoundAtPayTime bool 1110 1 1"]).is_ok()
+        );
+        let e = file(&["RoundMode string 1110 1 up", "RoundSixUp bool 1110 1 1"]).unwrap_err().to_string();
+        assert!(e.contains("RoundSixUp") && e.contains("rounding off"), "{e}");
+        assert!(file(&["RoundBeforeDoubles string 1110 1 off", "RoundSixUp bool 1110 1 1"]).is_ok());
+        assert!(file(&["RaiseMinimumOn5thExtra bool 1110 1 1"]).is_err());
+    }
+
+    #[test]
+    fn rounding_as_seed_000_describes_it() {
+        let off = |v, u| round_to(v, u, Rounding::Off, false);
+        let up = |v, u| round_to(v, u, Rounding::Up, false);
+        let six = |v, u| round_to(v, u, Rounding::Off, true);
+        assert_eq!((off(64, 10), off(65, 10), off(24, 10), off(25, 10)), (60, 70, 20, 30));
+        assert_eq!((off(149, 100), off(150, 100), up(21, 10), up(101, 100), up(22, 10)), (100, 200, 30, 200, 30));
+        assert_eq!((six(25, 10), six(26, 10), six(159, 100), six(160, 100)), (20, 30, 100, 200));
+        assert_eq!((off(-149, 100), up(-101, 100), off(7, 1)), (-100, -200, 7));
+        assert_eq!(round_to(123, 10, Rounding::None, false), 123);
     }
 
     #[test]
