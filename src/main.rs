@@ -22,6 +22,15 @@ enum Commands {
         #[arg(long)]
         reference_log: PathBuf,
     },
+    /// Settle one hand without playing: read a JSON request on stdin, print
+    /// the payments as JSON (see docs/rules-notes.md, "The settlement calculator").
+    Settle,
+    /// List the rule presets with the option values they set.
+    Presets {
+        /// Print every preset with all its option values as JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Play complete games of four robots in-process and print statistics.
     Simulate {
         /// Number of games to play.
@@ -30,6 +39,9 @@ enum Commands {
         /// Base seed: the same seed plays the same games.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// A rule preset (see `presets`); an option file is applied over it.
+        #[arg(long)]
+        preset: Option<String>,
         /// Game options in mj-server's option-file format.
         #[arg(long)]
         option_file: Option<PathBuf>,
@@ -73,23 +85,14 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Commands::Simulate { games, seed, option_file, json, chowness, hiddenness, majorness, suitness } => {
-            let options = match &option_file {
-                None => mahjong::rules::GameOptions::default(),
-                Some(path) => {
-                    let parsed = std::fs::read_to_string(path)
-                        .map_err(|e| format!("cannot read {}: {e}", path.display()))
-                        .and_then(|text| {
-                            mahjong::rules::GameOptions::from_option_file(&text)
-                                .map_err(|e| format!("{}: {e}", path.display()))
-                        });
-                    match parsed {
-                        Ok(o) => o,
-                        Err(e) => {
-                            eprintln!("{e}");
-                            return ExitCode::from(2);
-                        }
-                    }
+        Commands::Settle => settle(),
+        Commands::Presets { json } => presets(json),
+        Commands::Simulate { games, seed, preset, option_file, json, chowness, hiddenness, majorness, suitness } => {
+            let options = match simulation_options(preset.as_deref(), option_file.as_deref()) {
+                Ok(o) => o,
+                Err(e) => {
+                    eprintln!("{e}");
+                    return ExitCode::from(2);
                 }
             };
             let lists = mahjong::bots::strategy::StrategyLists { chowness, hiddenness, majorness, suitness };
@@ -127,4 +130,92 @@ fn main() -> ExitCode {
             }
         }
     }
+}
+
+/// The options of a simulation: a preset, then an option file over it.
+fn simulation_options(
+    preset: Option<&str>,
+    option_file: Option<&std::path::Path>,
+) -> Result<mahjong::rules::GameOptions, String> {
+    let mut options = mahjong::rules::presets::preset(preset.unwrap_or(mahjong::rules::presets::DEFAULT_PRESET))
+        .map_err(|e| e.to_string())?;
+    if let Some(path) = option_file {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        options.apply_option_file(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+    }
+    Ok(options)
+}
+
+/// `settle`: one JSON request on stdin, one JSON answer on stdout; bad input
+/// is reported on stderr with exit status 2.
+fn settle() -> ExitCode {
+    use std::io::Read;
+    let mut text = String::new();
+    // A request is a few hundred bytes; refuse anything absurdly large.
+    let limit = 1 << 20;
+    match std::io::stdin().take(limit + 1).read_to_string(&mut text) {
+        Ok(n) if n as u64 > limit => {
+            eprintln!("bad request: more than {limit} bytes");
+            return ExitCode::from(2);
+        }
+        Ok(_) => {}
+        Err(e) => {
+            eprintln!("bad request: cannot read stdin: {e}");
+            return ExitCode::from(2);
+        }
+    }
+    match mahjong::rules::calculator::settle_json(&text) {
+        Ok(answer) => match serde_json::to_string(&answer) {
+            Ok(json) => {
+                println!("{json}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("cannot print the answer: {e}");
+                ExitCode::FAILURE
+            }
+        },
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// `presets`: each preset's name, description and the option lines it sets.
+fn presets(json: bool) -> ExitCode {
+    use mahjong::rules::presets::{PRESETS, preset};
+    let mut listed = Vec::new();
+    for p in PRESETS {
+        let options = match preset(p.name) {
+            Ok(o) => o,
+            Err(e) => {
+                eprintln!("preset {}: {e}", p.name);
+                return ExitCode::FAILURE;
+            }
+        };
+        if json {
+            let values: serde_json::Map<String, serde_json::Value> = mahjong::rules::options::CATALOGUE
+                .iter()
+                .filter_map(|spec| options.get(spec.name).ok().map(|v| (spec.name.to_string(), serde_json::json!(v))))
+                .collect();
+            listed.push(serde_json::json!({"name": p.name, "description": p.description, "options": values}));
+        } else {
+            println!("Preset {}", p.name);
+            println!("# {}", p.description);
+            println!("# every option not listed keeps mj-server's default (`presets --json` lists them all)");
+            print!("{}", options.to_option_file(true));
+            println!();
+        }
+    }
+    if json {
+        match serde_json::to_string_pretty(&listed) {
+            Ok(text) => println!("{text}"),
+            Err(e) => {
+                eprintln!("cannot print the presets: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    }
+    ExitCode::SUCCESS
 }

@@ -678,15 +678,19 @@ pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
     text.push(' ');
     pad_num(&mut text, tally.points, 3);
     text.push('\n');
+    let points = rounded_points(opts, tally.points);
+    if points != tally.points {
+        pad_right(&mut text, "rounded pts", 11);
+        text.push(' ');
+        pad_num(&mut text, points, 3);
+        text.push('\n');
+    }
     text.push_str(&tally.double_lines);
     pad_right(&mut text, "total dbls", 12);
     text.push(' ');
     pad_num(&mut text, tally.doubles, 2);
     text.push('\n');
-    let mut score = tally.points;
-    for _ in 0..tally.doubles {
-        score = (score * 2).min(HARD_CAP);
-    }
+    let mut score = doubled(points, tally.doubles);
     if !opts.no_limit && score > limit {
         pad_right(&mut text, "score:", 9);
         text.push(' ');
@@ -709,6 +713,20 @@ pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
     text.push(' ');
     pad_num(&mut text, score, 5);
     HandScore { score, text, realised_danger: danger }
+}
+
+/// A hand's basic points after `RoundBeforeDoubles` (to ten, seeds 000 and 003).
+pub fn rounded_points(options: &GameOptions, points: i64) -> i64 {
+    super::options::round_to(points, 10, options.round_before_doubles, options.round_six_up)
+}
+
+/// `points` doubled `doubles` times, capped at mj-server's hard limit on any score.
+pub fn doubled(points: i64, doubles: i64) -> i64 {
+    let mut score = points.min(HARD_CAP);
+    for _ in 0..doubles {
+        score = (score * 2).min(HARD_CAP);
+    }
+    score
 }
 
 /// Nine Gates: the hand before the winning tile was 1112345678999 of the

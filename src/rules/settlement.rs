@@ -174,8 +174,11 @@ pub fn settle(input: &SettlementInput<'_>) -> Settlement {
         ledger.lines.push(String::new());
     }
     for &w in input.winners {
+        // Each winner is paid as if it had won alone (seed 002): by all three
+        // others, another winner included.
+        let others: Vec<Wind> = Wind::ALL.into_iter().filter(|&s| s != w).collect();
         let mut shares = Vec::with_capacity(3);
-        for &loser in &losers {
+        for &loser in &others {
             let mut amount = scores[w.index()] * east_double(loser, w);
             // Singaporean style: the discarder pays double; on a win not from a
             // discard (wall, loose tile, robbed kong) everybody does.
@@ -206,7 +209,7 @@ pub fn settle(input: &SettlementInput<'_>) -> Settlement {
                 ledger.pay(s.payer, w, s.amount, PaymentKind::Winner, others);
             }
         }
-        dealer_bonus(input, w, &losers, &mut ledger);
+        dealer_bonus(input, w, &others, &mut ledger);
         ledger.balance_line(w);
     }
 
