@@ -282,7 +282,7 @@ impl Driver {
         let events = self
             .game
             .as_mut()
-            .map(|g| g.apply(Command::StartHand { wall: WallSource::Tiles(wall) }))
+            .map(|g| g.apply(Command::StartHand { dice: None, wall: WallSource::Tiles(wall) }))
             .transpose()
             .map_err(|e| ReplayError::Setup(format!("line {line}: cannot deal: {e}")))?
             .unwrap_or_default();

@@ -255,7 +255,7 @@ pub fn play_game_capped(
         record.steps += 1;
         let hand_in_progress = game.hand_in_progress();
         let Some(hand) = game.hand().filter(|_| hand_in_progress) else {
-            let command = Command::StartHand { wall: WallSource::Shuffled { seed: walls.next_u64() } };
+            let command = Command::StartHand { dice: None, wall: WallSource::Shuffled { seed: walls.next_u64() } };
             let events = game.apply(command.clone()).map_err(|e| fail(game.hands_started() + 1, Problem::Deal(e)))?;
             check(&game, &command, &events).map_err(|p| fail(game.hands_started(), p))?;
             continue;

@@ -52,7 +52,7 @@ fn options() -> GameOptions {
 
 fn start(options: GameOptions, wall: Vec<Tile>) -> Game {
     let mut g = Game::new(options);
-    g.apply(Command::StartHand { wall: WallSource::Tiles(wall) }).unwrap();
+    g.apply(Command::StartHand { dice: None, wall: WallSource::Tiles(wall) }).unwrap();
     for p in PlayerId::ALL {
         g.apply(act(p.0, Action::FinishDeclaring)).unwrap();
     }
@@ -276,13 +276,13 @@ fn refusals_are_specific_and_change_nothing() {
     let w = wall(["1C 4C 7C 1D 4D 7D 2B 5B 8B 3C 6C 9D 8D", FILLER_S, FILLER_W, FILLER_N], "5B", "", "", false);
     let mut g = Game::new(options());
     let before = g.clone();
-    let err = g.apply(Command::StartHand { wall: WallSource::Tiles(tiles("1B 2B")) }).unwrap_err();
+    let err = g.apply(Command::StartHand { dice: None, wall: WallSource::Tiles(tiles("1B 2B")) }).unwrap_err();
     assert!(err.to_string().contains("2 tiles given"), "{err}");
     assert!(g == before);
     assert_eq!(g.apply(Command::ClaimTimeout).unwrap_err(), GameError::NoHand);
-    g.apply(Command::StartHand { wall: WallSource::Tiles(w) }).unwrap();
+    g.apply(Command::StartHand { dice: None, wall: WallSource::Tiles(w) }).unwrap();
     assert_eq!(
-        g.apply(Command::StartHand { wall: WallSource::Shuffled { seed: 1 } }).unwrap_err(),
+        g.apply(Command::StartHand { dice: None, wall: WallSource::Shuffled { seed: 1 } }).unwrap_err(),
         GameError::HandInProgress
     );
     refused(&mut g, 1, Action::FinishDeclaring, "not your turn to declare");

@@ -231,7 +231,7 @@ fn play_random_game(seed: u64, variant: u8, max_steps: usize) -> Result<Stats, T
         }
         if !game.hand_in_progress() {
             let wall = WallSource::Shuffled { seed: rng.r#gen() };
-            attempt(&mut game, Command::StartHand { wall }, &mut revealing, &mut stats)?;
+            attempt(&mut game, Command::StartHand { wall, dice: None }, &mut revealing, &mut stats)?;
             continue;
         }
         if rng.gen_bool(0.01) {
@@ -291,7 +291,7 @@ proptest! {
         let mut seen = Vec::new();
         for w in [wall, other_wall] {
             let mut g = Game::new(options.clone());
-            let mut events = g.apply(Command::StartHand { wall: WallSource::Tiles(w) }).unwrap();
+            let mut events = g.apply(Command::StartHand { dice: None, wall: WallSource::Tiles(w) }).unwrap();
             for p in PlayerId::ALL {
                 events.extend(g.apply(Command::Act { player: p, action: Action::FinishDeclaring }).unwrap());
             }

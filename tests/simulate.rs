@@ -130,7 +130,8 @@ fn robots_deciding_from_views_alone_always_move_legally() {
             steps += 1;
             assert!(steps < 100_000, "game {g} does not end");
             if !game.hand_in_progress() {
-                game.apply(Command::StartHand { wall: WallSource::Shuffled { seed: walls.next_u64() } }).unwrap();
+                game.apply(Command::StartHand { dice: None, wall: WallSource::Shuffled { seed: walls.next_u64() } })
+                    .unwrap();
                 continue;
             }
             let hand = game.hand().unwrap();
@@ -172,7 +173,8 @@ fn the_robot_sees_only_what_its_seat_may_see() {
         let mut game = Game::new(options.clone());
         while !game.is_over() {
             if !game.hand_in_progress() {
-                game.apply(Command::StartHand { wall: WallSource::Shuffled { seed: walls.next_u64() } }).unwrap();
+                game.apply(Command::StartHand { dice: None, wall: WallSource::Shuffled { seed: walls.next_u64() } })
+                    .unwrap();
                 continue;
             }
             let hand = game.hand().unwrap();
@@ -198,7 +200,7 @@ fn the_robot_sees_only_what_its_seat_may_see() {
         swapped.swap(49, 50);
         let mut games = [tiles, swapped].map(|wall| {
             let mut game = Game::new(options.clone());
-            game.apply(Command::StartHand { wall: WallSource::Tiles(wall) }).unwrap();
+            game.apply(Command::StartHand { dice: None, wall: WallSource::Tiles(wall) }).unwrap();
             game
         });
         let mover = |game: &Game| {

@@ -509,7 +509,7 @@ mod tests {
         mut script: impl FnMut(PlayerId, Decision) -> Option<Action>,
     ) -> (Game, Vec<(PlayerId, Action)>) {
         let mut game = Game::new(options.clone());
-        game.apply(Command::StartHand { wall: WallSource::Tiles(wall) }).unwrap();
+        game.apply(Command::StartHand { dice: None, wall: WallSource::Tiles(wall) }).unwrap();
         let robot = Robot::new(Strategy::default(), options.clone());
         let mut log = Vec::new();
         while game.hand_in_progress() {
@@ -641,6 +641,7 @@ mod tests {
         let east = "1F 2B 3B 4C 5C 6C 7D 8D 9D EW EW EW RD RD";
         let mut game = Game::new(opts.clone());
         game.apply(Command::StartHand {
+            dice: None,
             wall: WallSource::Tiles(wall([east, FILLER[0], FILLER[1], FILLER[2]], "", true)),
         })
         .unwrap();

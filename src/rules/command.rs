@@ -162,6 +162,11 @@ pub enum Command {
     StartHand {
         /// The wall to deal from.
         wall: WallSource,
+        /// The dice thrown for the hand, each 1-6. When `None` they are
+        /// thrown from the shuffle's seed; an explicit wall without dice
+        /// throws no double.
+        #[serde(default)]
+        dice: Option<[u8; 2]>,
     },
     /// The claim window has timed out: everyone who has not answered passes.
     ClaimTimeout,
@@ -192,6 +197,9 @@ pub enum GameError {
     /// The wall is not usable.
     #[error("bad wall: {0}")]
     Wall(String),
+    /// A die shows something other than 1-6.
+    #[error("bad dice: {0} and {1}; each die shows 1 to 6")]
+    Dice(u8, u8),
     /// A claim or pass names a discard that is not the current one.
     #[error("discard {given} is not the current one (the current discard is {current})")]
     StaleDiscard {

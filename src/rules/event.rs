@@ -58,6 +58,10 @@ pub enum Event {
         round: Wind,
         /// True if this hand starts a new round.
         new_round: bool,
+        /// Which of the dealer's extra hands this is (0: the deal has just passed).
+        extra_hands: u32,
+        /// The dice thrown for the hand, if known.
+        dice: Option<[u8; 2]>,
     },
     /// A player drew a tile (during the deal, from the live wall, or a loose tile).
     Drew {

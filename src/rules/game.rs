@@ -23,6 +23,9 @@ pub struct Game {
     east: PlayerId,
     /// East's wins in the current unbroken run (washouts neither count nor break it).
     east_wins: u32,
+    /// Hands dealt since the deal last passed: the next hand is the dealer's
+    /// `extra_hands`-th extra hand (seed 002).
+    extra_hands: u32,
     completed_rounds: u32,
     /// The next hand starts a new round.
     new_round: bool,
@@ -43,6 +46,7 @@ impl Game {
             round: Wind::East,
             east: PlayerId(0),
             east_wins: 0,
+            extra_hands: 0,
             completed_rounds: 0,
             new_round: false,
             hands_started: 0,
@@ -79,6 +83,12 @@ impl Game {
         self.east
     }
 
+    /// Which of the dealer's extra hands the current (or next) hand is; 0
+    /// when the deal has just passed.
+    pub fn extra_hands(&self) -> u32 {
+        self.extra_hands
+    }
+
     /// Number of hands dealt so far.
     pub fn hands_started(&self) -> u32 {
         self.hands_started
@@ -104,7 +114,7 @@ impl Game {
     pub fn apply(&mut self, command: Command) -> Result<Vec<Emitted>, GameError> {
         let mut out = Vec::new();
         match command {
-            Command::StartHand { wall } => self.start_hand(wall, &mut out)?,
+            Command::StartHand { wall, dice } => self.start_hand(wall, dice, &mut out)?,
             Command::ClaimTimeout => {
                 let (hand, mut ctx) = self.playing(&mut out)?;
                 hand.claim_timeout(&mut ctx)?;
@@ -134,17 +144,29 @@ impl Game {
         }
     }
 
-    fn start_hand(&mut self, source: WallSource, out: &mut Vec<Emitted>) -> Result<(), GameError> {
+    fn start_hand(
+        &mut self,
+        source: WallSource,
+        dice: Option<[u8; 2]>,
+        out: &mut Vec<Emitted>,
+    ) -> Result<(), GameError> {
         if self.over {
             return Err(GameError::GameOver);
         }
         if self.hand_in_progress() {
             return Err(GameError::HandInProgress);
         }
-        let wall = match source {
-            WallSource::Shuffled { seed } => Wall::shuffled(&self.options, seed),
+        if let Some([a, b]) = dice
+            && !((1..=6).contains(&a) && (1..=6).contains(&b))
+        {
+            return Err(GameError::Dice(a, b));
+        }
+        let (wall, dice) = match source {
+            WallSource::Shuffled { seed } => {
+                (Wall::shuffled(&self.options, seed), dice.or_else(|| Some(dice_from_seed(seed))))
+            }
             WallSource::Tiles(tiles) => {
-                Wall::from_tiles(tiles, &self.options).map_err(|e| GameError::Wall(e.to_string()))?
+                (Wall::from_tiles(tiles, &self.options).map_err(|e| GameError::Wall(e.to_string()))?, dice)
             }
         };
         self.hands_started += 1;
@@ -155,11 +177,16 @@ impl Game {
                 east: self.east,
                 round: self.round,
                 new_round: self.new_round,
+                extra_hands: self.extra_hands,
+                dice,
             },
         });
         self.new_round = false;
         let mut ctx = Ctx { options: &self.options, no_special_scores: self.no_special_scores, out };
-        self.hand = Some(Hand::deal(self.hands_started, self.east, self.round, self.east_wins, wall, &mut ctx));
+        let mut hand = Hand::deal(self.hands_started, self.east, self.round, self.east_wins, wall, &mut ctx);
+        hand.extra_hands = self.extra_hands;
+        hand.dice = dice;
+        self.hand = Some(hand);
         Ok(())
     }
 
@@ -170,46 +197,66 @@ impl Game {
         if hand.phase() != Phase::Finished || self.accounted == hand.number {
             return;
         }
-        let Some(Outcome::Won { winner, settlement }) = hand.outcome().cloned() else {
-            self.accounted = self.hands_started;
-            return; // a wash-out changes nothing: East deals again
-        };
-        let mut deltas = [0i64; 4];
-        for seat in Wind::ALL {
-            let p = hand.player_at(seat);
-            deltas[p.index()] = settlement.deltas[seat.index()];
-            self.scores[p.index()] += deltas[p.index()];
-        }
-        out.push(Emitted {
-            to: super::event::Audience::Everyone,
-            event: Event::Settled { settlement, deltas, scores: self.scores },
-        });
-        if winner == Wind::East {
-            self.east_wins += 1;
-        }
-        let deal_passes = winner != Wind::East || self.east_wins == 13;
-        if deal_passes {
-            let next_east = PlayerId(((self.east.index() + 1) % 4) as u8);
-            if next_east == PlayerId(0) {
-                if self.completed_rounds + 1 >= self.options.num_rounds {
-                    self.over = true;
-                    out.push(Emitted {
-                        to: super::event::Audience::Everyone,
-                        event: Event::GameOver { scores: self.scores },
-                    });
-                } else {
-                    self.completed_rounds += 1;
-                    self.round = self.round.next();
-                    self.new_round = true;
+        let deal_passes = match hand.outcome().cloned() {
+            Some(Outcome::Won { winner, settlement }) => {
+                let mut deltas = [0i64; 4];
+                for seat in Wind::ALL {
+                    let p = hand.player_at(seat);
+                    deltas[p.index()] = settlement.deltas[seat.index()];
+                    self.scores[p.index()] += deltas[p.index()];
                 }
+                out.push(Emitted {
+                    to: super::event::Audience::Everyone,
+                    event: Event::Settled { settlement, deltas, scores: self.scores },
+                });
+                if winner == Wind::East {
+                    self.east_wins += 1;
+                }
+                winner != Wind::East || self.options.deal_passes_on_east_win || self.east_wins == 13
             }
-            if !self.over {
-                self.east = next_east;
-                self.east_wins = 0;
-            }
+            // A wash-out changes no score; by default East deals again.
+            _ => self.options.deal_passes_on_washout,
+        };
+        if deal_passes {
+            self.pass_deal(out);
+        } else {
+            self.extra_hands += 1;
         }
         self.accounted = self.hands_started;
     }
+}
+
+impl Game {
+    /// The deal passes to the next player; after the last player of the
+    /// last round the game ends.
+    fn pass_deal(&mut self, out: &mut Vec<Emitted>) {
+        self.extra_hands = 0;
+        let next_east = PlayerId(((self.east.index() + 1) % 4) as u8);
+        if next_east == PlayerId(0) {
+            if self.completed_rounds + 1 >= self.options.num_rounds {
+                self.over = true;
+                out.push(Emitted {
+                    to: super::event::Audience::Everyone,
+                    event: Event::GameOver { scores: self.scores },
+                });
+                return;
+            }
+            self.completed_rounds += 1;
+            self.round = self.round.next();
+            self.new_round = true;
+        }
+        self.east = next_east;
+        self.east_wins = 0;
+    }
+}
+
+/// The dice of a shuffled wall, thrown from its seed so that the same seed
+/// always gives the same hand.
+fn dice_from_seed(seed: u64) -> [u8; 2] {
+    use rand::{Rng, SeedableRng};
+    // A different stream from the shuffle's, so the dice do not echo the wall.
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x0D1C_E0D1_CE0D_1CE0);
+    [rng.gen_range(1..=6), rng.gen_range(1..=6)]
 }
 
 fn act(hand: &mut Hand, seat: Wind, action: Action, ctx: &mut Ctx<'_>) -> Result<(), GameError> {

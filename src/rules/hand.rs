@@ -84,6 +84,11 @@ pub struct Hand {
     pub round: Wind,
     /// East's wins in an unbroken run before this hand.
     pub east_wins_before: u32,
+    /// Which of the dealer's extra hands this is (0: the deal has just
+    /// passed). Sets the dealer bonus (seed 002).
+    pub extra_hands: u32,
+    /// The dice thrown for this hand, if known.
+    pub dice: Option<[u8; 2]>,
     pub(crate) wall: Wall,
     /// The players' tiles, indexed by seat (East, South, West, North).
     pub(crate) seats: [PlayerHand; 4],
@@ -156,6 +161,8 @@ impl Hand {
             east,
             round,
             east_wins_before,
+            extra_hands: 0,
+            dice: None,
             wall,
             seats: std::array::from_fn(|_| PlayerHand::new()),
             phase: Phase::Declaring,
@@ -214,6 +221,11 @@ impl Hand {
     /// The seat of `player`.
     pub fn seat_of(&self, player: PlayerId) -> Wind {
         Wind::from_index(player.index() + 4 - self.east.index())
+    }
+
+    /// The dice threw a double (which doubles every score with `DoubleDice`).
+    pub fn double_dice(&self) -> bool {
+        self.dice.is_some_and(|[a, b]| a == b)
     }
 
     /// The phase of the hand.
@@ -1034,8 +1046,8 @@ impl Hand {
             discarder: self.supplier.filter(|_| matches!(self.whence, Whence::Discard | Whence::RobbedKong)),
             robbed_kong: self.whence == Whence::RobbedKong,
             cannon,
-            extra_hands: 0,
-            double_dice: false,
+            extra_hands: self.extra_hands,
+            double_dice: self.double_dice(),
         });
         self.phase = Phase::Finished;
         self.outcome = Some(Outcome::Won { winner: w, settlement });

@@ -41,6 +41,10 @@ pub struct TableView {
 pub struct HandView {
     /// 1-based hand number.
     pub number: u32,
+    /// Which of the dealer's extra hands this is (0: the deal has just passed).
+    pub extra_hands: u32,
+    /// The dice thrown for the hand, if known.
+    pub dice: Option<[u8; 2]>,
     /// The phase of the hand.
     pub phase: Phase,
     /// The player who is East.
@@ -195,6 +199,8 @@ fn hand_view(h: &Hand, viewer: Option<PlayerId>, show_on_washout: bool) -> HandV
     let drawn = h.last_drawn().filter(|&(seat, _)| my_turn && Some(seat) == my_seat).map(|(_, t)| t);
     HandView {
         number: h.number,
+        extra_hands: h.extra_hands,
+        dice: h.dice,
         phase: h.phase(),
         east: h.east,
         to_act: h.player_at(h.to_act()),
