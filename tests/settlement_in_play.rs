@@ -349,3 +349,124 @@ fn the_deal_passes_as_the_options_say() {
     // Robots claim a lot, so wash-outs are rare; the counter is still checked after each one that happens.
     let _ = washouts;
 }
+
+#[test]
+fn several_winners_on_one_discard_each_declare_and_are_paid_as_if_alone() {
+    // West also waits on 2C (a chow 2C-3C-4C).
+    let west = "3B 3B 3B 6B 6B 6B 9B 9B 9B 5D 5D 3C 4C";
+    let play = |options: GameOptions| {
+        let mut g = Game::new(options);
+        let w = wall([EAST, SOUTH, west, NORTH], "NW", "9C 9C 9C 2C");
+        g.apply(Command::StartHand { wall: WallSource::Tiles(w), dice: None }).unwrap();
+        for p in 0..4 {
+            act(&mut g, p, Action::FinishDeclaring);
+        }
+        act(&mut g, 0, Action::Discard { tile: t("NW"), calling: false });
+        pass_all(&mut g);
+        for p in 1..4 {
+            act(&mut g, p, Action::Discard { tile: t("9C"), calling: false });
+            pass_all(&mut g);
+        }
+        act(&mut g, 0, Action::Discard { tile: t("2C"), calling: false });
+        let serial = g.hand().unwrap().serial();
+        act(&mut g, 1, Action::Claim { discard: serial, claim: Claim::MahJong });
+        act(&mut g, 2, Action::Claim { discard: serial, claim: Claim::MahJong });
+        act(&mut g, 3, Action::Pass { discard: serial });
+        g
+    };
+    let mut options = settlement_options("chinese-classical");
+    options.multiple_winners = true;
+    let mut g = play(options.clone());
+    assert_eq!(g.hand().unwrap().winners(), [Wind::South, Wind::West]);
+    // West waits for South to declare first.
+    assert_eq!(g.view(Some(PlayerId(2))).hand.unwrap().my_decision, None);
+    let before = g.clone();
+    let e = g.apply(Command::Act { player: PlayerId(2), action: Action::ShowTiles }).unwrap_err();
+    assert!(e.to_string().contains("you went out too"), "{e}");
+    let e =
+        g.apply(Command::Act { player: PlayerId(2), action: Action::FormClosedSet { set: ClosedSet::Pair(t("5D")) } });
+    assert!(e.unwrap_err().to_string().contains("you went out too"));
+    assert!(g == before, "refusals change nothing");
+    act(&mut g, 1, Action::UseDiscard { use_as: DiscardUse::Pung });
+    for set in [ClosedSet::Pung(t("1B")), ClosedSet::Chow(t("4C")), ClosedSet::Chow(t("7D")), ClosedSet::Pair(t("GD"))]
+    {
+        act(&mut g, 1, Action::FormClosedSet { set });
+    }
+    // Now West places the same discard in its own hand.
+    assert_eq!(g.view(Some(PlayerId(2))).hand.unwrap().my_decision, Some(Decision::UseDiscard));
+    mahjong::rules::invariants::check(&g).unwrap();
+    act(&mut g, 2, Action::UseDiscard { use_as: DiscardUse::Chow(Some(ChowPosition::Lower)) });
+    for set in [ClosedSet::Pung(t("3B")), ClosedSet::Pung(t("6B")), ClosedSet::Pung(t("9B")), ClosedSet::Pair(t("5D"))]
+    {
+        act(&mut g, 2, Action::FormClosedSet { set });
+    }
+    let mut events = Vec::new();
+    for p in [0, 3] {
+        events.extend(act(&mut g, p, Action::ShowTiles));
+    }
+    mahjong::rules::invariants::check(&g).unwrap();
+    let (settlement, scores) = events
+        .iter()
+        .find_map(|e| match e {
+            Event::Settled { settlement, .. } => Some(settlement.clone()),
+            _ => None,
+        })
+        .map(|s| {
+            let scores: [i64; 4] =
+                std::array::from_fn(|i| g.hand().unwrap().hand_score(Wind::from_index(i)).unwrap().score);
+            (s, scores)
+        })
+        .expect("settled");
+    let request: SettleRequest = serde_json::from_value(json!({
+        "options": {"MultipleWinners": true, "Flowers": false}, "east": 0, "winner": [1, 2], "discarder": 0,
+        "scores": scores,
+    }))
+    .unwrap();
+    assert_eq!(settlement.deltas, calculate(&request).unwrap().net);
+    let v = g.view(None).hand.unwrap();
+    assert!(
+        matches!(v.outcome, Some(view::HandOutcome::Won { ref winners, .. }) if winners == &[PlayerId(1), PlayerId(2)])
+    );
+
+    // Without the option, the first in turn after the discarder wins alone.
+    let g = play(settlement_options("chinese-classical"));
+    assert_eq!(g.hand().unwrap().winners(), [Wind::South]);
+}
+
+#[test]
+fn robots_play_with_several_winners_and_the_tiles_add_up() {
+    let options = GameOptions { multiple_winners: true, num_rounds: 1, ..GameOptions::default() };
+    let robot = Robot::new(Strategy::default(), options.clone());
+    let mut shared_wins = 0;
+    for seed in 0..40u64 {
+        let mut walls = ChaCha8Rng::seed_from_u64(seed);
+        let mut game = Game::new(options.clone());
+        while !game.is_over() {
+            if !game.hand_in_progress() {
+                let wall = WallSource::Shuffled { seed: walls.next_u64() };
+                game.apply(Command::StartHand { wall, dice: None }).unwrap();
+                continue;
+            }
+            let hand = game.hand().unwrap();
+            let p = PlayerId::ALL.into_iter().find(|&p| decision(hand, hand.seat_of(p)).is_some()).unwrap();
+            let action = robot.decide(&game.view(Some(p))).unwrap();
+            if let Err(e) = game.apply(Command::Act { player: p, action: action.clone() }) {
+                panic!("seed {seed}: {action:?} refused: {e}");
+            }
+            mahjong::rules::invariants::check(&game).unwrap();
+            if let Some(hand::Outcome::Won { winners, settlement, .. }) = game.hand().unwrap().outcome()
+                && winners.len() > 1
+                && !game.hand_in_progress()
+                && settlement
+                    .payments
+                    .iter()
+                    .filter(|p| p.kind == mahjong::rules::settlement::PaymentKind::Winner)
+                    .count()
+                    >= 6
+            {
+                shared_wins += 1;
+            }
+        }
+    }
+    assert!(shared_wins > 0, "robots went out together on some discard");
+}

@@ -198,7 +198,7 @@ impl Game {
             return;
         }
         let deal_passes = match hand.outcome().cloned() {
-            Some(Outcome::Won { winner, settlement }) => {
+            Some(Outcome::Won { winners, settlement, .. }) => {
                 let mut deltas = [0i64; 4];
                 for seat in Wind::ALL {
                     let p = hand.player_at(seat);
@@ -209,10 +209,12 @@ impl Game {
                     to: super::event::Audience::Everyone,
                     event: Event::Settled { settlement, deltas, scores: self.scores },
                 });
-                if winner == Wind::East {
+                // East keeps the deal if it went out, alone or with others.
+                let east_won = winners.contains(&Wind::East);
+                if east_won {
                     self.east_wins += 1;
                 }
-                winner != Wind::East || self.options.deal_passes_on_east_win || self.east_wins == 13
+                !east_won || self.options.deal_passes_on_east_win || self.east_wins == 13
             }
             // A wash-out changes no score; by default East deals again.
             _ => self.options.deal_passes_on_washout,

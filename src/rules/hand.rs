@@ -66,8 +66,12 @@ pub enum Outcome {
     WashOut,
     /// A player went Mah-Jong and the hand was settled.
     Won {
-        /// The winner's seat.
+        /// The winner's seat (with several winners, the first in turn after
+        /// the discarder).
         winner: Wind,
+        /// Every winner, `winner` first: more than one only with
+        /// `MultipleWinners`, when several went out on the same discard.
+        winners: Vec<Wind>,
         /// The settlement.
         settlement: Settlement,
     },
@@ -103,6 +107,11 @@ pub struct Hand {
     pub(crate) answers: [Answer; 4],
     pub(crate) chow_pending: bool,
     pub(crate) mj_pending: bool,
+    /// With `MultipleWinners`: everyone who went out on the discard, in turn
+    /// after the discarder. They declare one after the other; `player` is the
+    /// one declaring, `winners[winner_turn]`.
+    pub(crate) winners: Vec<Wind>,
+    pub(crate) winner_turn: usize,
     pub(crate) konging: Option<Konging>,
     pub(crate) kong_made: bool,
     pub(crate) kong_upon_kong: bool,
@@ -174,6 +183,8 @@ impl Hand {
             answers: [Answer::Waiting; 4],
             chow_pending: false,
             mj_pending: false,
+            winners: Vec::new(),
+            winner_turn: 0,
             konging: None,
             kong_made: false,
             kong_upon_kong: false,
@@ -628,14 +639,29 @@ impl Hand {
         };
         let Answer::Claim(claim) = self.answers[s.index()] else { return };
         if !matches!(claim, Claim::Chow(_)) {
+            let also_out = |o: Wind| {
+                claim == Claim::MahJong
+                    && ctx.options.multiple_winners
+                    && self.konging.is_none()
+                    && self.answers[o.index()] == Answer::Claim(Claim::MahJong)
+            };
             for other in Wind::ALL {
-                if other != ds && other != s && self.answers[other.index()] != Answer::NoClaim {
+                if other != ds && other != s && self.answers[other.index()] != Answer::NoClaim && !also_out(other) {
                     let p = self.player_at(other);
                     ctx.only(p, Event::ClaimDenied { player: p, reason: "There was a prior claim".into() });
                 }
             }
         }
         let Some(t) = self.tile else { return };
+        if claim == Claim::MahJong {
+            // Several players may go out on the same discard (not on a robbed
+            // kong), each paid as if alone (seed 002).
+            self.winners = if ctx.options.multiple_winners && self.konging.is_none() {
+                (1..4).map(in_turn).filter(|s| self.answers[s.index()] == Answer::Claim(Claim::MahJong)).collect()
+            } else {
+                vec![s]
+            };
+        }
         match claim {
             Claim::Chow(None) => {
                 self.chow_pending = true;
@@ -730,7 +756,6 @@ impl Hand {
 
     fn grant_mah_jong(&mut self, s: Wind, ctx: &mut Ctx<'_>) {
         self.snapshot(s);
-        let p = self.player_at(s);
         if self.konging.is_none() {
             self.discards.pop();
             self.supplier = Some(self.player);
@@ -739,8 +764,11 @@ impl Hand {
             self.mj_pending = true;
             self.chow_pending = false;
             self.phase = Phase::MahJonging;
-            ctx.all(Event::MahJong { player: p, tile: None });
+            for &w in &self.winners {
+                ctx.all(Event::MahJong { player: self.player_at(w), tile: None });
+            }
         } else {
+            let p = self.player_at(s);
             let Some(t) = self.tile else { return };
             let _ = self.seats[self.player.index()].kong_robbed(t);
             self.phase = Phase::MahJonging;
@@ -841,6 +869,7 @@ impl Hand {
         }
         self.mj_pending = false;
         self.chow_pending = false;
+        self.winners = vec![seat];
         self.phase = Phase::MahJonging;
         ctx.all(Event::MahJong { player: self.player_at(seat), tile: self.tile });
         Ok(())
@@ -942,6 +971,9 @@ impl Hand {
             return Err(illegal("your hand is already declared"));
         }
         let winner = seat == self.player;
+        if !winner && self.winners.contains(&seat) {
+            return Err(illegal("you went out too: wait until the winners before you have declared"));
+        }
         let seven = ctx.options.seven_pairs;
         let p = self.player_at(seat);
         let mut h = current.clone();
@@ -983,6 +1015,9 @@ impl Hand {
         }
         if seat == self.player {
             return Err(illegal("the winner must finish making its sets"));
+        }
+        if self.winners.contains(&seat) {
+            return Err(illegal("you went out too: you will declare your winning hand in turn"));
         }
         let tiles = h.concealed.to_vec();
         self.seats[seat.index()].hand_declared = true;
@@ -1028,21 +1063,34 @@ impl Hand {
         }
         ctx.all(Event::HandScored { player: self.player_at(seat), score: score.clone() });
         self.scores[seat.index()] = Some(score);
+        if winner && self.winner_turn + 1 < self.winners.len() {
+            // The next winner on the same discard places it in its own hand.
+            self.winner_turn += 1;
+            let next = self.winners[self.winner_turn];
+            self.snapshot(next);
+            self.player = next;
+            self.mj_pending = true;
+            self.chow_pending = false;
+        }
         if self.scores.iter().all(Option::is_some) {
             self.settle(ctx);
         }
     }
 
     fn settle(&mut self, ctx: &mut Ctx<'_>) {
-        let w = self.player;
+        let winners = if self.winners.is_empty() { vec![self.player] } else { self.winners.clone() };
+        let w = winners[0];
         let scores = std::array::from_fn(|i| self.scores[i].as_ref().map_or(0, |s| s.score));
         let winner_hand = &self.seats[w.index()];
         let own = winner_hand.danger[w.index()];
-        let cannon = Wind::ALL.into_iter().find(|&i| i != w && winner_hand.danger[i.index()].intersects(own));
+        // A cannon is paid to a single winner (rules-notes: several winners).
+        let cannon = (winners.len() == 1)
+            .then(|| Wind::ALL.into_iter().find(|&i| i != w && winner_hand.danger[i.index()].intersects(own)))
+            .flatten();
         let settlement = settlement::settle(&SettlementInput {
             options: ctx.options,
             scores,
-            winners: &[w],
+            winners: &winners,
             discarder: self.supplier.filter(|_| matches!(self.whence, Whence::Discard | Whence::RobbedKong)),
             robbed_kong: self.whence == Whence::RobbedKong,
             cannon,
@@ -1050,7 +1098,19 @@ impl Hand {
             double_dice: self.double_dice(),
         });
         self.phase = Phase::Finished;
-        self.outcome = Some(Outcome::Won { winner: w, settlement });
+        self.outcome = Some(Outcome::Won { winner: w, winners, settlement });
+    }
+
+    /// How many winners after the first have taken the shared winning
+    /// discard (with `MultipleWinners`): that many copies of it are in play
+    /// beyond the one tile (for the tile-conservation invariant).
+    pub fn shared_discard_copies(&self) -> usize {
+        self.winner_turn
+    }
+
+    /// Everyone who went out this hand, in the order they declare.
+    pub fn winners(&self) -> &[Wind] {
+        &self.winners
     }
 
     fn wash_out(&mut self, ctx: &mut Ctx<'_>) {

@@ -36,6 +36,14 @@ pub fn check(game: &Game) -> Result<(), String> {
     {
         seen.add(t);
     }
+    // Several winners on one discard each count it in their hand.
+    if h.shared_discard_copies() > 0
+        && let Some(t) = h.current_tile()
+    {
+        for _ in 0..h.shared_discard_copies() {
+            seen.remove(t);
+        }
+    }
     let want = TileCounts::full_set(game.options().flowers);
     if let Some(t) = Tile::all_faces().find(|&t| seen.get(t) != want.get(t)) {
         return Err(format!(

@@ -120,8 +120,10 @@ pub enum HandOutcome {
     WashOut,
     /// Won and settled.
     Won {
-        /// The winner.
+        /// The winner (the first, when several went out on one discard).
         winner: PlayerId,
+        /// Every winner, `winner` first.
+        winners: Vec<PlayerId>,
         /// The settlement, by seat.
         settlement: Settlement,
     },
@@ -216,9 +218,11 @@ fn hand_view(h: &Hand, viewer: Option<PlayerId>, show_on_washout: bool) -> HandV
         my_decision: my_seat.and_then(|s| decision(h, s)),
         outcome: h.outcome().map(|o| match o {
             Outcome::WashOut => HandOutcome::WashOut,
-            Outcome::Won { winner, settlement } => {
-                HandOutcome::Won { winner: h.player_at(*winner), settlement: settlement.clone() }
-            }
+            Outcome::Won { winner, winners, settlement } => HandOutcome::Won {
+                winner: h.player_at(*winner),
+                winners: winners.iter().map(|&w| h.player_at(w)).collect(),
+                settlement: settlement.clone(),
+            },
         }),
     }
 }
@@ -240,7 +244,9 @@ pub fn decision(h: &Hand, seat: Wind) -> Option<Decision> {
         }
         Phase::MahJonging => {
             let me = h.seat(seat);
-            if me.hand_declared || h.hand_score(seat).is_some() {
+            // A winner on the same discard as another waits for its turn.
+            let waiting_winner = !acting && h.winners().contains(&seat);
+            if me.hand_declared || h.hand_score(seat).is_some() || waiting_winner {
                 None
             } else if acting && h.chow_position_pending() {
                 Some(Decision::ChooseChowPosition)
