@@ -453,7 +453,7 @@ fn reference_refused(records: &[LogRecord], at: usize) -> bool {
 /// Rebuilds a hand's wall from the tiles drawn: live tiles from the front,
 /// loose tiles from the back, and the tiles never drawn in between.
 fn rebuild_wall(options: &GameOptions, draws: &VecDeque<LoggedDraw>) -> Result<Vec<Tile>, String> {
-    let mut rest = crate::rules::tile::TileCounts::full_set(options.flowers);
+    let mut rest = crate::rules::tile::TileCounts::full_set(options.flowers, options.animals);
     let size = rest.total();
     let live: Vec<Tile> = draws.iter().filter(|d| !d.loose).map(|d| d.tile).collect();
     let loose: Vec<Tile> = draws.iter().filter(|d| d.loose).map(|d| d.tile).collect();

@@ -32,7 +32,7 @@ fn wall(hands: [&str; 4], east_14th: &str, draws: &str, loose: &str, flowers: bo
     front.push(t(east_14th));
     front.extend(tiles(draws));
     let back: Vec<Tile> = tiles(loose);
-    let mut rest = TileCounts::of(Tile::full_set(flowers));
+    let mut rest = TileCounts::of(Tile::full_set(flowers, false));
     for &x in front.iter().chain(&back) {
         assert!(rest.remove(x), "too many {x} in the scenario");
     }
@@ -295,7 +295,7 @@ fn refusals_are_specific_and_change_nothing() {
     refused(&mut g, 0, Action::Discard { tile: t("9B"), calling: false }, "do not hold that tile");
     refused(&mut g, 0, Action::MahJong, "not complete");
     refused(&mut g, 0, Action::DeclareClosedKong { tile: t("1C") }, "four of that tile");
-    refused(&mut g, 0, Action::DeclareBonus { tile: t("1C") }, "only flowers and seasons");
+    refused(&mut g, 0, Action::DeclareBonus { tile: t("1C") }, "only flowers, seasons and animals");
     refused(&mut g, 2, Action::Pass { discard: 0 }, "no discard or kong to claim");
     refused(&mut g, 0, Action::ShowTiles, "only after Mah-Jong");
     ok(&mut g, 0, Action::Discard { tile: t("5B"), calling: false });

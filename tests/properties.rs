@@ -21,12 +21,14 @@ fn options(variant: u8) -> GameOptions {
         1 => o.seven_pairs = true,
         2 => {
             o.flowers = false;
+            o.animals = true;
             o.dead_wall = false;
             o.show_on_washout = true;
         }
         3 => {
             o.dead_wall_16 = true;
             o.flowers_loose = true;
+            o.animals = true;
         }
         4 => {
             o.no_limit = true;
@@ -43,7 +45,7 @@ fn options(variant: u8) -> GameOptions {
 }
 
 fn random_tile(rng: &mut ChaCha8Rng) -> Tile {
-    Tile::from_index(rng.gen_range(0..42)).unwrap()
+    Tile::from_index(rng.gen_range(0..tile::ALL_KINDS)).unwrap()
 }
 
 /// An arbitrary move, often illegal, with a random serial now and then.
@@ -271,7 +273,7 @@ proptest! {
     fn a_player_cannot_tell_deals_apart_by_hidden_tiles(seed in any::<u64>(), who in 0u8..4) {
         let options = GameOptions { flowers: false, ..GameOptions::default() };
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
-        let mut wall = Tile::full_set(false);
+        let mut wall = Tile::full_set(false, false);
         wall.shuffle(&mut rng);
         // Wall positions dealt to seat `who` in the first hand (player = seat).
         let s = who as usize;

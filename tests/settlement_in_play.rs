@@ -36,7 +36,7 @@ fn wall(hands: [&str; 4], east_14th: &str, draws: &str) -> Vec<Tile> {
     }
     front.push(t(east_14th));
     front.extend(tiles(draws));
-    let mut rest = TileCounts::of(Tile::full_set(false));
+    let mut rest = TileCounts::of(Tile::full_set(false, false));
     for &x in &front {
         assert!(rest.remove(x), "too many {x} in the scenario");
     }

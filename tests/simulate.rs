@@ -189,7 +189,7 @@ fn the_robot_sees_only_what_its_seat_may_see() {
     // and do the same.
     let mut compared = 0;
     for seed in 0..20u64 {
-        let mut tiles = Tile::full_set(false);
+        let mut tiles = Tile::full_set(false, false);
         rand::seq::SliceRandom::shuffle(tiles.as_mut_slice(), &mut ChaCha8Rng::seed_from_u64(seed));
         let mut swapped = tiles.clone();
         for r in 0..3 {

@@ -356,7 +356,7 @@ impl Hand {
         }
         self.check_no_kong_pending()?;
         if !t.is_bonus() {
-            return Err(illegal("only flowers and seasons are bonus tiles"));
+            return Err(illegal("only flowers, seasons and animals are bonus tiles"));
         }
         let mut after = self.seats[seat.index()].clone();
         after.declare_bonus(t).map_err(illegal)?;

@@ -44,7 +44,7 @@ pub fn check(game: &Game) -> Result<(), String> {
             seen.remove(t);
         }
     }
-    let want = TileCounts::full_set(game.options().flowers);
+    let want = TileCounts::full_set(game.options().flowers, game.options().animals);
     if let Some(t) = Tile::all_faces().find(|&t| seen.get(t) != want.get(t)) {
         return Err(format!(
             "hand {}: {} copies of {t} are accounted for instead of {}",

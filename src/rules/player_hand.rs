@@ -14,6 +14,8 @@ use super::tileset::{ChowPosition, SetKind, TileSet};
 pub const MAX_CONCEALED: usize = 14;
 /// The most declared sets (seven pairs).
 pub const MAX_SETS: usize = 7;
+/// The most bonus tiles one player can set aside: every flower, season and animal.
+pub const MAX_BONUS: usize = 12;
 
 /// A player's tiles and per-hand flags.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -22,8 +24,8 @@ pub struct PlayerHand {
     pub concealed: ArrayVec<Tile, MAX_CONCEALED>,
     /// Declared sets in the order they were declared.
     pub sets: ArrayVec<TileSet, MAX_SETS>,
-    /// Flowers and seasons set aside.
-    pub bonus: ArrayVec<Tile, 8>,
+    /// Bonus tiles set aside: flowers, seasons and animals.
+    pub bonus: ArrayVec<Tile, MAX_BONUS>,
     /// True until the player's first discard.
     pub no_discard: bool,
     /// The player has declared a calling hand.
@@ -79,14 +81,14 @@ impl PlayerHand {
         self.concealed.try_push(t).map_err(|_| "too many tiles in hand")
     }
 
-    /// Sets aside a flower or season held in the hand.
+    /// Sets aside a flower, season or animal held in the hand.
     pub fn declare_bonus(&mut self, t: Tile) -> Result<(), HandError> {
         if !t.is_bonus() {
-            return Err("only flowers and seasons can be declared as bonus tiles");
+            return Err("only flowers, seasons and animals can be declared as bonus tiles");
         }
         self.need(t, 1).map_err(|_| "you do not hold that bonus tile")?;
+        self.bonus.try_push(t).map_err(|_| "too many bonus tiles")?;
         self.remove(t, 1);
-        self.bonus.push(t);
         Ok(())
     }
 

@@ -464,7 +464,9 @@ pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
         no_score = false;
     }
 
-    let nbonus = hand.bonus.len() as i64;
+    // The 4 points of a bonus tile are for flowers and seasons; animals
+    // score `AnimalScore` instead (seed 003: "each animal gives 1 double").
+    let nbonus = hand.bonus.iter().filter(|t| !t.is_animal()).count() as i64;
     if nbonus > 0 && !input.no_special_scores {
         let mut left = String::with_capacity(12);
         pad_num(&mut left, nbonus, 1);
@@ -528,6 +530,10 @@ pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
         if seasons == 4 {
             tally.score(Label::Text(""), opts.flowers_bouquet, "all four seasons");
         }
+    }
+    // Animals are not "special scores": `--no-special-scores` leaves them be.
+    for name in Tile::animals().filter(|t| hand.bonus.contains(t)).filter_map(Tile::animal_name) {
+        tally.score(Label::Text(""), opts.animal_score, &format!("animal {name}"));
     }
 
     if dragon_sets == 3 {
@@ -708,6 +714,19 @@ pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
             // In a limited game a limit hand's other items are irrelevant.
             text = tally.limit_lines;
         }
+    }
+    // Seed 003: an animal left in the hand when anyone goes out scores 0,
+    // whatever else the hand holds (a complete hand has no room for one).
+    let kept: Vec<&str> =
+        Tile::animals().filter(|t| hand.concealed.contains(t)).filter_map(Tile::animal_name).collect();
+    if !kept.is_empty() {
+        score = 0;
+        pad_right(&mut text, "penalty", 9);
+        text.push(' ');
+        pad_num(&mut text, 0, 5);
+        text.push_str(if kept.len() > 1 { " (animals left in hand: " } else { " (animal left in hand: " });
+        text.push_str(&kept.join(", "));
+        text.push_str(")\n");
     }
     pad_right(&mut text, "SCORE:", 9);
     text.push(' ');

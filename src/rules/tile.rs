@@ -1,18 +1,19 @@
 //! Tiles, suits, winds and dragons, with the two-character codes the reference
 //! programs use on the wire (`1B`..`9B`, `1C`..`9C`, `1D`..`9D`, `EW SW WW NW`,
-//! `RD WD GD`, `1F`..`4F`, `1S`..`4S`).
+//! `RD WD GD`, `1F`..`4F`, `1S`..`4S`), and `1A`..`4A` for the animal tiles of
+//! seed 003, which mj-server does not have (its codes never end in `A`).
 //!
 //! A [`Tile`] is a small index. Its order is the order in which the reference
 //! sorts a hand: bamboo 1-9, characters 1-9, circles 1-9, winds E S W N,
-//! dragons red white green, flowers, seasons. Hand analysis relies on the
-//! numbers of one suit being consecutive indices.
+//! dragons red white green, flowers, seasons; the animals come last. Hand
+//! analysis relies on the numbers of one suit being consecutive indices.
 
 use std::fmt;
 use std::str::FromStr;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-/// The seven kinds of tile: three numbered suits, two kinds of honour and two
+/// The eight kinds of tile: three numbered suits, two kinds of honour and three
 /// kinds of bonus tile.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Suit {
@@ -30,6 +31,8 @@ pub enum Suit {
     Flowers,
     /// Seasons 1-4, one per seat wind.
     Seasons,
+    /// Animals 1-4: Cat, Mouse, Cockerel, Centipede (seed 003, option `Animals`).
+    Animals,
 }
 
 impl Suit {
@@ -102,8 +105,8 @@ pub struct Tile(u8);
 
 /// Number of distinct faces that are not bonus tiles (the 34 "normal" tiles).
 pub const NORMAL_KINDS: usize = 34;
-/// Number of distinct faces including flowers and seasons.
-pub const ALL_KINDS: usize = 42;
+/// Number of distinct faces including flowers, seasons and animals.
+pub const ALL_KINDS: usize = 46;
 
 const BAMBOO: u8 = 0;
 const CHARACTERS: u8 = 9;
@@ -112,6 +115,10 @@ const WINDS: u8 = 27;
 const DRAGONS: u8 = 31;
 const FLOWERS: u8 = 34;
 const SEASONS: u8 = 38;
+const ANIMALS: u8 = 42;
+
+/// The animals' names, in tile order (`1A` is the Cat).
+const ANIMAL_NAMES: [&str; 4] = ["Cat", "Mouse", "Cockerel", "Centipede"];
 
 impl Tile {
     /// Red dragon.
@@ -121,12 +128,12 @@ impl Tile {
     /// Green dragon.
     pub const GREEN: Tile = Tile(DRAGONS + 2);
 
-    /// The tile with the given index (0..42); `None` outside that range.
+    /// The tile with the given index (0..46); `None` outside that range.
     pub fn from_index(i: usize) -> Option<Tile> {
         (i < ALL_KINDS).then_some(Tile(i as u8))
     }
 
-    /// The dense index of this tile: 0..34 for normal tiles, 34..42 for bonus tiles.
+    /// The dense index of this tile: 0..34 for normal tiles, 34..46 for bonus tiles.
     pub fn index(self) -> usize {
         self.0 as usize
     }
@@ -160,6 +167,11 @@ impl Tile {
         Tile(SEASONS + w as u8)
     }
 
+    /// The animal tiles, Cat, Mouse, Cockerel and Centipede, in order.
+    pub fn animals() -> impl Iterator<Item = Tile> {
+        (ANIMALS..ANIMALS + 4).map(Tile)
+    }
+
     /// The suit of this tile.
     pub fn suit(self) -> Suit {
         match self.0 {
@@ -169,12 +181,13 @@ impl Tile {
             27..=30 => Suit::Winds,
             31..=33 => Suit::Dragons,
             34..=37 => Suit::Flowers,
-            _ => Suit::Seasons,
+            38..=41 => Suit::Seasons,
+            _ => Suit::Animals,
         }
     }
 
     /// The face value: 1-9 for numbered tiles, 1-4 for winds (E S W N),
-    /// flowers and seasons, 1-3 for dragons (red white green).
+    /// flowers, seasons and animals, 1-3 for dragons (red white green).
     pub fn value(self) -> u8 {
         let base = match self.suit() {
             Suit::Bamboo => BAMBOO,
@@ -184,6 +197,7 @@ impl Tile {
             Suit::Dragons => DRAGONS,
             Suit::Flowers => FLOWERS,
             Suit::Seasons => SEASONS,
+            Suit::Animals => ANIMALS,
         };
         self.0 - base + 1
     }
@@ -212,9 +226,17 @@ impl Tile {
     pub fn is_honour(self) -> bool {
         (WINDS..FLOWERS).contains(&self.0)
     }
-    /// True for flowers and seasons (bonus tiles).
+    /// True for bonus tiles: flowers, seasons and animals.
     pub fn is_bonus(self) -> bool {
         self.0 >= FLOWERS
+    }
+    /// True for the animal tiles.
+    pub fn is_animal(self) -> bool {
+        self.0 >= ANIMALS
+    }
+    /// The name of an animal tile (`Cat`, `Mouse`, `Cockerel`, `Centipede`).
+    pub fn animal_name(self) -> Option<&'static str> {
+        self.0.checked_sub(ANIMALS).and_then(|i| ANIMAL_NAMES.get(i as usize)).copied()
     }
     /// True for the 1 and 9 of a numbered suit.
     pub fn is_terminal(self) -> bool {
@@ -265,20 +287,25 @@ impl Tile {
             "1C", "2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C", //
             "1D", "2D", "3D", "4D", "5D", "6D", "7D", "8D", "9D", //
             "EW", "SW", "WW", "NW", "RD", "WD", "GD", //
-            "1F", "2F", "3F", "4F", "1S", "2S", "3S", "4S",
+            "1F", "2F", "3F", "4F", "1S", "2S", "3S", "4S", //
+            "1A", "2A", "3A", "4A",
         ];
         CODES[self.index()]
     }
 
-    /// The full set of tiles in one wall: four of each normal face, and with
-    /// `flowers` one of each flower and season (144 tiles, else 136).
-    pub fn full_set(flowers: bool) -> Vec<Tile> {
-        let mut tiles = Vec::with_capacity(144);
+    /// The full set of tiles in one wall: four of each normal face, with
+    /// `flowers` one of each flower and season, and with `animals` one of
+    /// each animal (136 tiles, plus 8 and 4).
+    pub fn full_set(flowers: bool, animals: bool) -> Vec<Tile> {
+        let mut tiles = Vec::with_capacity(148);
         for t in Tile::normal_faces() {
             tiles.extend([t; 4]);
         }
         if flowers {
-            tiles.extend((FLOWERS..SEASONS + 4).map(Tile));
+            tiles.extend((FLOWERS..ANIMALS).map(Tile));
+        }
+        if animals {
+            tiles.extend(Tile::animals());
         }
         tiles
     }
@@ -286,7 +313,7 @@ impl Tile {
 
 /// The error for a string that is not a tile code.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("'{0}' is not a tile code (expected e.g. 1B, 9C, 5D, EW, RD, 1F, 4S)")]
+#[error("'{0}' is not a tile code (expected e.g. 1B, 9C, 5D, EW, RD, 1F, 4S, 1A)")]
 pub struct BadTileCode(pub String);
 
 impl FromStr for Tile {
@@ -319,6 +346,7 @@ impl FromStr for Tile {
             },
             b'F' => digit(1, 4).map(|v| Tile(FLOWERS + v - 1)),
             b'S' => digit(1, 4).map(|v| Tile(SEASONS + v - 1)),
+            b'A' => digit(1, 4).map(|v| Tile(ANIMALS + v - 1)),
             _ => None,
         };
         tile.ok_or_else(bad)
@@ -375,12 +403,17 @@ impl TileCounts {
         }
         c
     }
-    /// The counts of a whole tile set: four of each normal face, and with
-    /// `flowers` one of each flower and season.
-    pub fn full_set(flowers: bool) -> TileCounts {
+    /// The counts of a whole tile set: four of each normal face, with
+    /// `flowers` one of each flower and season, and with `animals` one of
+    /// each animal.
+    pub fn full_set(flowers: bool, animals: bool) -> TileCounts {
         let mut c = TileCounts::default();
         for t in Tile::all_faces() {
-            c.0[t.index()] = if t.is_bonus() { flowers as u8 } else { 4 };
+            c.0[t.index()] = match t {
+                t if t.is_animal() => animals as u8,
+                t if t.is_bonus() => flowers as u8,
+                _ => 4,
+            };
         }
         c
     }
@@ -417,12 +450,12 @@ mod tests {
         for t in Tile::all_faces() {
             assert_eq!(t.code().parse::<Tile>().unwrap(), t);
         }
-        assert_eq!(Tile::all_faces().count(), 42);
+        assert_eq!(Tile::all_faces().count(), 46);
     }
 
     #[test]
     fn bad_codes_are_rejected() {
-        for s in ["", "0B", "XD", "5F", "0S", "1", "1BB", "ew", "--", "XX"] {
+        for s in ["", "0B", "XD", "5F", "0S", "0A", "5A", "1a", "1", "1BB", "ew", "--", "XX"] {
             assert!(s.parse::<Tile>().is_err(), "{s} parsed");
         }
     }
@@ -442,20 +475,35 @@ mod tests {
         assert_eq!(t("8D").up(2), None);
         assert_eq!(t("2C").down(2), None);
         assert_eq!(Tile::thirteen_wonders().count(), 13);
+        let cat = t("1A");
+        assert!(cat.is_bonus() && cat.is_animal() && !cat.is_honour() && !cat.is_major() && !cat.is_green());
+        assert!(!t("4S").is_animal() && !t("RD").is_animal());
+        assert_eq!((cat.suit(), t("4A").value(), cat.wind_of()), (Suit::Animals, 4, None));
+        let names: Vec<_> = Tile::animals().filter_map(Tile::animal_name).collect();
+        assert_eq!(names, ["Cat", "Mouse", "Cockerel", "Centipede"]);
+        assert_eq!(t("1F").animal_name(), None);
     }
 
     #[test]
     fn full_sets() {
-        assert_eq!(Tile::full_set(true).len(), 144);
-        assert_eq!(Tile::full_set(false).len(), 136);
+        let t = |s: &str| s.parse::<Tile>().unwrap();
+        assert_eq!(Tile::full_set(true, false).len(), 144);
+        assert_eq!(Tile::full_set(false, false).len(), 136);
+        assert_eq!(Tile::full_set(true, true).len(), 148);
+        assert_eq!(Tile::full_set(false, true).len(), 140);
         for flowers in [true, false] {
-            assert_eq!(TileCounts::full_set(flowers), TileCounts::of(Tile::full_set(flowers)));
+            for animals in [true, false] {
+                let set = TileCounts::full_set(flowers, animals);
+                assert_eq!(set, TileCounts::of(Tile::full_set(flowers, animals)));
+                assert_eq!(set.get(t("3A")), animals as u8);
+                assert_eq!(set.get(t("3S")), flowers as u8);
+            }
         }
     }
 
     #[test]
     fn order_is_the_reference_sort_order() {
-        let codes: Vec<Tile> = parse_tiles("1B 9B 1C 9C 1D 9D EW SW WW NW RD WD GD 1F 1S").unwrap();
+        let codes: Vec<Tile> = parse_tiles("1B 9B 1C 9C 1D 9D EW SW WW NW RD WD GD 1F 1S 4S 1A 4A").unwrap();
         let mut sorted = codes.clone();
         sorted.sort();
         assert_eq!(codes, sorted);

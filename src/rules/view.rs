@@ -104,7 +104,7 @@ pub struct SeatView {
     pub concealed_count: usize,
     /// Declared sets (concealed kongs included: they are laid on the table).
     pub sets: Vec<TileSet>,
-    /// Flowers and seasons set aside.
+    /// Bonus tiles set aside: flowers, seasons and animals.
     pub bonus: Vec<Tile>,
     /// Declared a calling hand.
     pub calling: bool,

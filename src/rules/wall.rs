@@ -19,8 +19,8 @@ use serde::{Deserialize, Serialize};
 use super::options::GameOptions;
 use super::tile::{BadTileCode, Tile, TileCounts, parse_tiles};
 
-/// The largest wall (with flowers and seasons).
-pub const MAX_WALL: usize = 144;
+/// The largest wall (with flowers, seasons and animals).
+pub const MAX_WALL: usize = 148;
 
 /// A wall of tiles and how far it has been used.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -45,7 +45,7 @@ pub enum WallError {
     /// The wall does not hold exactly the tile set of the game.
     #[error("a wall must hold exactly the {expected} tiles of the game's tile set: {reason}")]
     WrongTiles {
-        /// 144 or 136.
+        /// 136, plus 8 with flowers and seasons, plus 4 with animals.
         expected: usize,
         /// What is wrong.
         reason: String,
@@ -55,16 +55,27 @@ pub enum WallError {
 impl Wall {
     /// A wall shuffled from a seed: the same seed gives the same wall.
     pub fn shuffled(options: &GameOptions, seed: u64) -> Wall {
-        let mut tiles = Tile::full_set(options.flowers);
+        let mut tiles = Tile::full_set(options.flowers, options.animals);
         tiles.shuffle(&mut ChaCha8Rng::seed_from_u64(seed));
         Wall::new(tiles, options)
     }
 
     /// A wall in the given order (mj-server's `--wallfile`), checked to be
-    /// exactly the game's tile set.
+    /// exactly the game's tile set: with animals exactly when the `Animals`
+    /// option is on, with flowers and seasons exactly when `Flowers` is.
     pub fn from_tiles(tiles: Vec<Tile>, options: &GameOptions) -> Result<Wall, WallError> {
-        let want = TileCounts::full_set(options.flowers);
+        let want = TileCounts::full_set(options.flowers, options.animals);
         let expected = want.total();
+        // A tile foreign to the game's set is named first: the likely mistake
+        // is a wall for other options, which the tile count alone would hide.
+        if let Some(&t) = tiles.iter().find(|&&t| want.get(t) == 0) {
+            let why = if t.is_animal() {
+                "animals are in play only with the Animals option"
+            } else {
+                "flowers and seasons are in play only with the Flowers option"
+            };
+            return Err(WallError::WrongTiles { expected, reason: format!("{t} is not in the tile set ({why})") });
+        }
         if tiles.len() != expected {
             return Err(WallError::WrongTiles { expected, reason: format!("{} tiles given", tiles.len()) });
         }
@@ -218,7 +229,7 @@ mod tests {
     #[test]
     fn wall_files_are_checked() {
         let o = GameOptions::default();
-        let text: Vec<&str> = Tile::full_set(true).iter().map(|t| t.code()).collect();
+        let text: Vec<&str> = Tile::full_set(true, false).iter().map(|t| t.code()).collect();
         let w = Wall::from_wall_file(&text.join(" "), &o).unwrap();
         assert_eq!(w.tiles()[0].code(), "1B");
         let e = Wall::from_wall_file(&text[1..].join(" "), &o).unwrap_err();
@@ -228,5 +239,25 @@ mod tests {
         let e = Wall::from_wall_file(&dup.join(" "), &o).unwrap_err();
         assert!(e.to_string().contains("3 copies of 1B"), "{e}");
         assert!(Wall::from_wall_file("1B ZZ", &o).is_err());
+        let mut cat = text.clone();
+        cat[0] = "1A";
+        let e = Wall::from_wall_file(&cat.join(" "), &o).unwrap_err();
+        assert!(e.to_string().contains("1A is not in the tile set (animals are in play only with"), "{e}");
+        let e = Wall::from_wall_file(&text.join(" "), &opts(true, false, false)).unwrap_err();
+        assert!(e.to_string().contains("1F is not in the tile set (flowers and seasons"), "{e}");
+    }
+
+    #[test]
+    fn animals_join_the_wall_with_their_option() {
+        let o = GameOptions { animals: true, ..GameOptions::default() };
+        let w = Wall::shuffled(&o, 3);
+        assert_eq!(w.tiles().len(), MAX_WALL);
+        assert_eq!(w.tiles().iter().filter(|t| t.is_animal()).count(), 4);
+        let text: Vec<&str> = w.tiles().iter().map(|t| t.code()).collect();
+        assert_eq!(Wall::from_wall_file(&text.join(" "), &o).unwrap(), w);
+        let e = Wall::from_wall_file(&text[..147].join(" "), &o).unwrap_err();
+        assert!(e.to_string().contains("exactly the 148 tiles") && e.to_string().contains("147 tiles given"), "{e}");
+        let no_flowers = GameOptions { flowers: false, ..o };
+        assert_eq!(Wall::shuffled(&no_flowers, 3).tiles().len(), 140);
     }
 }
