@@ -18,7 +18,10 @@ fn options(variant: u8) -> GameOptions {
     let mut o = GameOptions { num_rounds: 1, ..GameOptions::default() };
     match variant % 6 {
         0 => {}
-        1 => o.seven_pairs = true,
+        1 => {
+            o.seven_pairs = true;
+            o.tile_swap = true;
+        }
         2 => {
             o.flowers = false;
             o.animals = true;
@@ -53,7 +56,7 @@ fn junk_action(view: &TableView, rng: &mut ChaCha8Rng) -> Action {
     let serial = view.hand.as_ref().and_then(|h| h.claimable).map_or(0, |c| c.discard);
     let serial = if rng.gen_bool(0.5) { serial } else { rng.gen_range(0..200) };
     let position = *ChowPosition::ALL.choose(rng).unwrap();
-    match rng.gen_range(0..15) {
+    match rng.gen_range(0..17) {
         0 => Action::DeclareBonus { tile: random_tile(rng) },
         1 => Action::FinishDeclaring,
         2 => Action::Discard { tile: random_tile(rng), calling: rng.gen_bool(0.3) },
@@ -68,6 +71,8 @@ fn junk_action(view: &TableView, rng: &mut ChaCha8Rng) -> Action {
         11 => Action::FormClosedSet { set: ClosedSet::Pung(random_tile(rng)) },
         12 => Action::ChooseChowPosition { position },
         13 => Action::UseDiscard { use_as: DiscardUse::SpecialSet },
+        14 => Action::ChooseSwap { lots: rng.gen_range(0..5) },
+        15 => Action::PassTile { tile: random_tile(rng) },
         _ => Action::ShowTiles,
     }
 }
@@ -132,6 +137,17 @@ fn sensible_actions(view: &TableView, rng: &mut ChaCha8Rng) -> Vec<Action> {
             uses.shuffle(rng);
             out.extend(uses.into_iter().map(|use_as| Action::UseDiscard { use_as }));
         }
+        Some(Decision::ChooseSwap) => {
+            out.push(Action::ChooseSwap { lots: rng.gen_range(0..=4) });
+            out.extend((0..=3).map(|lots| Action::ChooseSwap { lots }));
+        }
+        Some(Decision::PassTile) => {
+            // Sometimes a bonus tile first, which must be refused.
+            let mut tiles = own.clone();
+            tiles.shuffle(rng);
+            tiles.sort_by_key(|t| !(t.is_bonus() && rng.gen_bool(0.5)));
+            out.extend(tiles.into_iter().map(|tile| Action::PassTile { tile }));
+        }
         Some(Decision::DeclareWinningHand) | Some(Decision::ShowHand) => {
             let mut sets: Vec<ClosedSet> =
                 own.iter().flat_map(|&t| [ClosedSet::Pung(t), ClosedSet::Chow(t), ClosedSet::Pair(t)]).collect();
@@ -157,6 +173,9 @@ fn check_privacy(game: &Game, events: &[Emitted], revealing: &mut bool) -> Resul
             Event::Drew { player, tile: Some(_), .. } => {
                 prop_assert_eq!(e.to, Audience::Only(*player), "a drawn tile is shown to someone else: {:?}", e);
             }
+            Event::TilePassed { player, tile: Some(_), .. } | Event::TileReceived { player, .. } => {
+                prop_assert_eq!(e.to, Audience::Only(*player), "a swapped tile is shown to someone else: {:?}", e);
+            }
             _ => {}
         }
     }
@@ -166,6 +185,10 @@ fn check_privacy(game: &Game, events: &[Emitted], revealing: &mut bool) -> Resul
     for viewer in [None, Some(PlayerId(0)), Some(PlayerId(1)), Some(PlayerId(2)), Some(PlayerId(3))] {
         let v = game.view(viewer);
         let hv = v.hand.as_ref().unwrap();
+        if let Some(s) = hv.swap {
+            let own = viewer.and_then(|p| h.swap().and_then(|s| s.passed_tile(h.seat_of(p))));
+            prop_assert_eq!(s.my_tile, own, "{:?} is shown a tile passed in the swap", viewer);
+        }
         if let Some(t) = hv.drawn {
             let me = viewer.map(|p| h.seat_of(p));
             prop_assert!(me.is_some() && h.last_drawn() == Some((me.unwrap(), t)), "{viewer:?} is shown {t} as drawn");

@@ -18,6 +18,7 @@ use crate::rules::command::{Action, Claim};
 use crate::rules::hand::{Konging, Phase};
 use crate::rules::options::GameOptions;
 use crate::rules::scoring::Whence;
+use crate::rules::swap::MAX_LOTS;
 use crate::rules::tile::{NORMAL_KINDS, Suit, Tile};
 use crate::rules::tileset::{ChowPosition, SetKind, TileSet};
 use crate::rules::view::{Decision, HandView, TableView};
@@ -143,6 +144,9 @@ impl Robot {
             Decision::UseDiscard => declare::use_discard(&ctx.seen, hv.pending_discard, seven),
             Decision::DeclareWinningHand => declare::winning_set(&ctx.seen, seven),
             Decision::ShowHand => declare::loser_set(&ctx.seen),
+            Decision::ChooseSwap => self.choose_swap(&ctx),
+            // The tile passed is the one the robot would discard.
+            Decision::PassTile => Action::PassTile { tile: self.choose_discard(&ctx) },
         })
     }
 
@@ -265,6 +269,17 @@ impl Robot {
         Action::Discard { tile: self.choose_discard(ctx), calling: false }
     }
 
+    /// Decision `ChooseSwap` (East): a dealt Mah-Jong keeps its Heaven's
+    /// Blessing; any other hand swaps every lot it may, since each lot only
+    /// gives away its least useful tile, and a tile received that does not
+    /// help can be discarded in turn.
+    fn choose_swap(&self, ctx: &Ctx<'_>) -> Action {
+        let complete = ctx.seen.hand.can_mah_jong(None, self.options.seven_pairs);
+        Action::ChooseSwap { lots: if complete { 0 } else { MAX_LOTS } }
+    }
+
+    /// The least useful concealed tile (never a bonus tile): the discard, or
+    /// the tile passed in East's tile swap.
     fn choose_discard(&self, ctx: &Ctx<'_>) -> Tile {
         let seen = &ctx.seen;
         let counts = &seen.counts;
@@ -450,6 +465,7 @@ fn fallback(decision: Decision, hv: &HandView) -> Action {
             Action::Pass { discard: hv.claimable.map_or(0, |c| c.discard) }
         }
         Decision::Declare => Action::FinishDeclaring,
+        Decision::ChooseSwap => Action::ChooseSwap { lots: 0 },
         _ => Action::ShowTiles,
     }
 }

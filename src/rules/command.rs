@@ -152,6 +152,25 @@ pub enum Action {
     /// After Mah-Jong: reveal the remaining concealed tiles (losers; this
     /// ends the player's declarations and scores the hand).
     ShowTiles,
+    /// East's tile swap (`TileSwap`): East says how many lots of one tile
+    /// each the players swap before its first discard (0 to 3).
+    ChooseSwap {
+        /// How many lots: 0 (no swap) to 3.
+        lots: u8,
+    },
+    /// East's tile swap: put one concealed tile (not a bonus tile) face down
+    /// for the current lot.
+    PassTile {
+        /// The tile.
+        tile: Tile,
+    },
+}
+
+impl Action {
+    /// True for the moves of East's tile swap.
+    pub fn is_tile_swap(&self) -> bool {
+        matches!(self, Action::ChooseSwap { .. } | Action::PassTile { .. })
+    }
 }
 
 /// A command to the engine.

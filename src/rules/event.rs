@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 use super::command::{Claim, PlayerId};
 use super::scoring::HandScore;
 use super::settlement::Settlement;
+use super::swap::SwapDirection;
 use super::tile::{Tile, Wind};
 use super::tileset::{ChowPosition, TileSet};
 
@@ -84,10 +85,52 @@ pub enum Event {
         /// Who.
         player: PlayerId,
     },
-    /// Everybody has declared: East plays.
+    /// Everybody has declared (and East's tile swap is over): East plays.
     PlayStarted {
         /// East.
         east: PlayerId,
+    },
+    /// Everybody has declared and `TileSwap` is on: East chooses how many
+    /// lots of tiles to swap.
+    SwapStarted {
+        /// East.
+        east: PlayerId,
+    },
+    /// East chose how many lots to swap (0: none).
+    SwapChosen {
+        /// East.
+        player: PlayerId,
+        /// The lots, 0 to 3.
+        lots: u8,
+    },
+    /// A player put a tile face down for a lot of the swap: the tile is
+    /// shown to that player only.
+    TilePassed {
+        /// Who.
+        player: PlayerId,
+        /// The lot, 1-based.
+        lot: u8,
+        /// The tile, for the player only.
+        tile: Option<Tile>,
+    },
+    /// All four players have put a tile down: the lot moves.
+    LotPassed {
+        /// The lot, 1-based.
+        lot: u8,
+        /// Where the tiles went.
+        direction: SwapDirection,
+    },
+    /// The tile a player received in a lot of the swap (told to the receiver
+    /// only; the giver saw it when passing it).
+    TileReceived {
+        /// The receiver.
+        player: PlayerId,
+        /// The giver.
+        from: PlayerId,
+        /// The lot, 1-based.
+        lot: u8,
+        /// The tile.
+        tile: Tile,
     },
     /// A player discarded.
     Discarded {

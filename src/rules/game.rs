@@ -262,6 +262,9 @@ fn dice_from_seed(seed: u64) -> [u8; 2] {
 }
 
 fn act(hand: &mut Hand, seat: Wind, action: Action, ctx: &mut Ctx<'_>) -> Result<(), GameError> {
+    if !action.is_tile_swap() {
+        hand.check_not_swapping()?;
+    }
     match action {
         Action::DeclareBonus { tile } => hand.declare_bonus(seat, tile, ctx),
         Action::FinishDeclaring => hand.finish_declaring(seat, ctx),
@@ -275,5 +278,7 @@ fn act(hand: &mut Hand, seat: Wind, action: Action, ctx: &mut Ctx<'_>) -> Result
         Action::UseDiscard { use_as } => hand.use_discard(seat, use_as, ctx),
         Action::FormClosedSet { set } => hand.form_closed_set(seat, set, ctx),
         Action::ShowTiles => hand.show_tiles(seat, ctx),
+        Action::ChooseSwap { lots } => hand.choose_swap(seat, lots, ctx),
+        Action::PassTile { tile } => hand.pass_tile(seat, tile, ctx),
     }
 }

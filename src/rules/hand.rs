@@ -16,6 +16,7 @@ use super::options::GameOptions;
 use super::player_hand::PlayerHand;
 use super::scoring::{self, HandScore, ScoringInput, Whence, WinContext};
 use super::settlement::{self, Settlement, SettlementInput};
+use super::swap::SwapState;
 use super::tile::{ALL_KINDS, Tile, Wind};
 use super::tileset::{ChowPosition, SetKind, TileSet};
 use super::wall::Wall;
@@ -26,6 +27,8 @@ use super::wall::Wall;
 pub enum Phase {
     /// After the deal: players in turn declare bonus tiles and concealed kongs.
     Declaring,
+    /// East's tile swap (`TileSwap`), before East's first discard.
+    Swapping,
     /// The player to move must discard (or declare Mah-Jong, a kong, a bonus tile).
     Discarding,
     /// A tile was discarded; the others claim or pass.
@@ -132,6 +135,8 @@ pub struct Hand {
     pub(crate) last_drawn: Option<(Wind, Tile)>,
     pub(crate) scores: [Option<HandScore>; 4],
     pub(crate) outcome: Option<Outcome>,
+    /// East's tile swap, while it is under way (see the swap module).
+    pub(crate) swap: Option<SwapState>,
 }
 
 fn illegal(reason: &'static str) -> GameError {
@@ -197,6 +202,7 @@ impl Hand {
             last_drawn: None,
             scores: Default::default(),
             outcome: None,
+            swap: None,
         };
         for _ in 0..3 {
             for seat in Wind::ALL {
@@ -393,7 +399,12 @@ impl Hand {
             self.phase = Phase::Discarding;
             self.whence = Whence::Wall;
             self.player = Wind::East;
-            ctx.all(Event::PlayStarted { east: self.east });
+            if ctx.options.tile_swap {
+                // East's tile swap (seed 003) comes before East's first discard.
+                self.start_swap(ctx);
+            } else {
+                ctx.all(Event::PlayStarted { east: self.east });
+            }
         } else {
             self.player = seat.next();
         }

@@ -8,8 +8,9 @@ use super::tile::{Tile, TileCounts, Wind};
 /// Checks the game's invariants; the error says which one broke.
 ///
 /// - every tile of the set is somewhere, exactly once: in the undrawn wall,
-///   a hand, a declared set, among the bonus tiles, on the table, or (while
-///   the winner places it) the discard or robbed tile that gave Mah-Jong;
+///   a hand, a declared set, among the bonus tiles, on the table, face down
+///   in East's tile swap, or (while the winner places it) the discard or
+///   robbed tile that gave Mah-Jong;
 /// - cumulative scores sum to zero, and so does a settlement;
 /// - no hand holds more than 14 concealed tiles.
 pub fn check(game: &Game) -> Result<(), String> {
@@ -28,6 +29,10 @@ pub fn check(game: &Game) -> Result<(), String> {
         }
     }
     for &(_, t) in h.discards() {
+        seen.add(t);
+    }
+    // Tiles lying face down in East's tile swap, not yet received.
+    for t in h.swap().into_iter().flat_map(|s| s.in_transit()) {
         seen.add(t);
     }
     if h.phase() == Phase::MahJonging

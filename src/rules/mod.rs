@@ -14,6 +14,7 @@ pub mod player_hand;
 pub mod presets;
 pub mod scoring;
 pub mod settlement;
+pub mod swap;
 pub mod tile;
 pub mod tileset;
 pub mod view;

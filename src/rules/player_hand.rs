@@ -100,6 +100,15 @@ impl PlayerHand {
         Ok(())
     }
 
+    /// Hands a concealed tile to another player face down (East's tile swap).
+    /// Unlike a discard it leaves the "no discard yet" flag alone: the
+    /// player's first discard is still to come.
+    pub fn give(&mut self, t: Tile) -> Result<(), HandError> {
+        self.need(t, 1).map_err(|_| "you do not hold that tile")?;
+        self.remove(t, 1);
+        Ok(())
+    }
+
     /// Checks a pung with the claimed tile `d`.
     pub fn can_pung(&self, d: Tile) -> bool {
         self.count(d) >= 2 && self.sets.len() < MAX_SETS

@@ -14,6 +14,7 @@ use super::hand::{Answer, Hand, Konging, Outcome, Phase};
 use super::options::GameOptions;
 use super::scoring::{HandScore, Whence};
 use super::settlement::Settlement;
+use super::swap::SwapDirection;
 use super::tile::{Tile, Wind};
 use super::tileset::TileSet;
 
@@ -74,6 +75,8 @@ pub struct HandView {
     pub my_answer: Option<Answer>,
     /// What the viewer is expected to do now.
     pub my_decision: Option<Decision>,
+    /// East's tile swap, while it is under way.
+    pub swap: Option<SwapView>,
     /// How the hand ended.
     pub outcome: Option<HandOutcome>,
 }
@@ -89,6 +92,23 @@ pub struct Claimable {
     pub from: PlayerId,
     /// Set when it is a kong that may be robbed rather than a discard.
     pub kong: Option<Konging>,
+}
+
+/// East's tile swap as the viewer may see it: who has put a tile down, and
+/// only the viewer's own tile.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SwapView {
+    /// The lots East chose; `None` while East decides.
+    pub lots: Option<u8>,
+    /// The lot being passed, 1-based (0 while East decides).
+    pub lot: u8,
+    /// Where the current lot goes.
+    pub direction: Option<SwapDirection>,
+    /// Which seats (East first) have put their tile down for the current lot.
+    pub passed: [bool; 4],
+    /// The tile the viewer has put down for the current lot (`None` for
+    /// spectators and before the viewer has chosen).
+    pub my_tile: Option<Tile>,
 }
 
 /// One seat as the viewer may see it.
@@ -145,6 +165,10 @@ pub enum Decision {
     ChooseChowPosition,
     /// Say how the discard that gave Mah-Jong is used.
     UseDiscard,
+    /// East: say how many lots of tiles to swap (`TileSwap`).
+    ChooseSwap,
+    /// Put a tile face down for the current lot of East's tile swap.
+    PassTile,
     /// Form the rest of the winning hand.
     DeclareWinningHand,
     /// Form sets if wished, then show the remaining tiles.
@@ -216,6 +240,13 @@ fn hand_view(h: &Hand, viewer: Option<PlayerId>, show_on_washout: bool) -> HandV
         drawn,
         my_answer,
         my_decision: my_seat.and_then(|s| decision(h, s)),
+        swap: h.swap().map(|s| SwapView {
+            lots: s.lots(),
+            lot: s.lot(),
+            direction: s.direction(),
+            passed: Wind::ALL.map(|w| s.has_passed(w)),
+            my_tile: my_seat.and_then(|w| s.passed_tile(w)),
+        }),
         outcome: h.outcome().map(|o| match o {
             Outcome::WashOut => HandOutcome::WashOut,
             Outcome::Won { winner, winners, settlement } => HandOutcome::Won {
@@ -233,6 +264,10 @@ pub fn decision(h: &Hand, seat: Wind) -> Option<Decision> {
     match h.phase() {
         Phase::Declaring if h.konging().is_some() => kong_answer(h, seat),
         Phase::Declaring => acting.then_some(Decision::Declare),
+        Phase::Swapping => h.swap().and_then(|s| match s.lots() {
+            None => (seat == Wind::East).then_some(Decision::ChooseSwap),
+            Some(_) => (!s.has_passed(seat)).then_some(Decision::PassTile),
+        }),
         Phase::Discarding if h.konging().is_some() => kong_answer(h, seat),
         Phase::Discarding => acting.then_some(Decision::Discard),
         Phase::Discarded if h.chow_position_pending() => {
