@@ -72,3 +72,31 @@ fn corpus_connect_replies_give_each_connection_an_id() {
         assert!(ids.iter().all(|&(_, id)| id > 0), "{}: no refused connection", game.display());
     }
 }
+
+/// The settlement variants travel in the same `GameOption` messages as seed
+/// 004's options: every option of every preset is a message that parses,
+/// prints back exactly, and sets the same value.
+#[test]
+fn every_option_of_every_preset_is_a_classic_game_option_message() {
+    use mahjong::rules::GameOptions;
+    use mahjong::rules::options::OptionLine;
+    use mahjong::rules::presets::{PRESETS, preset};
+    for p in PRESETS {
+        let options = preset(p.name).unwrap();
+        let mut rebuilt = GameOptions::default();
+        for line in options.to_option_file(false).lines() {
+            let message = ControllerMessage::parse(line).unwrap_or_else(|e| panic!("{line}: {e}"));
+            assert_eq!(message.to_string(), line);
+            let ControllerMessage::GameOption { optentry, .. } = message else { panic!("{line} is not a GameOption") };
+            let entry = OptionLine {
+                name: optentry.name,
+                kind: optentry.option_type,
+                min_protocol: optentry.protversion as u32,
+                value: optentry.value,
+                description: optentry.desc,
+            };
+            rebuilt.apply_line(&entry).unwrap();
+        }
+        assert_eq!(rebuilt, options, "{}", p.name);
+    }
+}
