@@ -110,5 +110,29 @@ fn bench_simulation(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bench_scoring, bench_replay, bench_simulation);
+fn bench_settlement(c: &mut Criterion) {
+    use mahjong::rules::settlement::{SettlementInput, settle};
+    let classical = mahjong::rules::GameOptions::default();
+    let shanghai = mahjong::rules::presets::preset("shanghai-expat").expect("a preset");
+    for (name, options) in [("chinese-classical", &classical), ("shanghai-expat", &shanghai)] {
+        let input = SettlementInput {
+            options,
+            scores: [36, 220, 8, 100],
+            winners: &[mahjong::rules::Wind::South],
+            discarder: Some(mahjong::rules::Wind::West),
+            robbed_kong: false,
+            cannon: None,
+            extra_hands: 0,
+            double_dice: true,
+        };
+        c.bench_function(&format!("settle a hand ({name})"), |b| b.iter(|| settle(black_box(&input))));
+    }
+    let request =
+        r#"{"preset":"shanghai-expat","east":0,"winner":1,"discarder":2,"scores":[36,220,8,100],"double_dice":true}"#;
+    c.bench_function("settle calculator request (JSON in, answer out)", |b| {
+        b.iter(|| mahjong::rules::calculator::settle_json(black_box(request)))
+    });
+}
+
+criterion_group!(benches, bench_scoring, bench_replay, bench_simulation, bench_settlement);
 criterion_main!(benches);
