@@ -405,7 +405,7 @@ fn winner_qualifies(game: &Game) -> Result<(), String> {
     if score.limit_hand {
         return Ok(());
     }
-    if score.doubles < i64::from(hand.minimum_doubles()) {
+    if i64::from(score.doubles) < i64::from(hand.minimum_doubles()) {
         return Err(format!("a winner with {} doubles:\n{}", score.doubles, score.text()));
     }
     let special = declared.sets.len() == 7 || declared.sets.is_empty();

@@ -271,10 +271,11 @@ impl GoingOut<'_> {
             no_special_scores: self.no_special_scores,
             win: Some(self.win),
         });
-        if score.limit_hand || (shape_ok && score.doubles >= i64::from(self.minimum_doubles)) {
+        let doubles = i64::from(score.doubles);
+        if score.limit_hand || (shape_ok && doubles >= i64::from(self.minimum_doubles)) {
             Verdict::Qualifies
         } else if shape_ok {
-            Verdict::TooFew(score.doubles)
+            Verdict::TooFew(doubles)
         } else {
             Verdict::WrongShape
         }

@@ -90,8 +90,9 @@ pub struct HandScore {
     /// For the winner: the dangers the hand realises (for letting off a cannon).
     pub realised_danger: Danger,
     /// The doubles counted before doubling: the breakdown's `total dbls`
-    /// (what `MinimumDoubles` asks of a winning hand).
-    pub doubles: i64,
+    /// (what `MinimumDoubles` asks of a winning hand). An `i32` keeps the
+    /// score as small as it was: views copy scores around.
+    pub doubles: i32,
     /// The hand scores a whole limit or more from limit items (one of the
     /// limit hands, or a score option worth a limit): such a hand may always
     /// go out, whatever the restrictions on going out.
@@ -116,7 +117,7 @@ struct HandScoreLines {
     score: i64,
     lines: Vec<String>,
     #[serde(default)]
-    doubles: i64,
+    doubles: i32,
     #[serde(default)]
     limit_hand: bool,
 }
@@ -730,7 +731,8 @@ pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
     pad_right(&mut text, "SCORE:", 9);
     text.push(' ');
     pad_num(&mut text, score, 5);
-    HandScore { score, text, realised_danger: danger, doubles: tally.doubles, limit_hand: tally.centi_limits >= 100 }
+    let doubles = tally.doubles.clamp(i32::MIN.into(), i32::MAX.into()) as i32;
+    HandScore { score, text, realised_danger: danger, doubles, limit_hand: tally.centi_limits >= 100 }
 }
 
 /// Nine Gates: the hand before the winning tile was 1112345678999 of the
