@@ -85,8 +85,21 @@ fn pass_all(g: &mut Game) {
 /// (`self_drawn`) or discarded by East, after one round of discards.
 /// Returns the settlement and each seat's hand score.
 fn south_wins(g: &mut Game, self_drawn: bool, dice: Option<[u8; 2]>) -> (Settlement, [i64; 4]) {
+    let sets = [ClosedSet::Pung(t("1B")), ClosedSet::Chow(t("4C")), ClosedSet::Chow(t("7D")), ClosedSet::Pair(t("GD"))];
+    south_wins_with(g, [SOUTH, NORTH], sets, self_drawn, dice)
+}
+
+/// As [`south_wins`], with another South hand waiting on 2C (and a North
+/// hand that leaves room for it), declared as `sets` after the 2C pung.
+fn south_wins_with(
+    g: &mut Game,
+    [south, north]: [&str; 2],
+    sets: [ClosedSet; 4],
+    self_drawn: bool,
+    dice: Option<[u8; 2]>,
+) -> (Settlement, [i64; 4]) {
     let draws = if self_drawn { "9C 9C 9C 1B 2C" } else { "9C 9C 9C 2C" };
-    let w = wall([EAST, SOUTH, WEST, NORTH], "NW", draws);
+    let w = wall([EAST, south, WEST, north], "NW", draws);
     g.apply(Command::StartHand { wall: WallSource::Tiles(w), dice }).unwrap();
     for p in 0..4 {
         act(g, p, Action::FinishDeclaring);
@@ -113,8 +126,7 @@ fn south_wins(g: &mut Game, self_drawn: bool, dice: Option<[u8; 2]>) -> (Settlem
         e.extend(act(g, 1, Action::UseDiscard { use_as: DiscardUse::Pung }));
         e
     };
-    for set in [ClosedSet::Pung(t("1B")), ClosedSet::Chow(t("4C")), ClosedSet::Chow(t("7D")), ClosedSet::Pair(t("GD"))]
-    {
+    for set in sets {
         events.extend(act(g, 1, Action::FormClosedSet { set }));
     }
     for p in [0, 2, 3] {
@@ -277,6 +289,32 @@ fn extra_hands_count_and_the_dealer_bonus_is_paid_in_play() {
     let (s, scores) = south_wins(&mut g, true, None);
     let without = calculator("chinese-classical", &options, scores, true, 0, false);
     assert_eq!(s.deltas, [without[0] - 4, without[1] + 4, without[2], without[3]]);
+}
+
+#[test]
+fn the_minimum_doubles_rise_from_the_fifth_extra_hand_and_fall_back() {
+    let mut options = settlement_options("chinese-classical");
+    options.minimum_doubles = 1;
+    options.raise_minimum_on_5th_extra = true;
+    options.check().unwrap();
+    let mut g = Game::new(options);
+    for hand in 0..5 {
+        east_wins(&mut g);
+        assert_eq!(g.hand().unwrap().minimum_doubles(), 1, "hand {hand}");
+    }
+    assert_eq!(g.extra_hands(), 5);
+    // The 5th extra hand: South needs two doubles, and has them (a pung of Red Dragons, a concealed hand).
+    let south = "RD RD RD 4C 5C 6C 7D 8D 9D 1B 1B 2C 2C";
+    let north = "4B 4B 7B 7B 3D 3D 6D 6D EW EW NW WD WD";
+    let sets = [ClosedSet::Pung(t("RD")), ClosedSet::Chow(t("4C")), ClosedSet::Chow(t("7D")), ClosedSet::Pair(t("1B"))];
+    south_wins_with(&mut g, [south, north], sets, true, None);
+    assert_eq!(g.hand().unwrap().minimum_doubles(), 2);
+    let score = g.hand().unwrap().hand_score(Wind::South).unwrap().clone();
+    assert!(score.doubles >= 2, "{}", score.text());
+    // The deal passed: the counter and the minimum are back.
+    assert_eq!(g.extra_hands(), 0);
+    g.apply(Command::StartHand { wall: WallSource::Shuffled { seed: 9 }, dice: None }).unwrap();
+    assert_eq!(g.hand().unwrap().minimum_doubles(), 1);
 }
 
 /// Plays robot games and checks, hand by hand, who deals and the extra-hand

@@ -5,101 +5,57 @@
 use arrayvec::ArrayVec;
 
 use super::seen::Seen;
-use super::shape::Counts;
+use crate::rules::arrangement::{self, Completion, DISCARD_USES, GoingOut, Part, Shape};
 use crate::rules::command::{Action, ClosedSet, DiscardUse};
+use crate::rules::options::GameOptions;
 use crate::rules::player_hand::PlayerHand;
 use crate::rules::tile::{NORMAL_KINDS, Tile};
 use crate::rules::tileset::{ChowPosition, SetKind};
 
 /// The ways the winner may place tile `t`, in order of preference for
 /// scoring: a special hand, a pung, the eyes ("fishing the eyes" scores), then
-/// chows. Each is checked as the engine checks it.
-fn uses_for(hand: &PlayerHand, t: Tile, seven_pairs: bool) -> ArrayVec<DiscardUse, 6> {
-    let mut out = ArrayVec::new();
-    if hand.sets.is_empty() && hand.can_thirteen_wonders(Some(t)) {
-        out.push(DiscardUse::SpecialSet);
-    }
-    let mut h = hand.clone();
-    if h.pung(t).is_ok() && h.can_mah_jong(None, seven_pairs) {
-        out.push(DiscardUse::Pung);
-    }
-    let mut h = hand.clone();
-    if h.pair(t).is_ok() && h.can_mah_jong(None, seven_pairs) {
-        out.push(DiscardUse::Pair);
-    }
-    for pos in ChowPosition::ALL {
-        let mut h = hand.clone();
-        if h.chow(t, pos).is_ok() && h.can_mah_jong(None, seven_pairs) {
-            out.push(DiscardUse::Chow(Some(pos)));
-        }
-    }
-    out
+/// chows. Each is checked as the engine checks it, the restrictions on going
+/// out included (`judge`, when they are in force).
+fn uses_for(hand: &PlayerHand, t: Tile, seven_pairs: bool, judge: Option<&GoingOut<'_>>) -> ArrayVec<DiscardUse, 6> {
+    DISCARD_USES
+        .into_iter()
+        .filter(|&u| {
+            arrangement::place_discard(hand, t, u, seven_pairs).is_some_and(|h| judge.is_none_or(|j| j.allows(&h)))
+        })
+        .collect()
+}
+
+/// The judge of the robot's own going out after Mah-Jong (the view shows the
+/// tile it went out with), when a restriction is in force.
+fn winner_judge<'a>(seen: &'a Seen<'_>, options: &'a GameOptions) -> Option<GoingOut<'a>> {
+    seen.going_out(options, seen.view.whence, seen.view.winning_tile)
 }
 
 /// Decision `UseDiscard`: the best-scoring way to place `tile`, the discard
 /// (or robbed tile) the robot went out with.
-pub(crate) fn use_discard(seen: &Seen<'_>, tile: Option<Tile>, seven_pairs: bool) -> Action {
+pub(crate) fn use_discard(seen: &Seen<'_>, tile: Option<Tile>, options: &GameOptions) -> Action {
+    let judge = winner_judge(seen, options);
     // The engine always shows the tile while it waits to be placed; without
     // it any answer is a guess, and the pair is the commonest way out.
-    let use_as = tile.and_then(|t| uses_for(&seen.hand, t, seven_pairs).first().copied()).unwrap_or(DiscardUse::Pair);
+    let use_as = tile
+        .and_then(|t| uses_for(&seen.hand, t, options.seven_pairs, judge.as_ref()).first().copied())
+        .unwrap_or(DiscardUse::Pair);
     Action::UseDiscard { use_as }
 }
 
 /// Decision `ChooseChowPosition` while Mah-Jonging (the winner asked to chow
 /// `tile` "anywhere"): a position that completes the hand.
-pub(crate) fn winning_chow_position(seen: &Seen<'_>, tile: Option<Tile>, seven_pairs: bool) -> Action {
+pub(crate) fn winning_chow_position(seen: &Seen<'_>, tile: Option<Tile>, options: &GameOptions) -> Action {
+    let judge = winner_judge(seen, options);
     let position = tile
         .and_then(|t| {
-            uses_for(&seen.hand, t, seven_pairs).into_iter().find_map(|u| match u {
+            uses_for(&seen.hand, t, options.seven_pairs, judge.as_ref()).into_iter().find_map(|u| match u {
                 DiscardUse::Chow(Some(p)) => Some(p),
                 _ => None,
             })
         })
         .unwrap_or(ChowPosition::Lower);
     Action::ChooseChowPosition { position }
-}
-
-/// A concealed set of a winning decomposition.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Part {
-    Pung(usize),
-    Chow(usize),
-    Pair(usize),
-}
-
-/// Every way of splitting `c` into `melds` pungs or chows and `pairs` pairs.
-fn splits(c: &mut Counts, melds: u8, pairs: u8, parts: &mut ArrayVec<Part, 7>, out: &mut Vec<ArrayVec<Part, 7>>) {
-    let Some(i) = c.iter().position(|&n| n > 0) else {
-        if melds == 0 && pairs == 0 {
-            out.push(parts.clone());
-        }
-        return;
-    };
-    if melds > 0 && c[i] >= 3 {
-        c[i] -= 3;
-        parts.push(Part::Pung(i));
-        splits(c, melds - 1, pairs, parts, out);
-        parts.pop();
-        c[i] += 3;
-    }
-    if melds > 0 && i < 27 && i % 9 <= 6 && c[i + 1] > 0 && c[i + 2] > 0 {
-        c[i] -= 1;
-        c[i + 1] -= 1;
-        c[i + 2] -= 1;
-        parts.push(Part::Chow(i));
-        splits(c, melds - 1, pairs, parts, out);
-        parts.pop();
-        c[i] += 1;
-        c[i + 1] += 1;
-        c[i + 2] += 1;
-    }
-    if pairs > 0 && c[i] >= 2 {
-        c[i] -= 2;
-        parts.push(Part::Pair(i));
-        splits(c, melds, pairs - 1, parts, out);
-        parts.pop();
-        c[i] += 2;
-    }
 }
 
 /// The face with normal-tile index `i` (always below 34 here).
@@ -140,10 +96,10 @@ fn rough_score(seen: &Seen<'_>, parts: &[Part], seven: bool) -> f64 {
     }
     for &p in parts {
         match p {
-            Part::Pung(i) => pung(tile(i), true, false),
+            Part::Pung(t) => pung(t, true, false),
             Part::Chow(_) => chows = true,
-            Part::Pair(i) => {
-                if seen.is_scoring_honour(tile(i)) {
+            Part::Pair(t) => {
+                if seen.is_scoring_honour(t) {
                     pair_points += 2.0;
                 }
             }
@@ -160,59 +116,52 @@ fn rough_score(seen: &Seen<'_>, parts: &[Part], seven: bool) -> f64 {
 
 /// The action forming `part`.
 fn form(p: Part) -> Action {
-    let set = match p {
-        Part::Pung(i) => ClosedSet::Pung(tile(i)),
-        Part::Chow(i) => ClosedSet::Chow(tile(i)),
-        Part::Pair(i) => ClosedSet::Pair(tile(i)),
-    };
-    Action::FormClosedSet { set }
+    Action::FormClosedSet { set: p.closed_set() }
 }
 
-/// True if the engine will accept the winner forming `p` now.
+/// True if the engine will accept the winner forming `p` now (the
+/// restrictions on going out aside).
 fn winner_may_form(hand: &PlayerHand, p: Part, seven_pairs: bool) -> bool {
     let mut h = hand.clone();
-    let ok = match p {
-        Part::Pung(i) => h.form_closed_pung(tile(i)),
-        Part::Chow(i) => h.form_closed_chow(tile(i)),
-        Part::Pair(i) => h.form_closed_pair(tile(i)),
-    };
-    ok.is_ok() && h.can_mah_jong(None, seven_pairs)
+    p.form(&mut h).is_ok() && h.can_mah_jong(None, seven_pairs)
+}
+
+/// The best-scoring of `ways` whose first set the robot may form, among
+/// those `fit` accepts; the first found among equals, deterministically.
+fn best_way<'w>(
+    seen: &Seen<'_>,
+    ways: &'w [Completion],
+    seven_pairs: bool,
+    fit: impl Fn(&Completion) -> bool,
+) -> Option<&'w Completion> {
+    ways.iter()
+        .filter(|w| fit(w) && w.parts.first().is_some_and(|&p| winner_may_form(&seen.hand, p, seven_pairs)))
+        .map(|w| (rough_score(seen, &w.parts, w.shape == Shape::SevenPairs), w))
+        .fold(None::<(f64, &Completion)>, |acc, x| if acc.is_none_or(|a| x.0 > a.0) { Some(x) } else { acc })
+        .map(|(_, w)| w)
 }
 
 /// Decision `DeclareWinningHand`: the next set of the best-scoring way to
-/// declare the rest of the hand.
-pub(crate) fn winning_set(seen: &Seen<'_>, seven_pairs: bool) -> Action {
+/// declare the rest of the hand, among the ways that may go out.
+pub(crate) fn winning_set(seen: &Seen<'_>, options: &GameOptions) -> Action {
     let hand = &seen.hand;
+    let seven_pairs = options.seven_pairs;
     if hand.sets.is_empty() && hand.can_thirteen_wonders(None) {
         return Action::FormClosedSet { set: ClosedSet::SpecialSet };
     }
-    let pairs_declared = hand.sets.iter().filter(|s| s.kind.is_pair()).count() as u8;
-    let melds_declared = hand.sets.len() as u8 - pairs_declared;
-    let mut ways: Vec<ArrayVec<Part, 7>> = Vec::new();
-    let mut c = seen.counts;
-    if pairs_declared <= 1 && melds_declared <= 4 {
-        splits(&mut c, 4 - melds_declared, 1 - pairs_declared, &mut ArrayVec::new(), &mut ways);
-    }
-    let standard_ways = ways.len();
-    if seven_pairs && melds_declared == 0 {
-        splits(&mut c, 0, 7 - pairs_declared, &mut ArrayVec::new(), &mut ways);
-    }
-    let best = ways
-        .iter()
-        .enumerate()
-        .filter(|(_, w)| w.first().is_some_and(|&p| winner_may_form(hand, p, seven_pairs)))
-        .map(|(k, w)| (rough_score(seen, w, k >= standard_ways), k))
-        // Highest score; among equals the first found, deterministically.
-        .fold(None::<(f64, usize)>, |acc, x| if acc.is_none_or(|a| x.0 > a.0) { Some(x) } else { acc });
-    if let Some((_, k)) = best
-        && let Some(&p) = ways[k].first()
-    {
+    let ways = arrangement::completions(hand, seven_pairs);
+    let judge = winner_judge(seen, options);
+    // Under a restriction, a way the robot cannot be sure of is the last
+    // choice: the engine knows more of the circumstances and may accept it.
+    let best = best_way(seen, &ways, seven_pairs, |w| judge.as_ref().is_none_or(|j| j.qualifies(w)))
+        .or_else(|| best_way(seen, &ways, seven_pairs, |_| true));
+    if let Some(&p) = best.and_then(|w| w.parts.first()) {
         return form(p);
     }
-    // The decompositions above cover every complete hand; this is a last
+    // The completions above cover every complete hand; this is a last
     // resort that still only offers a set the engine accepts if one exists.
     for i in 0..NORMAL_KINDS {
-        for p in [Part::Pung(i), Part::Chow(i), Part::Pair(i)] {
+        for p in [Part::Pung(tile(i)), Part::Chow(tile(i)), Part::Pair(tile(i))] {
             if winner_may_form(hand, p, seven_pairs) {
                 return form(p);
             }

@@ -14,6 +14,7 @@ use super::eval::Evaluator;
 use super::seen::Seen;
 use super::shape::{Counts, is_major_index};
 use super::strategy::Strategy;
+use crate::rules::arrangement;
 use crate::rules::command::{Action, Claim};
 use crate::rules::hand::{Konging, Phase};
 use crate::rules::options::GameOptions;
@@ -46,6 +47,14 @@ const SOFT_BIAS: f32 = 80.0;
 const HONOUR_BIAS: f32 = 15.0;
 /// How much a chow lover (or hater) adjusts the value of claims.
 const CHOW_TASTE: f32 = 40.0;
+/// Under `OneChowOneSuit` the robot likes chows at most this much: it plays
+/// for pungs (one chow is still allowed, so not -1, which never chows). The
+/// figures were chosen by simulation: robots go out most often with them.
+const OCOS_CHOWNESS: f64 = -0.75;
+/// Under `OneChowOneSuit` the robot throws away the tiles of the other
+/// numbered suits whenever it can, as at full suitness: a mixed hand cannot
+/// go out.
+const OCOS_SUITNESS: f64 = 1.0;
 
 /// A robot player. It holds no state between decisions: the same view gives
 /// the same decision.
@@ -126,23 +135,23 @@ impl Robot {
         let Some(seen) = Seen::read(view) else { return Some(fallback(decision, hv)) };
         let ctx = Ctx {
             seen,
-            strategy: self.strategy,
+            strategy: self.playing_strategy(),
             unseen: OnceCell::new(),
             bias: OnceCell::new(),
             target: OnceCell::new(),
         };
-        let seven = self.options.seven_pairs;
+        let options = &self.options;
         Some(match decision {
             Decision::Declare => self.declare(&ctx),
             Decision::Discard => self.play_turn(&ctx),
             Decision::AnswerDiscard => self.answer_discard(&ctx),
             Decision::AnswerKong => self.answer_kong(&ctx),
             Decision::ChooseChowPosition if hv.phase == Phase::MahJonging => {
-                declare::winning_chow_position(&ctx.seen, hv.pending_discard, seven)
+                declare::winning_chow_position(&ctx.seen, hv.pending_discard, options)
             }
             Decision::ChooseChowPosition => self.choose_chow_position(&ctx),
-            Decision::UseDiscard => declare::use_discard(&ctx.seen, hv.pending_discard, seven),
-            Decision::DeclareWinningHand => declare::winning_set(&ctx.seen, seven),
+            Decision::UseDiscard => declare::use_discard(&ctx.seen, hv.pending_discard, options),
+            Decision::DeclareWinningHand => declare::winning_set(&ctx.seen, options),
             Decision::ShowHand => declare::loser_set(&ctx.seen),
             Decision::ChooseSwap => self.choose_swap(&ctx),
             // The tile passed is the one the robot would discard.
@@ -150,12 +159,52 @@ impl Robot {
         })
     }
 
+    /// The strategy the robot plays: its own, except that under
+    /// `OneChowOneSuit` (at most one chow, one suit) it plays for pungs and
+    /// for one suit, however much it likes chows or mixed suits.
+    fn playing_strategy(&self) -> Strategy {
+        let mut s = self.strategy;
+        if self.options.one_chow_one_suit {
+            s.chowness = s.chowness.min(OCOS_CHOWNESS);
+            s.suitness = s.suitness.max(OCOS_SUITNESS);
+        }
+        s
+    }
+
+    /// True if the robot may go out with its hand (and `claimed`, a discard
+    /// or robbed kong it would claim): always when no restriction on going
+    /// out is in force, otherwise as the engine will judge it.
+    fn may_go_out(&self, ctx: &Ctx<'_>, claimed: Option<(Tile, Whence)>) -> bool {
+        let seen = &ctx.seen;
+        let (whence, tile) = match claimed {
+            Some((t, whence)) => (whence, Some(t)),
+            None => (seen.view.whence, seen.view.drawn),
+        };
+        match seen.going_out(&self.options, whence, tile) {
+            None => true,
+            Some(judge) => judge.check(&seen.hand, claimed.map(|c| c.0)).is_ok(),
+        }
+    }
+
+    /// Under `OneChowOneSuit`, true if a set of `set` can still be part of a
+    /// hand that may go out as an ordinary hand: no second chow, and no
+    /// second numbered suit.
+    fn set_keeps_one_chow_one_suit(&self, ctx: &Ctx<'_>, set: TileSet) -> bool {
+        if !self.options.one_chow_one_suit {
+            return true;
+        }
+        if set.kind.is_chow() && arrangement::chows(&ctx.seen.hand) > 0 {
+            return false;
+        }
+        !set.tile.is_numbered() || ctx.target() == Some(set.tile.suit())
+    }
+
     fn evaluator<'a>(&self, ctx: &'a Ctx<'_>, need: u8) -> Evaluator<'a> {
         Evaluator {
             need,
             seven_pairs: self.options.seven_pairs && need == 4,
             wonders: need == 4,
-            pung_weight: (-self.strategy.chowness).max(0.0) as f32,
+            pung_weight: (-ctx.strategy.chowness).max(0.0) as f32,
             unseen: ctx.unseen(),
             bias: ctx.bias(),
         }
@@ -186,8 +235,8 @@ impl Robot {
             }
             held |= 1 << i;
             let off_suit =
-                self.strategy.suitness >= 1.0 && ctx.target().is_some_and(|s| i < 27 && Suit::NUMBERED[i / 9] != s);
-            if off_suit || (self.strategy.majorness >= 1.0 && !is_major_index(i)) {
+                ctx.strategy.suitness >= 1.0 && ctx.target().is_some_and(|s| i < 27 && Suit::NUMBERED[i / 9] != s);
+            if off_suit || (ctx.strategy.majorness >= 1.0 && !is_major_index(i)) {
                 unwanted |= 1 << i;
             }
         }
@@ -215,7 +264,10 @@ impl Robot {
         let mut before = None;
         for (i, &c) in counts.iter().enumerate() {
             let Some(t) = Tile::from_index(i) else { continue };
-            if c < 4 || !ctx.seen.hand.can_declare_closed_kong(t) {
+            if c < 4
+                || !ctx.seen.hand.can_declare_closed_kong(t)
+                || !self.set_keeps_one_chow_one_suit(ctx, TileSet::new(SetKind::ClosedKong, t))
+            {
                 continue;
             }
             let before = *before.get_or_insert_with(|| self.hand_value(ctx, counts, need));
@@ -251,7 +303,7 @@ impl Robot {
     /// Decision `Discard`: go out, declare, or discard.
     fn play_turn(&self, ctx: &Ctx<'_>) -> Action {
         let seen = &ctx.seen;
-        if seen.hand.can_mah_jong(None, self.options.seven_pairs) {
+        if seen.hand.can_mah_jong(None, self.options.seven_pairs) && self.may_go_out(ctx, None) {
             return Action::MahJong;
         }
         // Bonus tiles and kongs only after drawing, not after claiming.
@@ -304,7 +356,7 @@ impl Robot {
     /// mj-player's hiddenness rule: a concealed hand with good chances of
     /// going out from the wall lets a winning discard go by.
     fn declines_discard_win(&self, ctx: &Ctx<'_>) -> bool {
-        let h = self.strategy.hiddenness;
+        let h = ctx.strategy.hiddenness;
         if h <= 0.0 || !ctx.seen.concealed() {
             return false;
         }
@@ -327,13 +379,13 @@ impl Robot {
         if t.is_bonus() {
             return pass; // the engine never offers one; nothing could use it
         }
-        if seen.hand.can_mah_jong(Some(t), seven) {
+        if seen.hand.can_mah_jong(Some(t), seven) && self.may_go_out(ctx, Some((t, Whence::Discard))) {
             if !self.declines_discard_win(ctx) {
                 return Action::Claim { discard: serial, claim: Claim::MahJong };
             }
             return pass;
         }
-        if seen.hand.calling || self.strategy.hiddenness >= 1.0 {
+        if seen.hand.calling || ctx.strategy.hiddenness >= 1.0 {
             return pass;
         }
         match self.best_claim(ctx, t, seen.follows(c.from)) {
@@ -348,12 +400,18 @@ impl Robot {
         let need = seen.need();
         let hand = &seen.hand;
         let can_pung = hand.can_pung(t);
-        let may_chow = may_chow && self.strategy.chowness > -1.0 && t.is_numbered();
-        let chows = ChowPosition::ALL.map(|p| may_chow && hand.can_chow(t, Some(p)));
+        let may_chow = may_chow && ctx.strategy.chowness > -1.0 && t.is_numbered();
+        let chows = ChowPosition::ALL.map(|p| {
+            may_chow
+                && hand.can_chow(t, Some(p))
+                && p.lowest_tile(t)
+                    .is_some_and(|low| self.set_keeps_one_chow_one_suit(ctx, TileSet::new(SetKind::Chow, low)))
+        });
+        let can_pung = can_pung && self.set_keeps_one_chow_one_suit(ctx, TileSet::new(SetKind::Pung, t));
         if need == 0 || (!can_pung && !chows.contains(&true)) {
             return None;
         }
-        let s = &self.strategy;
+        let s = &ctx.strategy;
         let cost = CLAIM_BASE + if seen.concealed() { CONCEALED_COST } else { 0.0 } + s.hiddenness as f32 * HIDDEN_COST;
         let set_bias = |set: TileSet| set.tiles().map(|x| ctx.bias()[x.index()]).sum::<f32>();
         let pung_bonus = if seen.is_scoring_honour(t) {
@@ -379,7 +437,7 @@ impl Robot {
                 best = Some((claim, value));
             }
         };
-        if hand.can_kong(t) {
+        if can_pung && hand.can_kong(t) {
             let mut after = *counts;
             after[t.index()] = after[t.index()].saturating_sub(3);
             let kong = TileSet::new(SetKind::Kong { annexed: false }, t);
@@ -424,7 +482,8 @@ impl Robot {
         let hand = &seen.hand;
         let robbable = !c.tile.is_bonus()
             && hand.can_mah_jong(Some(c.tile), seven)
-            && (c.kong != Some(Konging::DeclaringKong) || hand.can_thirteen_wonders(Some(c.tile)));
+            && (c.kong != Some(Konging::DeclaringKong) || hand.can_thirteen_wonders(Some(c.tile)))
+            && self.may_go_out(ctx, Some((c.tile, Whence::RobbedKong)));
         if robbable {
             Action::Claim { discard: c.discard, claim: Claim::MahJong }
         } else {

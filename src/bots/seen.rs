@@ -3,9 +3,17 @@
 //! many copies of each face it has not seen.
 
 use super::shape::Counts;
+use crate::rules::arrangement::GoingOut;
+use crate::rules::options::GameOptions;
 use crate::rules::player_hand::PlayerHand;
-use crate::rules::tile::{NORMAL_KINDS, Suit, Tile, Wind};
+use crate::rules::scoring::{Whence, WinContext};
+use crate::rules::tile::{ALL_KINDS, NORMAL_KINDS, Suit, Tile, Wind};
 use crate::rules::view::{HandView, TableView};
+
+/// What the robot takes the table to show when judging its own going out:
+/// nothing (it only matters for "filling the only place", which needs the
+/// hand before the winning tile, which the robot does not assume either).
+static NOTHING_EXPOSED: [u8; ALL_KINDS] = [0; ALL_KINDS];
 
 /// The robot's knowledge for one decision.
 pub(crate) struct Seen<'v> {
@@ -44,6 +52,12 @@ impl<'v> Seen<'v> {
             hand.bonus.try_push(b).ok()?;
         }
         hand.calling = seat.calling;
+        // Only the first discard can make a calling declaration.
+        hand.original_call = seat.calling;
+        // The view does not say whether the robot has discarded yet; assume
+        // it has, so that its judgement of going out never counts a blessing
+        // the engine might not grant.
+        hand.no_discard = false;
         let mut counts = [0u8; NORMAL_KINDS];
         for &t in concealed {
             if !t.is_bonus() {
@@ -119,6 +133,49 @@ impl<'v> Seen<'v> {
         }
         // Most tiles wins; ties go to the earlier suit, deterministically.
         (0..3).max_by_key(|&k| (held[k], 3 - k)).map(|k| Suit::NUMBERED[k])
+    }
+
+    /// The engine's judge of the robot going out with `tile` (if known) from
+    /// `whence`, or `None` when no restriction on going out is in force.
+    ///
+    /// What the view tells is taken from it: the restrictions in this hand,
+    /// the tile and where it came from, whether the live wall is exhausted.
+    /// For the rest the robot assumes what gives fewest doubles (no blessing,
+    /// no kong upon kong, no 13th win, nothing for flowers and seasons, the
+    /// hand before the winning tile unknown), so a hand it judges fit to go
+    /// out the engine judges so too. Without the tile, nothing the robot
+    /// counts depends on it: it matters only for a loose tile or a robbed
+    /// kong, whose tile the robot always knows, and for what the assumptions
+    /// above leave out.
+    pub fn going_out<'a>(
+        &'a self,
+        options: &'a GameOptions,
+        whence: Whence,
+        tile: Option<Tile>,
+    ) -> Option<GoingOut<'a>> {
+        if !GoingOut::restricted(options, self.view.minimum_doubles) {
+            return None;
+        }
+        let tile = tile.or_else(|| self.hand.concealed.first().copied()).unwrap_or(Tile::RED);
+        let win = WinContext {
+            whence,
+            tile,
+            exposed: &NOTHING_EXPOSED,
+            live_exhausted: self.view.live_tiles_left == 0,
+            live_exactly_exhausted: false,
+            before_winning_tile: None,
+            only_east_discarded: false,
+            east_wins_before: 0,
+            kong_upon_kong: false,
+        };
+        Some(GoingOut {
+            options,
+            minimum_doubles: self.view.minimum_doubles,
+            seat: self.wind,
+            prevailing: self.round,
+            no_special_scores: true,
+            win,
+        })
     }
 
     /// True for a tile whose pung (or pair) scores a double or points: a

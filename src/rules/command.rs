@@ -230,4 +230,22 @@ pub enum GameError {
     /// The move is not allowed now; the text says why.
     #[error("{0}")]
     Illegal(&'static str),
+    /// Going out (or a declaration after Mah-Jong) refused under
+    /// `MinimumDoubles`: no way of arranging the hand makes enough doubles.
+    #[error("going out needs at least {needed} {}; this hand can make at most {best}", doubles_word(*.needed))]
+    TooFewDoubles {
+        /// The doubles needed in this hand.
+        needed: u32,
+        /// The most doubles any arrangement still open makes.
+        best: i64,
+    },
+    /// Going out (or a declaration after Mah-Jong) refused under
+    /// `OneChowOneSuit`: no way of arranging the hand has at most one chow
+    /// and one suit, and it is neither a special hand nor a limit hand.
+    #[error("with OneChowOneSuit a hand may have only one chow and one suit")]
+    OneChowOneSuit,
+}
+
+fn doubles_word(n: u32) -> &'static str {
+    if n == 1 { "double" } else { "doubles" }
 }

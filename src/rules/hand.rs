@@ -9,6 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::arrangement::GoingOut;
 use super::command::{Claim, ClosedSet, DiscardUse, GameError, PlayerId};
 use super::danger::{self, Danger};
 use super::event::{Audience, Emitted, Event};
@@ -137,6 +138,9 @@ pub struct Hand {
     pub(crate) outcome: Option<Outcome>,
     /// East's tile swap, while it is under way (see the swap module).
     pub(crate) swap: Option<SwapState>,
+    /// The least number of doubles a winning hand needs in this hand (0: no
+    /// minimum): `MinimumDoubles` when dealt, perhaps raised later.
+    pub(crate) minimum_doubles: u32,
 }
 
 fn illegal(reason: &'static str) -> GameError {
@@ -203,6 +207,7 @@ impl Hand {
             scores: Default::default(),
             outcome: None,
             swap: None,
+            minimum_doubles: ctx.options.minimum_doubles,
         };
         for _ in 0..3 {
             for seat in Wind::ALL {
@@ -314,6 +319,12 @@ impl Hand {
     /// The score of the hand at `seat`, once scored.
     pub fn hand_score(&self, seat: Wind) -> Option<&HandScore> {
         self.scores[seat.index()].as_ref()
+    }
+
+    /// The least number of doubles a winning hand needs in this hand (0: no
+    /// minimum).
+    pub fn minimum_doubles(&self) -> u32 {
+        self.minimum_doubles
     }
 
     /// The discards lying on the table, in order, with the seat that made each.
@@ -585,6 +596,7 @@ impl Hand {
             if self.konging == Some(Konging::DeclaringKong) && !hand.can_thirteen_wonders(Some(t)) {
                 return Err(illegal("a concealed kong can only be robbed for Thirteen Unique Wonders"));
             }
+            self.check_claimed_mah_jong(seat, t, Whence::RobbedKong, ctx)?;
         } else {
             if hand.calling && claim != Claim::MahJong {
                 return Err(illegal("a calling player can only claim Mah-Jong"));
@@ -607,6 +619,9 @@ impl Hand {
                     Claim::Kong => "you need three matching tiles to kong",
                     Claim::MahJong => "you cannot go Mah-Jong with that tile",
                 }));
+            }
+            if claim == Claim::MahJong {
+                self.check_claimed_mah_jong(seat, t, Whence::Discard, ctx)?;
             }
         }
         self.answers[seat.index()] = Answer::Claim(claim);
@@ -878,6 +893,7 @@ impl Hand {
         if !self.seats[seat.index()].can_mah_jong(None, ctx.options.seven_pairs) {
             return Err(illegal("your hand is not complete"));
         }
+        self.check_declaration(seat, &self.seats[seat.index()], ctx)?;
         self.mj_pending = false;
         self.chow_pending = false;
         self.winners = vec![seat];
@@ -896,12 +912,19 @@ impl Hand {
         let p = self.player_at(seat);
         match use_as {
             DiscardUse::Chow(None) => {
-                let possible = ChowPosition::ALL.iter().any(|&pos| {
+                let chowed = |pos: ChowPosition| {
                     let mut h = current.clone();
-                    h.chow(t, pos).is_ok() && h.can_mah_jong(None, seven)
-                });
-                if !possible {
+                    (h.chow(t, pos).is_ok() && h.can_mah_jong(None, seven)).then_some(h)
+                };
+                if !ChowPosition::ALL.into_iter().any(|pos| chowed(pos).is_some()) {
                     return Err(illegal("you cannot go out by chowing that tile"));
+                }
+                // Some position must leave a way to go out.
+                if self.going_out_restricted(ctx)
+                    && let Some(judge) = self.going_out(seat, ctx)
+                {
+                    let chows: Vec<PlayerHand> = ChowPosition::ALL.into_iter().filter_map(chowed).collect();
+                    judge.judge(&chows)?;
                 }
                 self.chow_pending = true;
                 ctx.only(p, Event::ChowPositionNeeded { player: p, tile: t });
@@ -935,6 +958,7 @@ impl Hand {
                 let mut h = current.clone();
                 h.draw(t).map_err(illegal)?;
                 h.hand_declared = true;
+                self.check_declaration(seat, &h, ctx)?;
                 let tiles = h.concealed.to_vec();
                 self.seats[seat.index()] = h;
                 self.mj_pending = false;
@@ -961,6 +985,7 @@ impl Hand {
         if !h.can_mah_jong(None, ctx.options.seven_pairs) {
             return Err(illegal(cannot));
         }
+        self.check_declaration(seat, &h, ctx)?;
         self.seats[seat.index()] = h;
         self.chow_pending = false;
         self.mj_pending = false;
@@ -997,6 +1022,7 @@ impl Hand {
                     return Err(illegal("you have no special hand to declare"));
                 }
                 h.hand_declared = true;
+                self.check_declaration(seat, &h, ctx)?;
                 let tiles = h.concealed.to_vec();
                 self.seats[seat.index()] = h;
                 ctx.all(Event::DeclaredSpecialSet { player: p, tiles });
@@ -1007,6 +1033,9 @@ impl Hand {
         .map_err(illegal)?;
         if winner && !h.can_mah_jong(None, seven) {
             return Err(illegal("that set does not leave a complete hand"));
+        }
+        if winner {
+            self.check_declaration(seat, &h, ctx)?;
         }
         self.seats[seat.index()] = h;
         ctx.all(Event::FormedClosedSet { player: p, set: formed });
@@ -1044,23 +1073,86 @@ impl Hand {
         }
     }
 
+    /// How the winner at `seat` goes out, for scoring: the tile it went out
+    /// with, where it came from, and the table as it is.
+    fn win_context(&self, seat: Wind) -> Option<WinContext<'_>> {
+        let before = self.before_last_tile.as_ref().and_then(|(who, h)| (*who == seat).then_some(h));
+        Some(self.context(self.whence, self.tile?, before, self.kong_upon_kong))
+    }
+
+    fn context<'a>(
+        &'a self,
+        whence: Whence,
+        tile: Tile,
+        before: Option<&'a PlayerHand>,
+        kong_upon_kong: bool,
+    ) -> WinContext<'a> {
+        WinContext {
+            whence,
+            tile,
+            exposed: &self.exposed,
+            live_exhausted: self.wall.live_exhausted(),
+            live_exactly_exhausted: self.wall.live_exactly_exhausted(),
+            before_winning_tile: before,
+            only_east_discarded: Wind::ALL[1..].iter().all(|s| self.seats[s.index()].no_discard),
+            east_wins_before: self.east_wins_before,
+            kong_upon_kong,
+        }
+    }
+
+    /// True when a restriction on going out is in force in this hand; when
+    /// false nothing about going out needs judging (the default game).
+    fn going_out_restricted(&self, ctx: &Ctx<'_>) -> bool {
+        GoingOut::restricted(ctx.options, self.minimum_doubles)
+    }
+
+    /// The judge of the winner at `seat` going out as it stands now.
+    fn going_out<'a>(&'a self, seat: Wind, ctx: &'a Ctx<'_>) -> Option<GoingOut<'a>> {
+        let win = self.win_context(seat)?;
+        Some(self.judge_with(seat, win, ctx))
+    }
+
+    fn judge_with<'a>(&self, seat: Wind, win: WinContext<'a>, ctx: &'a Ctx<'_>) -> GoingOut<'a> {
+        GoingOut {
+            options: ctx.options,
+            minimum_doubles: self.minimum_doubles,
+            seat,
+            prevailing: self.round,
+            no_special_scores: ctx.no_special_scores,
+            win,
+        }
+    }
+
+    /// Under a restriction on going out, the winner at `seat` (going out
+    /// self-drawn, or declaring after Mah-Jong) must keep at least one
+    /// qualifying way of completing `hand`.
+    fn check_declaration(&self, seat: Wind, hand: &PlayerHand, ctx: &Ctx<'_>) -> Result<(), GameError> {
+        if !self.going_out_restricted(ctx) {
+            return Ok(());
+        }
+        match self.going_out(seat, ctx) {
+            Some(judge) => judge.check(hand, None),
+            None => Ok(()),
+        }
+    }
+
+    /// Under a restriction on going out, a claim of Mah-Jong on the discard
+    /// or robbed kong `t` must have a qualifying way of placing it and
+    /// completing the hand, judged as the hand will be once the claim is
+    /// granted (the claimant's hand now is its hand before the winning tile;
+    /// a kong made before the discard is no kong upon kong).
+    fn check_claimed_mah_jong(&self, seat: Wind, t: Tile, whence: Whence, ctx: &Ctx<'_>) -> Result<(), GameError> {
+        if !self.going_out_restricted(ctx) {
+            return Ok(());
+        }
+        let hand = &self.seats[seat.index()];
+        let win = self.context(whence, t, Some(hand), false);
+        self.judge_with(seat, win, ctx).check(hand, Some(t))
+    }
+
     fn score_player(&mut self, seat: Wind, ctx: &mut Ctx<'_>) {
         let winner = seat == self.player;
-        let before = self.before_last_tile.as_ref().and_then(|(who, h)| (*who == seat).then_some(h));
-        let win = match (winner, self.tile) {
-            (true, Some(tile)) => Some(WinContext {
-                whence: self.whence,
-                tile,
-                exposed: &self.exposed,
-                live_exhausted: self.wall.live_exhausted(),
-                live_exactly_exhausted: self.wall.live_exactly_exhausted(),
-                before_winning_tile: before,
-                only_east_discarded: Wind::ALL[1..].iter().all(|s| self.seats[s.index()].no_discard),
-                east_wins_before: self.east_wins_before,
-                kong_upon_kong: self.kong_upon_kong,
-            }),
-            _ => None,
-        };
+        let win = if winner { self.win_context(seat) } else { None };
         let score = scoring::score_hand(&ScoringInput {
             options: ctx.options,
             hand: &self.seats[seat.index()],

@@ -2,6 +2,7 @@
 //! implementing the Chinese Classical game exactly as mj-server plays it.
 
 pub mod analysis;
+pub mod arrangement;
 pub mod calculator;
 pub mod command;
 pub mod danger;

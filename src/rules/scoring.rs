@@ -89,6 +89,14 @@ pub struct HandScore {
     text: String,
     /// For the winner: the dangers the hand realises (for letting off a cannon).
     pub realised_danger: Danger,
+    /// The doubles counted before doubling: the breakdown's `total dbls`
+    /// (what `MinimumDoubles` asks of a winning hand). An `i32` keeps the
+    /// score as small as it was: views copy scores around.
+    pub doubles: i32,
+    /// The hand scores a whole limit or more from limit items (one of the
+    /// limit hands, or a score option worth a limit): such a hand may always
+    /// go out, whatever the restrictions on going out.
+    pub limit_hand: bool,
 }
 
 impl HandScore {
@@ -108,17 +116,32 @@ impl HandScore {
 struct HandScoreLines {
     score: i64,
     lines: Vec<String>,
+    #[serde(default)]
+    doubles: i32,
+    #[serde(default)]
+    limit_hand: bool,
 }
 
 impl From<HandScore> for HandScoreLines {
     fn from(h: HandScore) -> Self {
-        HandScoreLines { score: h.score, lines: h.lines().map(str::to_string).collect() }
+        HandScoreLines {
+            score: h.score,
+            lines: h.lines().map(str::to_string).collect(),
+            doubles: h.doubles,
+            limit_hand: h.limit_hand,
+        }
     }
 }
 
 impl From<HandScoreLines> for HandScore {
     fn from(h: HandScoreLines) -> Self {
-        HandScore { score: h.score, text: h.lines.join("\n"), realised_danger: Danger::NONE }
+        HandScore {
+            score: h.score,
+            text: h.lines.join("\n"),
+            realised_danger: Danger::NONE,
+            doubles: h.doubles,
+            limit_hand: h.limit_hand,
+        }
     }
 }
 
@@ -731,7 +754,8 @@ pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
     pad_right(&mut text, "SCORE:", 9);
     text.push(' ');
     pad_num(&mut text, score, 5);
-    HandScore { score, text, realised_danger: danger }
+    let doubles = tally.doubles.clamp(i32::MIN.into(), i32::MAX.into()) as i32;
+    HandScore { score, text, realised_danger: danger, doubles, limit_hand: tally.centi_limits >= 100 }
 }
 
 /// A hand's basic points after `RoundBeforeDoubles` (to ten, seeds 000 and 003).

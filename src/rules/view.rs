@@ -71,6 +71,12 @@ pub struct HandView {
     /// The tile the viewer has just drawn, while it is the viewer's turn to
     /// discard (a calling hand may only discard this tile).
     pub drawn: Option<Tile>,
+    /// After Mah-Jong: the tile the winner went out with (everybody was told
+    /// it, or saw it discarded or konged).
+    pub winning_tile: Option<Tile>,
+    /// The least number of doubles a winning hand needs in this hand (0: no
+    /// minimum; see `MinimumDoubles`).
+    pub minimum_doubles: u32,
     /// The viewer's own answer to it (`None` for spectators).
     pub my_answer: Option<Answer>,
     /// What the viewer is expected to do now.
@@ -223,6 +229,8 @@ fn hand_view(h: &Hand, viewer: Option<PlayerId>, show_on_washout: bool) -> HandV
     let drew = matches!(h.whence(), Whence::Wall | Whence::Loose);
     let my_turn = my_seat == Some(h.to_act()) && h.phase() == Phase::Discarding && h.konging().is_none() && drew;
     let drawn = h.last_drawn().filter(|&(seat, _)| my_turn && Some(seat) == my_seat).map(|(_, t)| t);
+    let won = h.phase() == Phase::MahJonging || matches!(h.outcome(), Some(Outcome::Won { .. }));
+    let winning_tile = won.then(|| h.current_tile()).flatten();
     HandView {
         number: h.number,
         extra_hands: h.extra_hands,
@@ -238,6 +246,8 @@ fn hand_view(h: &Hand, viewer: Option<PlayerId>, show_on_washout: bool) -> HandV
         claimable,
         pending_discard,
         drawn,
+        winning_tile,
+        minimum_doubles: h.minimum_doubles(),
         my_answer,
         my_decision: my_seat.and_then(|s| decision(h, s)),
         swap: h.swap().map(|s| SwapView {
