@@ -4,80 +4,18 @@
 //! with walls built to deal chosen hands, and through the robots and the
 //! simulator.
 
-use rand::{RngCore, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+mod common;
 
-use mahjong::bots::{Robot, Strategy};
+use common::scenario::{act, ok, pass_all, play_robot_game, t, tiles, wall};
 use mahjong::rules::scoring::HandScore;
-use mahjong::rules::tile::{TileCounts, parse_tiles};
-use mahjong::rules::view::decision;
+use mahjong::rules::tile::TileCounts;
 use mahjong::rules::wall::Wall;
 use mahjong::rules::*;
 use mahjong::sim::{SimConfig, simulate};
 
-fn tiles(s: &str) -> Vec<Tile> {
-    parse_tiles(s).unwrap()
-}
-
-fn t(s: &str) -> Tile {
-    s.parse().unwrap()
-}
-
-/// A wall that deals `hands` (13 tiles each, East first) plus East's 14th
-/// tile, then gives `draws` from the live wall in order and `loose` tiles
-/// from the back; the rest of the options' tile set fills the middle.
-fn wall(hands: [&str; 4], east_14th: &str, draws: &str, loose: &str, options: &GameOptions) -> Vec<Tile> {
-    let hands: Vec<Vec<Tile>> = hands.iter().map(|h| tiles(h)).collect();
-    assert!(hands.iter().all(|h| h.len() == 13), "each hand needs 13 tiles");
-    let mut front = Vec::new();
-    for r in 0..3 {
-        for h in &hands {
-            front.extend_from_slice(&h[r * 4..r * 4 + 4]);
-        }
-    }
-    for h in &hands {
-        front.push(h[12]);
-    }
-    front.push(t(east_14th));
-    front.extend(tiles(draws));
-    let back = tiles(loose);
-    let mut rest = TileCounts::of(Tile::full_set(options.flowers, options.animals));
-    for &x in front.iter().chain(&back) {
-        assert!(rest.remove(x), "too many {x} in the scenario");
-    }
-    let mut wall = front;
-    for face in Tile::all_faces() {
-        for _ in 0..rest.get(face) {
-            wall.push(face);
-        }
-    }
-    wall.extend(back.iter().rev());
-    wall
-}
-
 /// Animals on, flowers off (the two are independent), otherwise mj-server's defaults.
 fn animal_options() -> GameOptions {
     GameOptions { flowers: false, animals: true, ..GameOptions::default() }
-}
-
-fn act(p: u8, action: Action) -> Command {
-    Command::Act { player: PlayerId(p), action }
-}
-
-fn ok(g: &mut Game, p: u8, action: Action) -> Vec<Event> {
-    match g.apply(act(p, action.clone())) {
-        Ok(events) => events.into_iter().map(|e| e.event).collect(),
-        Err(e) => panic!("player {p} {action:?} refused: {e}"),
-    }
-}
-
-fn pass_all(g: &mut Game, except: &[u8]) {
-    let serial = g.hand().unwrap().serial();
-    for p in 0..4u8 {
-        if !except.contains(&p) && g.view(Some(PlayerId(p))).hand.unwrap().my_decision.is_some() {
-            ok(g, p, Action::Pass { discard: serial });
-        }
-    }
 }
 
 fn discard(g: &mut Game, p: u8, tile: &str) -> Vec<Event> {
@@ -284,26 +222,11 @@ fn an_animal_is_replaced_by_a_loose_tile_with_flowers_loose() {
 #[test]
 fn robots_declare_animals_and_games_with_animals_run_clean() {
     let options = GameOptions { animals: true, num_rounds: 1, ..GameOptions::default() };
-    let robot = Robot::new(Strategy::default(), options.clone());
     let (mut declared, mut animal_lines, mut penalties) = (0, 0, 0);
     for g in 0..4u64 {
-        let mut walls = ChaCha8Rng::seed_from_u64(300 + g);
-        let mut game = Game::new(options.clone());
-        while !game.is_over() {
-            if !game.hand_in_progress() {
-                game.apply(Command::StartHand { dice: None, wall: WallSource::Shuffled { seed: walls.next_u64() } })
-                    .unwrap();
-                continue;
-            }
-            let hand = game.hand().unwrap();
-            let p = PlayerId::ALL.into_iter().find(|&p| decision(hand, hand.seat_of(p)).is_some()).unwrap();
-            let action = robot.decide(&game.view(Some(p))).expect("a decision is due");
-            let events = game
-                .apply(Command::Act { player: p, action: action.clone() })
-                .unwrap_or_else(|e| panic!("game {g}: {action:?} refused: {e}"));
-            invariants::check(&game).unwrap();
-            for e in events {
-                match e.event {
+        play_robot_game(&options, 300 + g, |m| {
+            for e in m.emitted {
+                match &e.event {
                     Event::DeclaredBonus { tile, .. } if tile.is_animal() => declared += 1,
                     Event::HandScored { score, .. } => {
                         animal_lines += score.lines().filter(|l| l.contains("(animal ")).count();
@@ -312,7 +235,7 @@ fn robots_declare_animals_and_games_with_animals_run_clean() {
                     _ => {}
                 }
             }
-        }
+        });
     }
     assert!(declared > 0, "robots declared no animal");
     assert!(animal_lines > 0, "no hand scored an animal");

@@ -3,88 +3,13 @@
 //! Thirteen Unique Wonders), and the engine's refusals, each through
 //! `Game::apply` with walls built to deal chosen hands.
 
-use mahjong::rules::tile::{TileCounts, parse_tiles};
+mod common;
+
+use common::scenario::{act, ok, pass_all, refused, start, t, tiles, wall};
 use mahjong::rules::*;
-
-fn tiles(s: &str) -> Vec<Tile> {
-    parse_tiles(s).unwrap()
-}
-
-fn t(s: &str) -> Tile {
-    s.parse().unwrap()
-}
-
-/// A wall that deals `hands` (13 tiles each, East first) plus East's 14th
-/// tile, then gives `draws` from the live wall in order and `loose` tiles
-/// from the back; the other tiles fill the middle.
-fn wall(hands: [&str; 4], east_14th: &str, draws: &str, loose: &str, flowers: bool) -> Vec<Tile> {
-    let hands: Vec<Vec<Tile>> = hands.iter().map(|h| tiles(h)).collect();
-    assert!(hands.iter().all(|h| h.len() == 13), "each hand needs 13 tiles");
-    let mut front = Vec::new();
-    for r in 0..3 {
-        for h in &hands {
-            front.extend_from_slice(&h[r * 4..r * 4 + 4]);
-        }
-    }
-    for h in &hands {
-        front.push(h[12]);
-    }
-    front.push(t(east_14th));
-    front.extend(tiles(draws));
-    let back: Vec<Tile> = tiles(loose);
-    let mut rest = TileCounts::of(Tile::full_set(flowers, false));
-    for &x in front.iter().chain(&back) {
-        assert!(rest.remove(x), "too many {x} in the scenario");
-    }
-    let mut wall = front;
-    for face in Tile::all_faces() {
-        for _ in 0..rest.get(face) {
-            wall.push(face);
-        }
-    }
-    wall.extend(back.iter().rev());
-    wall
-}
 
 fn options() -> GameOptions {
     GameOptions { flowers: false, ..GameOptions::default() }
-}
-
-fn start(options: GameOptions, wall: Vec<Tile>) -> Game {
-    let mut g = Game::new(options);
-    g.apply(Command::StartHand { dice: None, wall: WallSource::Tiles(wall) }).unwrap();
-    for p in PlayerId::ALL {
-        g.apply(act(p.0, Action::FinishDeclaring)).unwrap();
-    }
-    g
-}
-
-fn act(p: u8, action: Action) -> Command {
-    Command::Act { player: PlayerId(p), action }
-}
-
-fn ok(g: &mut Game, p: u8, action: Action) -> Vec<Event> {
-    match g.apply(act(p, action.clone())) {
-        Ok(events) => events.into_iter().map(|e| e.event).collect(),
-        Err(e) => panic!("player {p} {action:?} refused: {e}"),
-    }
-}
-
-/// The command is refused with an error containing `why`, and nothing changes.
-fn refused(g: &mut Game, p: u8, action: Action, why: &str) {
-    let before = g.clone();
-    let err = g.apply(act(p, action.clone())).expect_err(&format!("{action:?} should be refused"));
-    assert!(err.to_string().contains(why), "{action:?}: expected '{why}', got '{err}'");
-    assert!(*g == before, "a refused command changed the game");
-}
-
-fn pass_all(g: &mut Game, except: &[u8]) {
-    let serial = g.hand().unwrap().serial();
-    for p in 0..4u8 {
-        if !except.contains(&p) && g.view(Some(PlayerId(p))).hand.unwrap().my_decision.is_some() {
-            ok(g, p, Action::Pass { discard: serial });
-        }
-    }
 }
 
 fn score_of(events: &[Event], player: u8) -> Option<&mahjong::rules::scoring::HandScore> {
@@ -103,7 +28,7 @@ const FILLER_N: &str = "3C 3C 6C 7C 8C 4D 4D 7D 9D WW WW NW RD";
 fn original_call_restricts_the_caller_and_scores_a_double() {
     // East waits on 9B after discarding GD with an Original Call.
     let east = "1B 2B 3B 4B 5B 6B 7B 8B 5C 5C 6D 7D 8D";
-    let mut g = start(options(), wall([east, FILLER_S, FILLER_W, FILLER_N], "GD", "RD RD RD 4B 9B", "", false));
+    let mut g = start(options(), wall([east, FILLER_S, FILLER_W, FILLER_N], "GD", "RD RD RD 4B 9B", "", &options()));
     ok(&mut g, 0, Action::Discard { tile: t("GD"), calling: true });
     assert!(g.view(None).hand.unwrap().seats[0].calling);
     pass_all(&mut g, &[]);
@@ -143,7 +68,7 @@ fn robbing_a_kong_pays_the_robber_with_the_robbing_double() {
     let west = "4B 6B 2D 3D 4D 6C 7C 8C RD RD 3B 3B 3B";
     let north = "2B 2B 6D 6D 8D 8D 5C 5C NW NW WD WD 7D";
     // Draws: South SW, South WW (after East's pung), West SW, North GD, East 5B.
-    let w = wall([east, south, west, north], "GD", "SW WW SW GD 5B", "", false);
+    let w = wall([east, south, west, north], "GD", "SW WW SW GD 5B", "", &options());
     let mut g = start(options(), w);
     ok(&mut g, 0, Action::Discard { tile: t("NW"), calling: false });
     pass_all(&mut g, &[]);
@@ -192,7 +117,7 @@ fn thirteen_unique_wonders_on_a_discard_is_a_limit_hand() {
     let south = "1B 9B 1C 9C 1D 9D EW SW WW NW RD WD WD";
     let west = "4B 6B 2D 3D 4D 6C 7C 8C 3B 3B 3B 2C 2C";
     let north = "2B 2B 6D 6D 8D 8D 5C 5C 7B 7B 3D 3D 4C";
-    let w = wall([east, south, west, north], "GD", "", "", false);
+    let w = wall([east, south, west, north], "GD", "", "", &options());
     let mut g = start(options(), w);
     ok(&mut g, 0, Action::Discard { tile: t("GD"), calling: false });
     ok(&mut g, 1, Action::Claim { discard: 1, claim: Claim::MahJong });
@@ -209,7 +134,7 @@ fn thirteen_unique_wonders_on_a_discard_is_a_limit_hand() {
 fn a_chow_claimed_without_a_position_asks_for_it() {
     let east = "1C 4C 7C 1D 4D 7D 2B 5B 8B 3C 6C 9D 8D";
     let south = "4B 5B 6B 7B 9C 9C 9D 1B 1B EW SW WW NW";
-    let w = wall([east, south, FILLER_W, FILLER_N], "5B", "", "", false);
+    let w = wall([east, south, FILLER_W, FILLER_N], "5B", "", "", &options());
     let mut g = start(options(), w);
     ok(&mut g, 0, Action::Discard { tile: t("5B"), calling: false });
     refused(&mut g, 2, Action::Claim { discard: 1, claim: Claim::Chow(None) }, "only the next player may chow");
@@ -233,7 +158,7 @@ fn a_chow_claimed_without_a_position_asks_for_it() {
 fn heavens_blessing_and_a_closed_kong_robbed_only_for_the_wonders() {
     // East is dealt a complete hand.
     let east = "1B 1B 1B 2C 3C 4C 5D 6D 7D RD RD RD EW";
-    let w = wall([east, FILLER_S, FILLER_W, FILLER_N], "EW", "", "", false);
+    let w = wall([east, FILLER_S, FILLER_W, FILLER_N], "EW", "", "", &options());
     let mut g = start(options(), w);
     let mut events = ok(&mut g, 0, Action::MahJong);
     for set in [ClosedSet::Pung(t("1B")), ClosedSet::Chow(t("2C")), ClosedSet::Chow(t("5D")), ClosedSet::Pung(t("RD"))]
@@ -251,7 +176,7 @@ fn heavens_blessing_and_a_closed_kong_robbed_only_for_the_wonders() {
     let east = "1B 1B 1B 1B 1C 2C 3C 1D 2D 3D EW EW SW";
     let south = "9B 1C 9C 1D 9D EW SW WW NW RD WD GD GD";
     let north = "2B 3B 4D 5D 6D 6C 7C 8C 7B 8B 9B RD RD";
-    let w = wall([east, south, FILLER_W, north], "9C", "", "", false);
+    let w = wall([east, south, FILLER_W, north], "9C", "", "", &options());
     let mut g = start(options(), w);
     let events = ok(&mut g, 0, Action::DeclareClosedKong { tile: t("1B") });
     assert!(events.iter().any(|e| matches!(e, Event::DeclaredClosedKong { discard: 1, .. })));
@@ -273,7 +198,7 @@ fn heavens_blessing_and_a_closed_kong_robbed_only_for_the_wonders() {
 
 #[test]
 fn refusals_are_specific_and_change_nothing() {
-    let w = wall(["1C 4C 7C 1D 4D 7D 2B 5B 8B 3C 6C 9D 8D", FILLER_S, FILLER_W, FILLER_N], "5B", "", "", false);
+    let w = wall(["1C 4C 7C 1D 4D 7D 2B 5B 8B 3C 6C 9D 8D", FILLER_S, FILLER_W, FILLER_N], "5B", "", "", &options());
     let mut g = Game::new(options());
     let before = g.clone();
     let err = g.apply(Command::StartHand { dice: None, wall: WallSource::Tiles(tiles("1B 2B")) }).unwrap_err();

@@ -2,100 +2,18 @@
 //! `OneChowOneSuit`, through `Game::apply` with walls built to deal chosen
 //! hands, and robots playing whole games under them.
 
-use rand::{RngCore, SeedableRng};
-use rand_chacha::ChaCha8Rng;
+mod common;
 
-use mahjong::bots::{Robot, Strategy};
+use common::scenario::{RobotTable, act, ok, pass_all, refused_with, start, t, tiles, wall, wall_filling};
+use mahjong::bots::Strategy;
 use mahjong::rules::arrangement;
 use mahjong::rules::hand::Outcome;
-use mahjong::rules::tile::{TileCounts, parse_tiles};
-use mahjong::rules::view::decision;
+use mahjong::rules::tile::TileCounts;
 use mahjong::rules::*;
 use mahjong::sim::{SimConfig, simulate};
 
-fn tiles(s: &str) -> Vec<Tile> {
-    parse_tiles(s).unwrap()
-}
-
-fn t(s: &str) -> Tile {
-    s.parse().unwrap()
-}
-
-/// A wall dealing `hands` (13 tiles each, East first; `None`: whatever tiles
-/// are left over, for a player that only ever passes) plus East's 14th tile,
-/// then `draws` from the live wall in order.
-fn wall(hands: [Option<&str>; 4], east_14th: &str, draws: &str) -> Vec<Tile> {
-    let mut rest = TileCounts::of(Tile::full_set(false, false));
-    let mut take = |s: &str| {
-        let v = tiles(s);
-        for &x in &v {
-            assert!(rest.remove(x), "too many {x} in the scenario");
-        }
-        v
-    };
-    let mut given: Vec<Option<Vec<Tile>>> = hands.iter().map(|h| h.map(&mut take)).collect();
-    let east_14th = take(east_14th);
-    let draws = take(draws);
-    let mut spare = Tile::all_faces().flat_map(|f| std::iter::repeat_n(f, rest.get(f) as usize));
-    let hands: Vec<Vec<Tile>> =
-        given.iter_mut().map(|h| h.take().unwrap_or_else(|| spare.by_ref().take(13).collect())).collect();
-    assert!(hands.iter().all(|h| h.len() == 13), "each hand needs 13 tiles");
-    let mut wall = Vec::new();
-    for r in 0..3 {
-        for h in &hands {
-            wall.extend_from_slice(&h[r * 4..r * 4 + 4]);
-        }
-    }
-    for h in &hands {
-        wall.push(h[12]);
-    }
-    wall.extend(east_14th);
-    wall.extend(draws);
-    wall.extend(spare);
-    wall
-}
-
 fn options(minimum_doubles: u32, one_chow_one_suit: bool) -> GameOptions {
     GameOptions { flowers: false, minimum_doubles, one_chow_one_suit, ..GameOptions::default() }
-}
-
-fn start(options: GameOptions, wall: Vec<Tile>) -> Game {
-    let mut g = Game::new(options);
-    g.apply(Command::StartHand { dice: None, wall: WallSource::Tiles(wall) }).unwrap();
-    for p in PlayerId::ALL {
-        g.apply(act(p.0, Action::FinishDeclaring)).unwrap();
-    }
-    g
-}
-
-fn act(p: u8, action: Action) -> Command {
-    Command::Act { player: PlayerId(p), action }
-}
-
-fn ok(g: &mut Game, p: u8, action: Action) -> Vec<Event> {
-    match g.apply(act(p, action.clone())) {
-        Ok(events) => events.into_iter().map(|e| e.event).collect(),
-        Err(e) => panic!("player {p} {action:?} refused: {e}"),
-    }
-}
-
-/// The command is refused with exactly `error`, and nothing changes.
-fn refused(g: &mut Game, p: u8, action: Action, error: GameError) {
-    let before = g.clone();
-    let err = g.apply(act(p, action.clone())).expect_err(&format!("{action:?} should be refused"));
-    assert_eq!(err, error, "{action:?}");
-    assert!(*g == before, "a refused command changed the game");
-}
-
-fn pass_all(g: &mut Game, except: &[u8]) -> Vec<Event> {
-    let serial = g.hand().unwrap().serial();
-    let mut events = Vec::new();
-    for p in 0..4u8 {
-        if !except.contains(&p) && g.view(Some(PlayerId(p))).hand.unwrap().my_decision.is_some() {
-            events.extend(ok(g, p, Action::Pass { discard: serial }));
-        }
-    }
-    events
 }
 
 fn score_of(events: &[Event], player: u8) -> Option<&scoring::HandScore> {
@@ -122,7 +40,8 @@ fn south_waits(options: GameOptions, south: &str, win: &str) -> Game {
     let faces: Vec<Tile> = Tile::normal_faces().collect();
     let junk = faces.into_iter().rev().find(|&f| held.get(f) == 0 && f != t(win)).unwrap().code();
     let draws = format!("{junk} {junk} {junk} {win}");
-    let mut g = start(options, wall([None, Some(south), None, None], junk, &draws));
+    let w = wall_filling([None, Some(south), None, None], junk, &draws, "", &options);
+    let mut g = start(options, w);
     for p in [0, 1, 2, 3] {
         ok(&mut g, p, Action::Discard { tile: t(junk), calling: false });
         pass_all(&mut g, &[]);
@@ -154,7 +73,7 @@ fn a_hand_without_enough_doubles_cannot_go_out_on_a_discard() {
     assert_eq!(g.hand().unwrap().minimum_doubles(), 1);
     assert_eq!(g.view(Some(PlayerId(1))).hand.unwrap().minimum_doubles, 1);
     let claim = mah_jong(&g);
-    refused(&mut g, 1, claim.clone(), too_few(1, 0));
+    refused_with(&mut g, 1, claim.clone(), too_few(1, 0));
     assert_eq!(
         g.apply(act(1, claim)).unwrap_err().to_string(),
         "going out needs at least 1 double; this hand can make at most 0"
@@ -190,13 +109,15 @@ fn a_hand_with_the_doubles_goes_out_and_is_scored() {
 #[test]
 fn going_out_self_drawn_is_judged_too() {
     let deal = |minimum| {
-        let mut g = start(options(minimum, false), wall([None, Some(NO_DOUBLE), None, None], "GD", "1B"));
+        let options = options(minimum, false);
+        let w = wall_filling([None, Some(NO_DOUBLE), None, None], "GD", "1B", "", &options);
+        let mut g = start(options, w);
         ok(&mut g, 0, Action::Discard { tile: t("GD"), calling: false });
         pass_all(&mut g, &[]);
         g
     };
     let mut g = deal(2);
-    refused(&mut g, 1, Action::MahJong, too_few(2, 1));
+    refused_with(&mut g, 1, Action::MahJong, too_few(2, 1));
     assert_eq!(
         g.apply(act(1, Action::MahJong)).unwrap_err().to_string(),
         "going out needs at least 2 doubles; this hand can make at most 1"
@@ -227,7 +148,9 @@ fn a_limit_hand_always_goes_out() {
     // Heaven's Blessing: two chows of two suits and two doubles, with three
     // doubles needed and OneChowOneSuit on.
     let east = "1B 1B 1B 2C 3C 4C 5D 6D 7D RD RD RD EW";
-    let mut g = start(options(3, true), wall([Some(east), None, None, None], "EW", ""));
+    let three_needed = options(3, true);
+    let w = wall_filling([Some(east), None, None, None], "EW", "", "", &three_needed);
+    let mut g = start(three_needed, w);
     let mut events = ok(&mut g, 0, Action::MahJong);
     events.extend(form(
         &mut g,
@@ -263,8 +186,9 @@ fn robbing_a_kong_needs_the_doubles_too() {
     let west = "4B 6B 2D 3D 4D 6C 7C 8C RD RD 3B 3B 3B";
     let north = "2B 2B 6D 6D 8D 8D 5C 5C NW NW WD WD 7D";
     let kong = |minimum| {
-        let w = wall([Some(east), Some(south), Some(west), Some(north)], "GD", "SW WW SW GD 5B");
-        let mut g = start(options(minimum, false), w);
+        let options = options(minimum, false);
+        let w = wall([east, south, west, north], "GD", "SW WW SW GD 5B", "", &options);
+        let mut g = start(options, w);
         ok(&mut g, 0, Action::Discard { tile: t("NW"), calling: false });
         pass_all(&mut g, &[]);
         ok(&mut g, 1, Action::Discard { tile: t("5B"), calling: false });
@@ -282,7 +206,7 @@ fn robbing_a_kong_needs_the_doubles_too() {
     let rob = Action::Claim { discard: 7, claim: Claim::MahJong };
     let mut g = kong(2);
     assert_eq!(g.hand().unwrap().serial(), 7);
-    refused(&mut g, 2, rob.clone(), too_few(2, 1));
+    refused_with(&mut g, 2, rob.clone(), too_few(2, 1));
     pass_all(&mut g, &[]);
     assert_eq!(g.hand().unwrap().to_act(), Wind::East, "East draws its loose tile");
 
@@ -305,7 +229,7 @@ fn one_chow_one_suit_refuses_two_chows_and_two_suits() {
     for south in [two_chows, two_suits] {
         let mut g = south_waits(options(0, true), south, "1B");
         let claim = mah_jong(&g);
-        refused(&mut g, 1, claim.clone(), GameError::OneChowOneSuit);
+        refused_with(&mut g, 1, claim.clone(), GameError::OneChowOneSuit);
         assert_eq!(
             g.apply(act(1, claim)).unwrap_err().to_string(),
             "with OneChowOneSuit a hand may have only one chow and one suit"
@@ -352,7 +276,7 @@ fn a_declaration_that_breaks_one_chow_one_suit_is_refused() {
     claim_mah_jong(&mut g, 1);
     pass_all(&mut g, &[1]);
     ok(&mut g, 1, Action::UseDiscard { use_as: DiscardUse::Chow(Some(ChowPosition::Upper)) });
-    refused(&mut g, 1, Action::FormClosedSet { set: ClosedSet::Chow(t("1B")) }, GameError::OneChowOneSuit);
+    refused_with(&mut g, 1, Action::FormClosedSet { set: ClosedSet::Chow(t("1B")) }, GameError::OneChowOneSuit);
     let events = form(
         &mut g,
         1,
@@ -369,7 +293,7 @@ fn a_declaration_that_loses_the_doubles_is_refused() {
     let mut g = south_waits(options(1, false), south, "1B");
     claim_mah_jong(&mut g, 1);
     pass_all(&mut g, &[1]);
-    refused(&mut g, 1, Action::UseDiscard { use_as: DiscardUse::Pung }, too_few(1, 0));
+    refused_with(&mut g, 1, Action::UseDiscard { use_as: DiscardUse::Pung }, too_few(1, 0));
     ok(&mut g, 1, Action::UseDiscard { use_as: DiscardUse::Chow(Some(ChowPosition::Lower)) });
     // The concealed 1B 1B 1B are a pung: a chow would need a second 2B.
     let events = form(
@@ -386,7 +310,7 @@ fn a_declaration_that_loses_the_doubles_is_refused() {
     claim_mah_jong(&mut g, 1);
     pass_all(&mut g, &[1]);
     ok(&mut g, 1, Action::UseDiscard { use_as: DiscardUse::Pair });
-    refused(&mut g, 1, Action::FormClosedSet { set: ClosedSet::Chow(t("1B")) }, too_few(1, 0));
+    refused_with(&mut g, 1, Action::FormClosedSet { set: ClosedSet::Chow(t("1B")) }, too_few(1, 0));
     let events = form(
         &mut g,
         1,
@@ -419,33 +343,15 @@ fn winner_qualifies(game: &Game) -> Result<(), String> {
 /// every move they make is accepted, every invariant holds, and every
 /// winning hand meets the restrictions.
 fn robots_play(options: GameOptions, strategies: [Strategy; 4], games: u64) -> usize {
-    let robots = strategies.map(|s| Robot::new(s, options.clone()));
+    let table = RobotTable::with_strategies(&options, strategies).max_steps(100_000);
     let mut wins = 0;
     for g in 0..games {
-        let mut walls = ChaCha8Rng::seed_from_u64(g);
-        let mut game = Game::new(options.clone());
-        let mut steps = 0;
-        while !game.is_over() {
-            steps += 1;
-            assert!(steps < 100_000, "game {g} does not end");
-            if !game.hand_in_progress() {
-                game.apply(Command::StartHand { dice: None, wall: WallSource::Shuffled { seed: walls.next_u64() } })
-                    .unwrap();
-                continue;
+        table.play(g, |m| {
+            if !m.game.hand_in_progress() {
+                winner_qualifies(m.game).unwrap_or_else(|e| panic!("game {g}: {e}"));
+                wins += matches!(m.game.hand().unwrap().outcome(), Some(Outcome::Won { .. })) as usize;
             }
-            let hand = game.hand().unwrap();
-            let (p, d) =
-                PlayerId::ALL.into_iter().find_map(|p| decision(hand, hand.seat_of(p)).map(|d| (p, d))).unwrap();
-            let action = robots[p.index()].decide(&game.view(Some(p))).expect("a decision is due");
-            if let Err(e) = game.apply(Command::Act { player: p, action: action.clone() }) {
-                panic!("game {g}: {action:?} refused ({d:?}): {e}");
-            }
-            invariants::check(&game).unwrap();
-            if !game.hand_in_progress() {
-                winner_qualifies(&game).unwrap_or_else(|e| panic!("game {g}: {e}"));
-                wins += matches!(game.hand().unwrap().outcome(), Some(Outcome::Won { .. })) as usize;
-            }
-        }
+        });
     }
     wins
 }

@@ -2,51 +2,19 @@
 //! settles every hand with the same function as the `settle` calculator, and
 //! the course of the game follows the deal-passing and extra-hand options.
 
+mod common;
+
+use common::scenario::{ok, pass_all, play_robot_game, t, wall};
 use mahjong::bots::robot::Robot;
 use mahjong::bots::strategy::Strategy;
 use mahjong::rules::calculator::{SettleRequest, calculate};
 use mahjong::rules::presets::{PRESETS, preset};
 use mahjong::rules::settlement::Settlement;
-use mahjong::rules::tile::{TileCounts, parse_tiles};
 use mahjong::rules::view::decision;
 use mahjong::rules::*;
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde_json::json;
-
-fn tiles(s: &str) -> Vec<Tile> {
-    parse_tiles(s).unwrap()
-}
-
-fn t(s: &str) -> Tile {
-    s.parse().unwrap()
-}
-
-/// A wall dealing `hands` (East first) and East's 14th tile, then `draws`.
-fn wall(hands: [&str; 4], east_14th: &str, draws: &str) -> Vec<Tile> {
-    let hands: Vec<Vec<Tile>> = hands.iter().map(|h| tiles(h)).collect();
-    let mut front = Vec::new();
-    for r in 0..3 {
-        for h in &hands {
-            front.extend_from_slice(&h[r * 4..r * 4 + 4]);
-        }
-    }
-    for h in &hands {
-        front.push(h[12]);
-    }
-    front.push(t(east_14th));
-    front.extend(tiles(draws));
-    let mut rest = TileCounts::of(Tile::full_set(false, false));
-    for &x in &front {
-        assert!(rest.remove(x), "too many {x} in the scenario");
-    }
-    for face in Tile::all_faces() {
-        for _ in 0..rest.get(face) {
-            front.push(face);
-        }
-    }
-    front
-}
 
 const EAST: &str = "1C 4C 7C 1D 4D 7D 2B 5B 8B 3C 6C 9D 8D";
 /// South waits on GD or 2C.
@@ -63,22 +31,6 @@ fn settlement_options(name: &str) -> GameOptions {
     o.tile_swap = false;
     o.one_chow_one_suit = false;
     o
-}
-
-fn act(g: &mut Game, p: u8, action: Action) -> Vec<Event> {
-    match g.apply(Command::Act { player: PlayerId(p), action: action.clone() }) {
-        Ok(events) => events.into_iter().map(|e| e.event).collect(),
-        Err(e) => panic!("player {p} {action:?} refused: {e}"),
-    }
-}
-
-fn pass_all(g: &mut Game) {
-    let serial = g.hand().unwrap().serial();
-    for p in 0..4u8 {
-        if g.view(Some(PlayerId(p))).hand.unwrap().my_decision == Some(Decision::AnswerDiscard) {
-            act(g, p, Action::Pass { discard: serial });
-        }
-    }
 }
 
 /// Plays one hand in which South goes out with 2C, drawn from the wall
@@ -99,38 +51,38 @@ fn south_wins_with(
     dice: Option<[u8; 2]>,
 ) -> (Settlement, [i64; 4]) {
     let draws = if self_drawn { "9C 9C 9C 1B 2C" } else { "9C 9C 9C 2C" };
-    let w = wall([EAST, south, WEST, north], "NW", draws);
+    let w = wall([EAST, south, WEST, north], "NW", draws, "", g.options());
     g.apply(Command::StartHand { wall: WallSource::Tiles(w), dice }).unwrap();
     for p in 0..4 {
-        act(g, p, Action::FinishDeclaring);
+        ok(g, p, Action::FinishDeclaring);
     }
-    act(g, 0, Action::Discard { tile: t("NW"), calling: false });
-    pass_all(g);
+    ok(g, 0, Action::Discard { tile: t("NW"), calling: false });
+    pass_all(g, &[]);
     for p in 1..4 {
-        act(g, p, Action::Discard { tile: t("9C"), calling: false });
-        pass_all(g);
+        ok(g, p, Action::Discard { tile: t("9C"), calling: false });
+        pass_all(g, &[]);
     }
     let mut events = if self_drawn {
-        act(g, 0, Action::Discard { tile: t("1B"), calling: false });
-        pass_all(g);
-        let mut e = act(g, 1, Action::MahJong);
-        e.extend(act(g, 1, Action::FormClosedSet { set: ClosedSet::Pung(t("2C")) }));
+        ok(g, 0, Action::Discard { tile: t("1B"), calling: false });
+        pass_all(g, &[]);
+        let mut e = ok(g, 1, Action::MahJong);
+        e.extend(ok(g, 1, Action::FormClosedSet { set: ClosedSet::Pung(t("2C")) }));
         e
     } else {
-        act(g, 0, Action::Discard { tile: t("2C"), calling: false });
+        ok(g, 0, Action::Discard { tile: t("2C"), calling: false });
         let serial = g.hand().unwrap().serial();
-        let mut e = act(g, 1, Action::Claim { discard: serial, claim: Claim::MahJong });
+        let mut e = ok(g, 1, Action::Claim { discard: serial, claim: Claim::MahJong });
         for p in [2, 3] {
-            e.extend(act(g, p, Action::Pass { discard: serial }));
+            e.extend(ok(g, p, Action::Pass { discard: serial }));
         }
-        e.extend(act(g, 1, Action::UseDiscard { use_as: DiscardUse::Pung }));
+        e.extend(ok(g, 1, Action::UseDiscard { use_as: DiscardUse::Pung }));
         e
     };
     for set in sets {
-        events.extend(act(g, 1, Action::FormClosedSet { set }));
+        events.extend(ok(g, 1, Action::FormClosedSet { set }));
     }
     for p in [0, 2, 3] {
-        events.extend(act(g, p, Action::ShowTiles));
+        events.extend(ok(g, p, Action::ShowTiles));
     }
     let mut scores = [0; 4];
     let mut settlement = None;
@@ -229,19 +181,19 @@ fn east_wins(g: &mut Game) -> Settlement {
     let south = "2B 2B 5B 8B 9C 3D 3D 6D 9D SW SW WW NW";
     let west = "3B 3B 6B 6B 9B 9B 1D 1D 5D 5D SW SW WW";
     let north = "4B 4B 7B 7B 4D 4D 8D 8D 5C 5C NW GD GD";
-    let w = wall([east, south, west, north], "EW", "");
+    let w = wall([east, south, west, north], "EW", "", "", g.options());
     g.apply(Command::StartHand { wall: WallSource::Tiles(w), dice: None }).unwrap();
     for p in 0..4 {
-        act(g, p, Action::FinishDeclaring);
+        ok(g, p, Action::FinishDeclaring);
     }
-    let mut events = act(g, 0, Action::MahJong);
+    let mut events = ok(g, 0, Action::MahJong);
     for set in [ClosedSet::Pung(t("1B")), ClosedSet::Chow(t("2C")), ClosedSet::Chow(t("5D")), ClosedSet::Pung(t("RD"))]
     {
-        events.extend(act(g, 0, Action::FormClosedSet { set }));
+        events.extend(ok(g, 0, Action::FormClosedSet { set }));
     }
-    events.extend(act(g, 0, Action::FormClosedSet { set: ClosedSet::Pair(t("EW")) }));
+    events.extend(ok(g, 0, Action::FormClosedSet { set: ClosedSet::Pair(t("EW")) }));
     for p in 1..4 {
-        events.extend(act(g, p, Action::ShowTiles));
+        events.extend(ok(g, p, Action::ShowTiles));
     }
     events
         .into_iter()
@@ -394,22 +346,22 @@ fn several_winners_on_one_discard_each_declare_and_are_paid_as_if_alone() {
     let west = "3B 3B 3B 6B 6B 6B 9B 9B 9B 5D 5D 3C 4C";
     let play = |options: GameOptions| {
         let mut g = Game::new(options);
-        let w = wall([EAST, SOUTH, west, NORTH], "NW", "9C 9C 9C 2C");
+        let w = wall([EAST, SOUTH, west, NORTH], "NW", "9C 9C 9C 2C", "", g.options());
         g.apply(Command::StartHand { wall: WallSource::Tiles(w), dice: None }).unwrap();
         for p in 0..4 {
-            act(&mut g, p, Action::FinishDeclaring);
+            ok(&mut g, p, Action::FinishDeclaring);
         }
-        act(&mut g, 0, Action::Discard { tile: t("NW"), calling: false });
-        pass_all(&mut g);
+        ok(&mut g, 0, Action::Discard { tile: t("NW"), calling: false });
+        pass_all(&mut g, &[]);
         for p in 1..4 {
-            act(&mut g, p, Action::Discard { tile: t("9C"), calling: false });
-            pass_all(&mut g);
+            ok(&mut g, p, Action::Discard { tile: t("9C"), calling: false });
+            pass_all(&mut g, &[]);
         }
-        act(&mut g, 0, Action::Discard { tile: t("2C"), calling: false });
+        ok(&mut g, 0, Action::Discard { tile: t("2C"), calling: false });
         let serial = g.hand().unwrap().serial();
-        act(&mut g, 1, Action::Claim { discard: serial, claim: Claim::MahJong });
-        act(&mut g, 2, Action::Claim { discard: serial, claim: Claim::MahJong });
-        act(&mut g, 3, Action::Pass { discard: serial });
+        ok(&mut g, 1, Action::Claim { discard: serial, claim: Claim::MahJong });
+        ok(&mut g, 2, Action::Claim { discard: serial, claim: Claim::MahJong });
+        ok(&mut g, 3, Action::Pass { discard: serial });
         g
     };
     let mut options = settlement_options("chinese-classical");
@@ -425,22 +377,22 @@ fn several_winners_on_one_discard_each_declare_and_are_paid_as_if_alone() {
         g.apply(Command::Act { player: PlayerId(2), action: Action::FormClosedSet { set: ClosedSet::Pair(t("5D")) } });
     assert!(e.unwrap_err().to_string().contains("you went out too"));
     assert!(g == before, "refusals change nothing");
-    act(&mut g, 1, Action::UseDiscard { use_as: DiscardUse::Pung });
+    ok(&mut g, 1, Action::UseDiscard { use_as: DiscardUse::Pung });
     for set in [ClosedSet::Pung(t("1B")), ClosedSet::Chow(t("4C")), ClosedSet::Chow(t("7D")), ClosedSet::Pair(t("GD"))]
     {
-        act(&mut g, 1, Action::FormClosedSet { set });
+        ok(&mut g, 1, Action::FormClosedSet { set });
     }
     // Now West places the same discard in its own hand.
     assert_eq!(g.view(Some(PlayerId(2))).hand.unwrap().my_decision, Some(Decision::UseDiscard));
     mahjong::rules::invariants::check(&g).unwrap();
-    act(&mut g, 2, Action::UseDiscard { use_as: DiscardUse::Chow(Some(ChowPosition::Lower)) });
+    ok(&mut g, 2, Action::UseDiscard { use_as: DiscardUse::Chow(Some(ChowPosition::Lower)) });
     for set in [ClosedSet::Pung(t("3B")), ClosedSet::Pung(t("6B")), ClosedSet::Pung(t("9B")), ClosedSet::Pair(t("5D"))]
     {
-        act(&mut g, 2, Action::FormClosedSet { set });
+        ok(&mut g, 2, Action::FormClosedSet { set });
     }
     let mut events = Vec::new();
     for p in [0, 3] {
-        events.extend(act(&mut g, p, Action::ShowTiles));
+        events.extend(ok(&mut g, p, Action::ShowTiles));
     }
     mahjong::rules::invariants::check(&g).unwrap();
     let (settlement, scores) = events
@@ -474,27 +426,12 @@ fn several_winners_on_one_discard_each_declare_and_are_paid_as_if_alone() {
 #[test]
 fn robots_play_with_several_winners_and_the_tiles_add_up() {
     let options = GameOptions { multiple_winners: true, num_rounds: 1, ..GameOptions::default() };
-    let robot = Robot::new(Strategy::default(), options.clone());
     let mut shared_wins = 0;
     for seed in 0..40u64 {
-        let mut walls = ChaCha8Rng::seed_from_u64(seed);
-        let mut game = Game::new(options.clone());
-        while !game.is_over() {
-            if !game.hand_in_progress() {
-                let wall = WallSource::Shuffled { seed: walls.next_u64() };
-                game.apply(Command::StartHand { wall, dice: None }).unwrap();
-                continue;
-            }
-            let hand = game.hand().unwrap();
-            let p = PlayerId::ALL.into_iter().find(|&p| decision(hand, hand.seat_of(p)).is_some()).unwrap();
-            let action = robot.decide(&game.view(Some(p))).unwrap();
-            if let Err(e) = game.apply(Command::Act { player: p, action: action.clone() }) {
-                panic!("seed {seed}: {action:?} refused: {e}");
-            }
-            mahjong::rules::invariants::check(&game).unwrap();
-            if let Some(hand::Outcome::Won { winners, settlement, .. }) = game.hand().unwrap().outcome()
+        play_robot_game(&options, seed, |m| {
+            if let Some(hand::Outcome::Won { winners, settlement, .. }) = m.game.hand().unwrap().outcome()
                 && winners.len() > 1
-                && !game.hand_in_progress()
+                && !m.game.hand_in_progress()
                 && settlement
                     .payments
                     .iter()
@@ -504,7 +441,7 @@ fn robots_play_with_several_winners_and_the_tiles_add_up() {
             {
                 shared_wins += 1;
             }
-        }
+        });
     }
     assert!(shared_wins > 0, "robots went out together on some discard");
 }

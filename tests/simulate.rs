@@ -6,14 +6,17 @@
 //! use tens to a couple of hundred games; `simulate --games 1000` is for
 //! release builds.
 
+mod common;
+
 use std::process::Command as Process;
 
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use common::scenario::RobotTable;
 use mahjong::bots::{Robot, Strategy};
 use mahjong::rules::view::{Decision, TableView, decision};
-use mahjong::rules::{Action, Claim, Command, Game, GameOptions, PlayerId, Tile, WallSource, invariants};
+use mahjong::rules::{Action, Claim, Command, Game, GameOptions, PlayerId, Tile, WallSource};
 use mahjong::sim::{SimConfig, SimError, SimSummary, play_game, simulate};
 
 fn run(config: &SimConfig) -> SimSummary {
@@ -120,32 +123,15 @@ fn bad_strategies_are_refused_with_a_clear_error() {
 #[test]
 fn robots_deciding_from_views_alone_always_move_legally() {
     let options = GameOptions { num_rounds: 1, ..GameOptions::default() };
-    let robot = Robot::new(Strategy::default(), options.clone());
+    let table = RobotTable::new(&options).max_steps(100_000);
     let mut discard_wins = 0;
     for g in 0..15u64 {
-        let mut walls = ChaCha8Rng::seed_from_u64(g);
-        let mut game = Game::new(options.clone());
-        let mut steps = 0;
-        while !game.is_over() {
-            steps += 1;
-            assert!(steps < 100_000, "game {g} does not end");
-            if !game.hand_in_progress() {
-                game.apply(Command::StartHand { dice: None, wall: WallSource::Shuffled { seed: walls.next_u64() } })
-                    .unwrap();
-                continue;
-            }
-            let hand = game.hand().unwrap();
-            let (p, d) =
-                PlayerId::ALL.into_iter().find_map(|p| decision(hand, hand.seat_of(p)).map(|d| (p, d))).unwrap();
-            let action = robot.decide(&game.view(Some(p))).expect("a decision is due");
-            if d == Decision::AnswerDiscard && matches!(action, Action::Claim { claim: Claim::MahJong, .. }) {
+        table.play(g, |m| {
+            if m.decision == Decision::AnswerDiscard && matches!(m.action, Action::Claim { claim: Claim::MahJong, .. })
+            {
                 discard_wins += 1;
             }
-            if let Err(e) = game.apply(Command::Act { player: p, action: action.clone() }) {
-                panic!("game {g}: {action:?} refused ({d:?}): {e}");
-            }
-            invariants::check(&game).unwrap();
-        }
+        });
     }
     assert!(discard_wins > 0);
 }

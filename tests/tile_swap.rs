@@ -4,87 +4,30 @@
 //! seen only by its giver and receiver; limit hands of the deal survive a
 //! swap; robots swap and play whole games with no invariant broken.
 
+mod common;
+
 use proptest::prelude::*;
+use rand::SeedableRng;
 use rand::seq::SliceRandom;
-use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
+use common::scenario::{self, RobotTable, act, ok, ok_emitted, start, start_emitted, t, wall};
 use mahjong::bots::{Robot, Strategy};
 use mahjong::rules::swap::SwapDirection;
-use mahjong::rules::tile::{TileCounts, parse_tiles};
-use mahjong::rules::view::{Decision, decision};
+use mahjong::rules::view::Decision;
 use mahjong::rules::*;
 use mahjong::sim::{SimConfig, simulate};
 use serde_json::json;
-
-fn tiles(s: &str) -> Vec<Tile> {
-    parse_tiles(s).unwrap()
-}
-
-fn t(s: &str) -> Tile {
-    s.parse().unwrap()
-}
-
-/// A wall that deals `hands` (13 tiles each, East first) plus East's 14th
-/// tile, then gives `draws` from the live wall; the other tiles follow.
-fn wall(hands: [&str; 4], east_14th: &str, draws: &str, flowers: bool) -> Vec<Tile> {
-    let hands: Vec<Vec<Tile>> = hands.iter().map(|h| tiles(h)).collect();
-    assert!(hands.iter().all(|h| h.len() == 13), "each hand needs 13 tiles");
-    let mut out = Vec::new();
-    for r in 0..3 {
-        for h in &hands {
-            out.extend_from_slice(&h[r * 4..r * 4 + 4]);
-        }
-    }
-    for h in &hands {
-        out.push(h[12]);
-    }
-    out.push(t(east_14th));
-    out.extend(tiles(draws));
-    let mut rest = TileCounts::of(Tile::full_set(flowers, false));
-    for &x in &out {
-        assert!(rest.remove(x), "too many {x} in the scenario");
-    }
-    for face in Tile::all_faces() {
-        out.extend(std::iter::repeat_n(face, rest.get(face) as usize));
-    }
-    out
-}
 
 fn swap_options() -> GameOptions {
     GameOptions { flowers: false, tile_swap: true, ..GameOptions::default() }
 }
 
-fn act(p: u8, action: Action) -> Command {
-    Command::Act { player: PlayerId(p), action }
-}
-
-/// Deals `wall` and lets everybody finish declaring.
-fn start(options: GameOptions, wall: Vec<Tile>) -> (Game, Vec<Emitted>) {
-    let mut g = Game::new(options);
-    let mut events = g.apply(Command::StartHand { dice: None, wall: WallSource::Tiles(wall) }).unwrap();
-    for p in PlayerId::ALL {
-        events.extend(g.apply(act(p.0, Action::FinishDeclaring)).unwrap());
-    }
-    (g, events)
-}
-
-fn ok(g: &mut Game, p: u8, action: Action) -> Vec<Emitted> {
-    let result = g.apply(act(p, action.clone()));
-    result.unwrap_or_else(|e| panic!("player {p} {action:?} refused: {e}"))
-}
-
-fn events_of(emitted: &[Emitted]) -> Vec<Event> {
-    emitted.iter().map(|e| e.event.clone()).collect()
-}
-
-/// The command is refused with an error containing `why`, and nothing changes.
+/// The command is refused as an illegal move with an error containing
+/// `why`, and nothing changes.
 fn refused(g: &mut Game, p: u8, action: Action, why: &str) {
-    let before = g.clone();
-    let err = g.apply(act(p, action.clone())).expect_err(&format!("{action:?} should be refused"));
+    let err = scenario::refused(g, p, action.clone(), why);
     assert!(matches!(err, GameError::Illegal(_)), "{action:?}: {err:?}");
-    assert!(err.to_string().contains(why), "{action:?}: expected '{why}', got '{err}'");
-    assert!(*g == before, "a refused command changed the game");
 }
 
 fn holds(g: &Game, seat: Wind, tile: &str) -> usize {
@@ -106,14 +49,14 @@ const MARKED: [&str; 4] = [
 
 #[test]
 fn three_lots_go_across_then_right_then_left() {
-    let (mut g, events) = start(swap_options(), wall(MARKED, "8C", "", false));
+    let (mut g, events) = start_emitted(swap_options(), wall(MARKED, "8C", "", "", &swap_options()));
     assert!(events.iter().any(|e| e.event == Event::SwapStarted { east: PlayerId(0) }));
     assert!(!events.iter().any(|e| matches!(e.event, Event::PlayStarted { .. })), "play waits for the swap");
     assert_eq!(g.hand().unwrap().phase(), mahjong::rules::hand::Phase::Swapping);
     assert_eq!(decision_of(&g, 0), Some(Decision::ChooseSwap));
     assert!((1..4).all(|p| decision_of(&g, p).is_none()), "only East decides first");
     let chosen = ok(&mut g, 0, Action::ChooseSwap { lots: 3 });
-    assert_eq!(events_of(&chosen), vec![Event::SwapChosen { player: PlayerId(0), lots: 3 }]);
+    assert_eq!(chosen, vec![Event::SwapChosen { player: PlayerId(0), lots: 3 }]);
 
     let lots = [
         (SwapDirection::Across, ["1B", "1D", "RD", "EW"]),
@@ -129,7 +72,7 @@ fn three_lots_go_across_then_right_then_left() {
         for p in [2u8, 0, 3, 1] {
             assert_eq!(decision_of(&g, p), Some(Decision::PassTile));
             let before = g.hand().unwrap().seat(Wind::ALL[p as usize]).concealed.len();
-            emitted.extend(ok(&mut g, p, Action::PassTile { tile: t(passes[p as usize]) }));
+            emitted.extend(ok_emitted(&mut g, p, Action::PassTile { tile: t(passes[p as usize]) }));
             if p != 1 {
                 assert_eq!(decision_of(&g, p), None, "one tile per lot");
                 let after = g.hand().unwrap().seat(Wind::ALL[p as usize]).concealed.len();
@@ -181,7 +124,7 @@ fn three_lots_go_across_then_right_then_left() {
 #[test]
 fn fewer_lots_stop_early_and_no_lots_change_nothing() {
     // One lot: only the trade across.
-    let (mut g, _) = start(swap_options(), wall(MARKED, "8C", "", false));
+    let mut g = start(swap_options(), wall(MARKED, "8C", "", "", &swap_options()));
     ok(&mut g, 0, Action::ChooseSwap { lots: 1 });
     for (p, x) in ["1B", "1D", "RD", "EW"].into_iter().enumerate() {
         ok(&mut g, p as u8, Action::PassTile { tile: t(x) });
@@ -191,13 +134,13 @@ fn fewer_lots_stop_early_and_no_lots_change_nothing() {
     assert_eq!((holds(&g, Wind::East, "2B"), holds(&g, Wind::South, "2D")), (1, 1));
 
     // No lots: the hand is exactly the one a game without the swap has.
-    let deal = wall(MARKED, "8C", "4C 1C", false);
-    let (mut swapped, events) = start(swap_options(), deal.clone());
-    let (mut plain, _) = start(GameOptions { tile_swap: false, ..swap_options() }, deal);
+    let deal = wall(MARKED, "8C", "4C 1C", "", &swap_options());
+    let (mut swapped, events) = start_emitted(swap_options(), deal.clone());
+    let mut plain = start(GameOptions { tile_swap: false, ..swap_options() }, deal);
     assert!(events.iter().any(|e| matches!(e.event, Event::SwapStarted { .. })));
     let chosen = ok(&mut swapped, 0, Action::ChooseSwap { lots: 0 });
     assert_eq!(
-        events_of(&chosen),
+        chosen,
         vec![Event::SwapChosen { player: PlayerId(0), lots: 0 }, Event::PlayStarted { east: PlayerId(0) }]
     );
     assert_eq!(swapped.hand(), plain.hand());
@@ -205,21 +148,21 @@ fn fewer_lots_stop_early_and_no_lots_change_nothing() {
         assert_eq!(swapped.view(Some(p)).hand, plain.view(Some(p)).hand);
     }
     let discard = Action::Discard { tile: t("8C"), calling: true };
-    assert_eq!(ok(&mut swapped, 0, discard.clone()), ok(&mut plain, 0, discard));
+    assert_eq!(ok_emitted(&mut swapped, 0, discard.clone()), ok_emitted(&mut plain, 0, discard));
     assert_eq!(swapped.hand(), plain.hand());
 }
 
 #[test]
 fn wrong_moves_are_refused_and_change_nothing() {
     // Without the option there is no swap.
-    let (mut g, _) = start(GameOptions { tile_swap: false, ..swap_options() }, wall(MARKED, "8C", "", false));
+    let mut g = start(GameOptions { tile_swap: false, ..swap_options() }, wall(MARKED, "8C", "", "", &swap_options()));
     refused(&mut g, 0, Action::ChooseSwap { lots: 1 }, "there is no tile swap now");
     refused(&mut g, 0, Action::PassTile { tile: t("1B") }, "there is no tile swap now");
 
     // South keeps a flower in its hand instead of declaring it.
     let south = "1F 2D 3D 4D 4D 4D 5D 5D 5D 6D 6D 6D 9C";
-    let deal = wall([MARKED[0], south, MARKED[2], MARKED[3]], "8C", "", true);
     let options = GameOptions { flowers: true, ..swap_options() };
+    let deal = wall([MARKED[0], south, MARKED[2], MARKED[3]], "8C", "", "", &options);
     let mut g = Game::new(options);
     g.apply(Command::StartHand { dice: None, wall: WallSource::Tiles(deal) }).unwrap();
     refused(&mut g, 0, Action::ChooseSwap { lots: 3 }, "there is no tile swap now");
@@ -277,18 +220,18 @@ fn the_deal_limits_and_the_original_call_survive_a_swap() {
     let fill_n = "3C 3C 6C 7C 8C 4D 4D 7D 9D GD GD WD WD";
     // East is dealt a complete hand, swaps one lot and gets an EW back for its EW.
     let east = "1B 1B 1B 2C 3C 4C 5D 6D 7D RD RD RD EW";
-    let (mut g, _) = start(swap_options(), wall([east, fill_s, fill_w, fill_n], "EW", "", false));
+    let mut g = start(swap_options(), wall([east, fill_s, fill_w, fill_n], "EW", "", "", &swap_options()));
     ok(&mut g, 0, Action::ChooseSwap { lots: 1 });
     for (p, x) in ["EW", "1C", "EW", "3C"].into_iter().enumerate() {
         ok(&mut g, p as u8, Action::PassTile { tile: t(x) });
     }
-    let mut events = events_of(&ok(&mut g, 0, Action::MahJong));
+    let mut events = ok(&mut g, 0, Action::MahJong);
     assert!(events.contains(&Event::MahJong { player: PlayerId(0), tile: Some(t("EW")) }));
     for set in [ClosedSet::Pung(t("1B")), ClosedSet::Chow(t("2C")), ClosedSet::Chow(t("5D")), ClosedSet::Pung(t("RD"))]
     {
-        events.extend(events_of(&ok(&mut g, 0, Action::FormClosedSet { set })));
+        events.extend(ok(&mut g, 0, Action::FormClosedSet { set }));
     }
-    events.extend(events_of(&ok(&mut g, 0, Action::FormClosedSet { set: ClosedSet::Pair(t("EW")) })));
+    events.extend(ok(&mut g, 0, Action::FormClosedSet { set: ClosedSet::Pair(t("EW")) }));
     let score = events
         .iter()
         .find_map(|e| match e {
@@ -303,7 +246,7 @@ fn the_deal_limits_and_the_original_call_survive_a_swap() {
     let south = "1B 2B 3B 4C 5C 6C 7D 8D 9D RD RD RD GD";
     let east = "1C 4C 7C 1D 4D 7D 2B 5B 8B 3C 6C 9D GD";
     let north = "1B 3C 6C 7C 8C 4D 4D 7D 9D GD 8D WD WD";
-    let (mut g, _) = start(swap_options(), wall([east, south, fill_w, north], "5B", "", false));
+    let mut g = start(swap_options(), wall([east, south, fill_w, north], "5B", "", "", &swap_options()));
     ok(&mut g, 0, Action::ChooseSwap { lots: 1 });
     for (p, x) in ["5B", "1B", "2C", "1B"].into_iter().enumerate() {
         ok(&mut g, p as u8, Action::PassTile { tile: t(x) });
@@ -315,10 +258,10 @@ fn the_deal_limits_and_the_original_call_survive_a_swap() {
     for p in [2u8, 3] {
         ok(&mut g, p, Action::Pass { discard: 1 });
     }
-    let mut events = events_of(&ok(&mut g, 1, Action::UseDiscard { use_as: DiscardUse::Pair }));
+    let mut events = ok(&mut g, 1, Action::UseDiscard { use_as: DiscardUse::Pair });
     for set in [ClosedSet::Chow(t("1B")), ClosedSet::Chow(t("4C")), ClosedSet::Chow(t("7D")), ClosedSet::Pung(t("RD"))]
     {
-        events.extend(events_of(&ok(&mut g, 1, Action::FormClosedSet { set })));
+        events.extend(ok(&mut g, 1, Action::FormClosedSet { set }));
     }
     let score = events
         .iter()
@@ -358,13 +301,13 @@ fn check_swap_privacy(g: &Game, emitted: &[Emitted]) {
 
 #[test]
 fn a_passed_tile_is_seen_only_by_its_giver_and_receiver() {
-    let (mut g, _) = start(swap_options(), wall(MARKED, "8C", "", false));
+    let mut g = start(swap_options(), wall(MARKED, "8C", "", "", &swap_options()));
     let mut all = Vec::new();
-    all.extend(ok(&mut g, 0, Action::ChooseSwap { lots: 3 }));
+    all.extend(ok_emitted(&mut g, 0, Action::ChooseSwap { lots: 3 }));
     let passes = [["1B", "1D", "RD", "EW"], ["2B", "2D", "GD", "SW"], ["3B", "3D", "WD", "WW"]];
     for lot in passes {
         for (p, x) in lot.into_iter().enumerate() {
-            let emitted = ok(&mut g, p as u8, Action::PassTile { tile: t(x) });
+            let emitted = ok_emitted(&mut g, p as u8, Action::PassTile { tile: t(x) });
             check_swap_privacy(&g, &emitted);
             all.extend(emitted);
         }
@@ -490,7 +433,7 @@ fn robots_choose_and_pass_from_their_own_view() {
     // East's NW is its only lonely tile: it swaps three lots and passes it.
     let east = "1B 2B 3B 4C 5C 6C 7D 8D 9D EW EW RD RD";
     let others = MARKED[1..].to_vec();
-    let (mut g, _) = start(swap_options(), wall([east, others[0], others[1], others[2]], "NW", "", false));
+    let mut g = start(swap_options(), wall([east, others[0], others[1], others[2]], "NW", "", "", &swap_options()));
     let v = g.view(Some(PlayerId(0)));
     assert_eq!(robot.decide(&v), Some(Action::ChooseSwap { lots: 3 }));
     assert_eq!(robot.decide(&v), robot.decide(&v), "the same view gives the same move");
@@ -502,7 +445,7 @@ fn robots_choose_and_pass_from_their_own_view() {
 
     // A dealt Mah-Jong keeps its Heaven's Blessing: no swap.
     let east = "1B 2B 3B 4C 5C 6C 7D 8D 9D EW EW RD RD";
-    let (g, _) = start(swap_options(), wall([east, others[0], others[1], others[2]], "RD", "", false));
+    let g = start(swap_options(), wall([east, others[0], others[1], others[2]], "RD", "", "", &swap_options()));
     assert_eq!(robot.decide(&g.view(Some(PlayerId(0)))), Some(Action::ChooseSwap { lots: 0 }));
 }
 
@@ -511,34 +454,15 @@ fn robots_choose_and_pass_from_their_own_view() {
 #[test]
 fn robots_play_whole_games_with_the_swap() {
     let options = GameOptions { tile_swap: true, num_rounds: 1, ..GameOptions::default() };
-    let robot = Robot::new(Strategy::default(), options.clone());
+    let table = RobotTable::new(&options).max_steps(100_000);
     let (mut lots, mut hands) = (0, 0);
     for g in 0..4u64 {
-        let mut walls = ChaCha8Rng::seed_from_u64(g);
-        let mut game = Game::new(options.clone());
-        let mut steps = 0;
-        while !game.is_over() {
-            steps += 1;
-            assert!(steps < 100_000, "game {g} does not end");
-            if !game.hand_in_progress() {
-                game.apply(Command::StartHand { dice: None, wall: WallSource::Shuffled { seed: walls.next_u64() } })
-                    .unwrap();
-                hands += 1;
-                continue;
+        hands += table.play(g, |m| {
+            lots += m.emitted.iter().filter(|e| matches!(e.event, Event::LotPassed { .. })).count();
+            if m.game.hand_in_progress() && m.game.hand().unwrap().swap().is_some() {
+                check_swap_privacy(m.game, m.emitted);
             }
-            let hand = game.hand().unwrap();
-            let (p, d) =
-                PlayerId::ALL.into_iter().find_map(|p| decision(hand, hand.seat_of(p)).map(|d| (p, d))).unwrap();
-            let action = robot.decide(&game.view(Some(p))).expect("a decision is due");
-            let emitted = game
-                .apply(Command::Act { player: p, action: action.clone() })
-                .unwrap_or_else(|e| panic!("game {g}: {action:?} refused ({d:?}): {e}"));
-            lots += emitted.iter().filter(|e| matches!(e.event, Event::LotPassed { .. })).count();
-            if game.hand_in_progress() && game.hand().unwrap().swap().is_some() {
-                check_swap_privacy(&game, &emitted);
-            }
-            mahjong::rules::invariants::check(&game).unwrap();
-        }
+        });
     }
     assert!(lots >= 2 * hands, "robots should usually swap: {lots} lots in {hands} hands");
 }

@@ -50,3 +50,5 @@ pub fn corpus_games() -> Vec<PathBuf> {
     assert!(!games.is_empty(), "no game folder with a game.log in {}", dir.display());
     games
 }
+
+pub mod scenario;
