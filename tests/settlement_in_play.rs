@@ -154,10 +154,15 @@ fn double_dice_double_every_score_and_payments_round_to_hundreds_in_play() {
     for p in s1.payments.iter().chain(&s2.payments) {
         assert_eq!(p.amount % 100, 0, "{p:?} is rounded to 100");
     }
-    // The base score was rounded up to ten before doubling.
+    // Seed 003's numbers in a played hand. South's 36 basic points are brought up to 40 before its double
+    // ("12 goes to 20; 46 to 50"): 80. East pays double, 160, "rounded up to 200"; the others pay 80, 100.
     let hand = plain.hand().unwrap();
     let text = hand.hand_score(Wind::South).unwrap().text().to_string();
-    assert!(text.contains("rounded pts"), "{text}");
+    assert!(text.contains("total pts    36\nrounded pts  40\n"), "{text}");
+    assert_eq!(scores[1], 80);
+    assert_eq!(s1.deltas, [-200, 400, -100, -100]);
+    // Double dice: 160 each; East's 320 rounds down to 300, the others' 160 up to 200.
+    assert_eq!(s2.deltas, [-300, 700, -200, -200]);
     let bad =
         Game::new(options).apply(Command::StartHand { wall: WallSource::Shuffled { seed: 1 }, dice: Some([0, 7]) });
     assert_eq!(bad.unwrap_err().to_string(), "bad dice: 0 and 7; each die shows 1 to 6");
