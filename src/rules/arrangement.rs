@@ -361,20 +361,9 @@ pub fn chows(hand: &PlayerHand) -> usize {
 mod tests {
     use super::*;
     use crate::rules::scoring::Whence;
+    use crate::rules::testing::{hand, t};
     use crate::rules::tile::parse_tiles;
     use crate::rules::tileset::{SetKind, TileSet};
-
-    fn hand(s: &str) -> PlayerHand {
-        let mut h = PlayerHand::new();
-        for t in parse_tiles(s).unwrap() {
-            h.draw(t).unwrap();
-        }
-        h
-    }
-
-    fn t(s: &str) -> Tile {
-        s.parse().unwrap()
-    }
 
     fn counts(s: &str) -> TileCounts {
         TileCounts::of(parse_tiles(s).unwrap())

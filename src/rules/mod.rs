@@ -21,6 +21,27 @@ pub mod tileset;
 pub mod view;
 pub mod wall;
 
+/// Helpers for the engine's unit tests.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::player_hand::PlayerHand;
+    use super::tile::{Tile, parse_tiles};
+
+    /// A tile from its code; panics on a bad code (tests only).
+    pub fn t(code: &str) -> Tile {
+        code.parse().unwrap()
+    }
+
+    /// A hand holding these concealed tiles (space-separated codes).
+    pub fn hand(codes: &str) -> PlayerHand {
+        let mut h = PlayerHand::new();
+        for t in parse_tiles(codes).unwrap() {
+            h.draw(t).unwrap();
+        }
+        h
+    }
+}
+
 pub use command::{Action, Claim, ClosedSet, Command, DiscardUse, GameError, PlayerId, WallSource};
 pub use event::{Audience, Emitted, Event};
 pub use game::Game;

@@ -319,18 +319,7 @@ impl PlayerHand {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::tile::parse_tiles;
-
-    fn hand(s: &str) -> PlayerHand {
-        let mut h = PlayerHand::new();
-        for t in parse_tiles(s).unwrap() {
-            h.draw(t).unwrap();
-        }
-        h
-    }
-    fn t(s: &str) -> Tile {
-        s.parse().unwrap()
-    }
+    use crate::rules::testing::{hand, t};
 
     #[test]
     fn claims_check_the_tiles() {
