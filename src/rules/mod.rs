@@ -21,6 +21,14 @@ pub mod tileset;
 pub mod view;
 pub mod wall;
 
+pub use command::{Action, Claim, ClosedSet, Command, DiscardUse, GameError, PlayerId, WallSource};
+pub use event::{Audience, Emitted, Event};
+pub use game::Game;
+pub use options::{GameOptions, ScoreValue};
+pub use tile::{Suit, Tile, Wind};
+pub use tileset::{ChowPosition, SetKind, TileSet};
+pub use view::{Decision, TableView};
+
 /// Helpers for the engine's unit tests.
 #[cfg(test)]
 pub(crate) mod testing {
@@ -41,11 +49,3 @@ pub(crate) mod testing {
         h
     }
 }
-
-pub use command::{Action, Claim, ClosedSet, Command, DiscardUse, GameError, PlayerId, WallSource};
-pub use event::{Audience, Emitted, Event};
-pub use game::Game;
-pub use options::{GameOptions, ScoreValue};
-pub use tile::{Suit, Tile, Wind};
-pub use tileset::{ChowPosition, SetKind, TileSet};
-pub use view::{Decision, TableView};
