@@ -1,9 +1,14 @@
 //! An online Mah-Jong server for the Chinese Classical game.
 //!
-//! `rules` is the pure game engine; `protocol` holds the wire formats.
+//! `rules` is the pure game engine; `protocol` holds the wire formats;
+//! `table` runs one actor task per table; `http` serves the REST API and the
+//! WebSockets; `server` puts them together.
 
 pub mod bots;
+pub mod http;
 pub mod protocol;
 pub mod replay;
 pub mod rules;
+pub mod server;
 pub mod sim;
+pub mod table;

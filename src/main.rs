@@ -9,12 +9,15 @@ use clap::{Parser, Subcommand};
 #[derive(Parser)]
 #[command(name = "mahjong-server", version, about)]
 struct Cli {
+    /// What to do; without a subcommand, `serve` with its defaults.
     #[command(subcommand)]
-    command: Commands,
+    command: Option<Commands>,
 }
 
 #[derive(Subcommand)]
 enum Commands {
+    /// Serve the game: REST under /api/v1, table WebSockets, /healthz.
+    Serve(mahjong::server::ServeArgs),
     /// Replay a game log recorded by the reference mj-server through our
     /// engine; print our scores and settlements as JSON lines.
     Replay {
@@ -65,7 +68,9 @@ enum Commands {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match cli.command {
+    let command = cli.command.unwrap_or(Commands::Serve(mahjong::server::ServeArgs::defaults()));
+    match command {
+        Commands::Serve(args) => serve(args),
         Commands::Replay { reference_log } => {
             let text = match std::fs::read_to_string(&reference_log) {
                 Ok(t) => t,
@@ -195,11 +200,9 @@ fn presets(json: bool) -> ExitCode {
             }
         };
         if json {
-            let values: serde_json::Map<String, serde_json::Value> = mahjong::rules::options::CATALOGUE
-                .iter()
-                .filter_map(|spec| options.get(spec.name).ok().map(|v| (spec.name.to_string(), serde_json::json!(v))))
-                .collect();
-            listed.push(serde_json::json!({"name": p.name, "description": p.description, "options": values}));
+            listed.push(
+                serde_json::json!({"name": p.name, "description": p.description, "options": options.to_json_map()}),
+            );
         } else {
             println!("Preset {}", p.name);
             println!("# {}", p.description);
@@ -218,4 +221,48 @@ fn presets(json: bool) -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// `serve`: runs the server until SIGINT or SIGTERM.
+fn serve(args: mahjong::server::ServeArgs) -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
+        .init();
+    let defaults = match args.table_defaults() {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("cannot start the runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(async move {
+        let listener = match tokio::net::TcpListener::bind(args.listen).await {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!("cannot listen on {}: {e}", args.listen);
+                return ExitCode::from(2);
+            }
+        };
+        match listener.local_addr() {
+            Ok(addr) => tracing::info!("serving on http://{addr}"),
+            Err(e) => tracing::warn!("listening, address unknown: {e}"),
+        }
+        match mahjong::server::serve(listener, defaults, mahjong::server::shutdown_signal()).await {
+            Ok(()) => {
+                tracing::info!("shut down");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("server error: {e}");
+                ExitCode::FAILURE
+            }
+        }
+    })
 }

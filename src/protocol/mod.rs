@@ -1,10 +1,13 @@
-//! Wire formats: the classic text lines of mj-server's protocol.
+//! Wire formats: the classic text lines of mj-server's protocol, and the JSON
+//! messages of the WebSocket protocol.
 //!
 //! `classic` parses and prints the message lines of protocol version 1110;
-//! `reference_log` reads the reference server's game logs into those messages.
+//! `reference_log` reads the reference server's game logs into those messages;
+//! `ws` is the WebSocket protocol (docs/protocol.md).
 
 pub mod classic;
 pub mod reference_log;
+pub mod ws;
 
 pub use classic::{
     ClassicParseError, ControllerMessage, GameOptionEntry, PlayerMessage, PlayerOption, WireLineDecoder, encode_wire,

@@ -103,7 +103,15 @@ pub fn request_options(
     preset: Option<&str>,
     options: &serde_json::Map<String, Value>,
 ) -> Result<GameOptions, CalcError> {
-    let mut o = presets::preset(preset.unwrap_or(presets::DEFAULT_PRESET))?;
+    apply_options(presets::preset(preset.unwrap_or(presets::DEFAULT_PRESET))?, options)
+}
+
+/// Sets options given as JSON (booleans as true/false or 0/1, numbers, words)
+/// over `base`; the result must pass [`GameOptions::check`].
+pub fn apply_options(
+    mut base: GameOptions,
+    options: &serde_json::Map<String, Value>,
+) -> Result<GameOptions, CalcError> {
     for (name, value) in options {
         let raw = match value {
             Value::Bool(b) => u8::from(*b).to_string(),
@@ -113,10 +121,10 @@ pub fn request_options(
                 return Err(field("options", format!("{name}: {other} is not a boolean, number or string")));
             }
         };
-        o.set(name, &raw)?;
+        base.set(name, &raw)?;
     }
-    o.check()?;
-    Ok(o)
+    base.check()?;
+    Ok(base)
 }
 
 /// Settles a request.

@@ -68,6 +68,22 @@ impl Game {
         &self.options
     }
 
+    /// Changes an option between hands (the game manager's right in
+    /// mj-server). The whole set must stay valid; on error nothing changes.
+    pub fn set_option(&mut self, name: &str, value: &str) -> Result<(), super::options::OptionError> {
+        if self.hand_in_progress() {
+            return Err(super::options::OptionError::Invalid {
+                name: name.to_string(),
+                reason: "options can be changed only between hands".into(),
+            });
+        }
+        let mut next = self.options.clone();
+        next.set(name, value)?;
+        next.check()?;
+        self.options = next;
+        Ok(())
+    }
+
     /// Cumulative scores by player id.
     pub fn scores(&self) -> [i64; 4] {
         self.scores

@@ -572,6 +572,21 @@ impl GameOptions {
         self.set(&entry.name, &entry.value)
     }
 
+    /// Every option's value by catalogue name, as JSON (booleans, numbers, words).
+    pub fn to_json_map(&self) -> serde_json::Map<String, serde_json::Value> {
+        CATALOGUE
+            .iter()
+            .filter_map(|spec| {
+                let value = match self.get(spec.name).ok()? {
+                    OptionValue::Bool(b) => serde_json::Value::from(b),
+                    OptionValue::Int(n) => serde_json::Value::from(n),
+                    OptionValue::Str(s) => serde_json::Value::from(s),
+                };
+                Some((spec.name.to_string(), value))
+            })
+            .collect()
+    }
+
     /// Writes these options as an option file. With `only_changed`, options
     /// at their default value are left out.
     pub fn to_option_file(&self, only_changed: bool) -> String {

@@ -1,0 +1,95 @@
+//! The HTTP interface: REST under `/api/v1` (the lobby, the settlement
+//! calculator), the table WebSockets, and `/healthz`.
+//!
+//! Every refusal is a JSON body `{"error": {"code": ..., "message": ...}}`
+//! with a 4xx status; nothing about a refused request changes any state.
+
+pub mod tables;
+pub mod ws;
+
+use std::sync::Arc;
+
+use axum::Json;
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::routing::{delete, get, post};
+use serde_json::json;
+
+use crate::table::{Lobby, TableError};
+
+/// The largest REST request body, in bytes.
+pub const MAX_BODY: usize = 64 * 1024;
+
+/// What every handler shares.
+#[derive(Clone)]
+pub struct AppState {
+    /// The tables.
+    pub lobby: Arc<Lobby>,
+    /// The server's settings for new tables.
+    pub defaults: Arc<tables::TableDefaults>,
+    /// Becomes `true` when the server shuts down: WebSockets close.
+    pub shutdown: tokio::sync::watch::Receiver<bool>,
+}
+
+/// The whole HTTP interface.
+pub fn router(state: AppState) -> Router {
+    let api = Router::new()
+        .route("/tables", post(tables::create).get(tables::list))
+        .route("/tables/{id}", get(tables::get_one))
+        .route("/tables/{id}/seats", post(tables::sit).delete(tables::leave))
+        .route("/tables/{id}/robots", post(tables::add_robot))
+        .route("/tables/{id}/robots/{seat}", delete(tables::remove_robot))
+        .route("/tables/{id}/start", post(tables::start))
+        .route("/tables/{id}/ws", get(ws::upgrade))
+        .route("/settle", post(tables::settle))
+        .route("/presets", get(tables::presets));
+    Router::new()
+        .nest("/api/v1", api)
+        .route("/healthz", get(|| async { "ok" }))
+        .fallback(|| async { ApiError::new(StatusCode::NOT_FOUND, "not_found", "no such endpoint") })
+        .layer(DefaultBodyLimit::max(MAX_BODY))
+        .with_state(state)
+}
+
+/// A refused request.
+#[derive(Debug)]
+pub struct ApiError {
+    status: StatusCode,
+    code: &'static str,
+    message: String,
+}
+
+impl ApiError {
+    /// An error with this status, code and message.
+    pub fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> ApiError {
+        ApiError { status, code, message: message.into() }
+    }
+
+    /// A 400 for a malformed request.
+    pub fn bad_request(message: impl Into<String>) -> ApiError {
+        ApiError::new(StatusCode::BAD_REQUEST, "bad_request", message)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        (self.status, Json(json!({"error": {"code": self.code, "message": self.message}}))).into_response()
+    }
+}
+
+impl From<TableError> for ApiError {
+    fn from(e: TableError) -> ApiError {
+        let (status, code) = match &e {
+            TableError::NoSuchTable(_) => (StatusCode::NOT_FOUND, "no_such_table"),
+            TableError::NoSuchSeat(_) | TableError::Invalid(_) => (StatusCode::BAD_REQUEST, "bad_request"),
+            TableError::SeatTaken(_) | TableError::Full => (StatusCode::CONFLICT, "seat_taken"),
+            TableError::BadToken => (StatusCode::UNAUTHORIZED, "bad_token"),
+            TableError::NotManager => (StatusCode::FORBIDDEN, "not_manager"),
+            TableError::NotNow(_) => (StatusCode::CONFLICT, "not_now"),
+            TableError::Closed => (StatusCode::GONE, "closed"),
+        };
+        ApiError::new(status, code, e.to_string())
+    }
+}

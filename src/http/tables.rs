@@ -1,0 +1,279 @@
+//! REST: the lobby (tables, seats, robots, start) and the settlement
+//! calculator.
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::{ApiError, AppState};
+use crate::bots::strategy::Strategy;
+use crate::rules::calculator;
+use crate::rules::tile::Tile;
+use crate::table::{SeatGrant, TableCommand, TableSettings};
+
+/// The server's settings for the tables it opens (from its flags).
+#[derive(Clone, Debug)]
+pub struct TableDefaults {
+    /// The preset new tables start from, unless a request names another.
+    pub preset: String,
+    /// Option lines applied over the preset (the server's option file).
+    pub option_file: Option<String>,
+    /// `--timeout`: the claim timeout, overriding the options'.
+    pub timeout: Option<u32>,
+    /// `--pause`, in deciseconds.
+    pub pause_deciseconds: u32,
+    /// `--random-seats`.
+    pub random_seats: bool,
+    /// `--no-manager`.
+    pub no_manager: bool,
+    /// `--no-special-scores`.
+    pub no_special_scores: bool,
+    /// `--seed`: table n is seeded with seed + n, so runs repeat.
+    pub seed: Option<u64>,
+    /// `--wallfile`: the first hand's wall at every table.
+    pub first_wall: Option<Vec<Tile>>,
+    /// Seconds before a robot plays for a disconnected player.
+    pub robot_takeover_secs: Option<u64>,
+    /// Messages that may wait for a subscriber before it is dropped.
+    pub subscriber_queue: usize,
+}
+
+impl Default for TableDefaults {
+    fn default() -> TableDefaults {
+        TableDefaults {
+            preset: crate::rules::presets::DEFAULT_PRESET.to_string(),
+            option_file: None,
+            timeout: None,
+            pause_deciseconds: 0,
+            random_seats: false,
+            no_manager: false,
+            no_special_scores: false,
+            seed: None,
+            first_wall: None,
+            robot_takeover_secs: None,
+            subscriber_queue: 1024,
+        }
+    }
+}
+
+fn parse<T: DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
+    let text = if body.is_empty() {
+        "{}"
+    } else {
+        std::str::from_utf8(body).map_err(|_| ApiError::bad_request("the body is not UTF-8"))?
+    };
+    serde_json::from_str(text).map_err(|e| ApiError::bad_request(format!("bad JSON body: {e}")))
+}
+
+/// A robot to seat.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RobotRequest {
+    /// The seat, or any free one.
+    #[serde(default)]
+    pub seat: Option<u8>,
+    /// Its strategy parameters (mj-player's).
+    #[serde(default)]
+    pub strategy: Strategy,
+}
+
+/// `POST /api/v1/tables`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateTable {
+    /// The table's name.
+    #[serde(default)]
+    pub name: Option<String>,
+    /// A rule preset.
+    #[serde(default)]
+    pub preset: Option<String>,
+    /// Options over the preset, by catalogue name.
+    #[serde(default)]
+    pub options: serde_json::Map<String, Value>,
+    /// Robots to seat at once.
+    #[serde(default)]
+    pub robots: Vec<RobotRequest>,
+    /// The least pause between actions, in deciseconds (at least the server's `--pause`).
+    #[serde(default)]
+    pub pause_deciseconds: Option<u32>,
+    /// Start the game at once (all four seats must be robots).
+    #[serde(default)]
+    pub start: bool,
+}
+
+/// Opens a table.
+pub async fn create(State(state): State<AppState>, body: Bytes) -> Result<Response, ApiError> {
+    let request: CreateTable = parse(&body)?;
+    let defaults = &state.defaults;
+    let preset = request.preset.clone().unwrap_or_else(|| defaults.preset.clone());
+    let mut options = crate::rules::presets::preset(&preset).map_err(|e| ApiError::bad_request(e.to_string()))?;
+    if let Some(file) = &defaults.option_file {
+        options.apply_option_file(file).map_err(|e| ApiError::bad_request(e.to_string()))?;
+    }
+    if let Some(t) = defaults.timeout {
+        options.timeout = t;
+    }
+    let options =
+        calculator::apply_options(options, &request.options).map_err(|e| ApiError::bad_request(e.to_string()))?;
+    let pause = request.pause_deciseconds.unwrap_or(0);
+    if pause > 50 {
+        return Err(ApiError::bad_request("pause_deciseconds is at most 50"));
+    }
+    if request.robots.len() > 4 {
+        return Err(ApiError::bad_request("a table has four seats"));
+    }
+    let name = request.name.clone().unwrap_or_else(|| "Mah-Jong table".into());
+    if name.trim().is_empty() || name.chars().count() > 80 {
+        return Err(ApiError::bad_request("a table name has 1 to 80 characters"));
+    }
+    let seed = match defaults.seed {
+        Some(s) => s.wrapping_add(state.lobby.len() as u64),
+        None => rand::random(),
+    };
+    let settings = TableSettings {
+        name,
+        preset,
+        options,
+        seed,
+        first_wall: defaults.first_wall.clone(),
+        pause_deciseconds: defaults.pause_deciseconds.max(pause),
+        random_seats: defaults.random_seats,
+        no_manager: defaults.no_manager,
+        no_special_scores: defaults.no_special_scores,
+        robot_takeover: defaults.robot_takeover_secs.map(std::time::Duration::from_secs),
+        subscriber_queue: defaults.subscriber_queue,
+    };
+    // Check every robot before opening anything.
+    for r in &request.robots {
+        if r.seat.is_some_and(|s| s >= 4) {
+            return Err(ApiError::bad_request(format!("there is no seat {}: seats are 0-3", r.seat.unwrap_or(0))));
+        }
+    }
+    let handle = state.lobby.open(settings);
+    for r in request.robots {
+        let strategy = r.strategy;
+        let seat = r.seat;
+        handle.ask(|reply| TableCommand::AddRobot { seat, strategy, reply }).await??;
+    }
+    if request.start {
+        handle.ask(|reply| TableCommand::Start { token: None, reply }).await??;
+    }
+    let info = handle.ask(|reply| TableCommand::Info { reply }).await?;
+    Ok((StatusCode::CREATED, Json(info)).into_response())
+}
+
+/// Lists the tables.
+pub async fn list(State(state): State<AppState>) -> Json<Value> {
+    let mut tables = state.lobby.list().await;
+    tables.sort_by(|a, b| a.id.cmp(&b.id));
+    Json(json!({ "tables": tables }))
+}
+
+/// One table's public state.
+pub async fn get_one(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    let handle = state.lobby.get(&id)?;
+    let info = handle.ask(|reply| TableCommand::Info { reply }).await?;
+    Ok(Json(info).into_response())
+}
+
+/// `POST /api/v1/tables/{id}/seats`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SitRequest {
+    /// The name to show.
+    pub name: String,
+    /// The seat wanted, or any free one.
+    #[serde(default)]
+    pub seat: Option<u8>,
+}
+
+/// Takes a seat; answers the seat and its token.
+pub async fn sit(State(state): State<AppState>, Path(id): Path<String>, body: Bytes) -> Result<Response, ApiError> {
+    let request: SitRequest = parse(&body)?;
+    let handle = state.lobby.get(&id)?;
+    let (name, seat) = (request.name, request.seat);
+    let grant: SeatGrant = handle.ask(|reply| TableCommand::Sit { name, seat, reply }).await??;
+    Ok((StatusCode::CREATED, Json(grant)).into_response())
+}
+
+/// The seat token from `Authorization: Bearer TOKEN`.
+fn bearer(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    let Some(value) = headers.get(axum::http::header::AUTHORIZATION) else { return Ok(None) };
+    let text = value.to_str().map_err(|_| ApiError::bad_request("the Authorization header is not text"))?;
+    match text.strip_prefix("Bearer ") {
+        Some(token) if !token.trim().is_empty() => Ok(Some(token.trim().to_string())),
+        _ => Err(ApiError::new(StatusCode::UNAUTHORIZED, "bad_token", "expected Authorization: Bearer SEAT_TOKEN")),
+    }
+}
+
+/// Leaves a seat (before the game starts): `Authorization: Bearer TOKEN`.
+pub async fn leave(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<StatusCode, ApiError> {
+    let token = bearer(&headers)?
+        .ok_or_else(|| ApiError::new(StatusCode::UNAUTHORIZED, "bad_token", "leaving needs the seat token"))?;
+    let handle = state.lobby.get(&id)?;
+    handle.ask(|reply| TableCommand::Leave { token, reply }).await??;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Seats a robot.
+pub async fn add_robot(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let request: RobotRequest = parse(&body)?;
+    let handle = state.lobby.get(&id)?;
+    let (seat, strategy) = (request.seat, request.strategy);
+    let seat = handle.ask(|reply| TableCommand::AddRobot { seat, strategy, reply }).await??;
+    Ok((StatusCode::CREATED, Json(json!({ "seat": seat }))).into_response())
+}
+
+/// Removes a robot.
+pub async fn remove_robot(
+    State(state): State<AppState>,
+    Path((id, seat)): Path<(String, u8)>,
+) -> Result<StatusCode, ApiError> {
+    let handle = state.lobby.get(&id)?;
+    handle.ask(|reply| TableCommand::RemoveRobot { seat, reply }).await??;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Starts the game: the manager's seat token, or none at a table of robots.
+pub async fn start(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Result<StatusCode, ApiError> {
+    let token = bearer(&headers)?;
+    let handle = state.lobby.get(&id)?;
+    handle.ask(|reply| TableCommand::Start { token, reply }).await??;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// The settlement calculator over REST: the same request and answer as
+/// `mahjong-server settle`.
+pub async fn settle(body: Bytes) -> Result<Response, ApiError> {
+    let text = std::str::from_utf8(&body).map_err(|_| ApiError::bad_request("the body is not UTF-8"))?;
+    let answer = calculator::settle_json(text).map_err(|e| ApiError::bad_request(e.to_string()))?;
+    Ok(Json(answer).into_response())
+}
+
+/// The rule presets with every option value.
+pub async fn presets() -> Result<Response, ApiError> {
+    let mut out = Vec::new();
+    for p in crate::rules::presets::PRESETS {
+        let options = crate::rules::presets::preset(p.name)
+            .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
+        out.push(json!({"name": p.name, "description": p.description, "options": options.to_json_map()}));
+    }
+    Ok(Json(json!({ "presets": out })).into_response())
+}

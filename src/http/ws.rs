@@ -1,0 +1,152 @@
+//! The table WebSocket: `GET /api/v1/tables/{id}/ws[?token=SEAT_TOKEN][&since=SEQ]`.
+//!
+//! The connection is registered with the table before the upgrade, so a bad
+//! token or table is an ordinary HTTP error. Afterwards one task writes what
+//! the table queued for this connection (and pings), while this task reads
+//! the client's messages and hands them to the table. A client must send
+//! something (a message or a pong) at least every [`IDLE_LIMIT`].
+
+use std::time::Duration;
+
+use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
+use axum::extract::{Path, Query, State};
+use axum::response::Response;
+use futures_util::{SinkExt, StreamExt};
+use serde::Deserialize;
+
+use super::{ApiError, AppState};
+use crate::protocol::ws::{ClientMessage, MAX_CLIENT_MESSAGE};
+use crate::table::{Connection, TableCommand, TableHandle};
+
+/// How often the server pings.
+pub const PING_EVERY: Duration = Duration::from_secs(20);
+/// A client silent for this long is disconnected.
+pub const IDLE_LIMIT: Duration = Duration::from_secs(60);
+/// Frames larger than this close the connection (close code 1009); messages
+/// between [`MAX_CLIENT_MESSAGE`] and this get a `too_large` error.
+const MAX_FRAME: usize = 64 * 1024;
+/// Close code for a connection the table dropped (too slow, or replaced by a
+/// newer connection for the same seat): reconnect for a fresh snapshot.
+pub const CLOSE_DROPPED: u16 = 4000;
+
+/// The query of the WebSocket URL.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WsQuery {
+    /// The seat token; without it the connection is a spectator's.
+    #[serde(default)]
+    pub token: Option<String>,
+    /// The last sequence number the client saw: resume from there.
+    #[serde(default)]
+    pub since: Option<u64>,
+}
+
+/// Upgrades to a WebSocket on the table.
+pub async fn upgrade(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    query: Result<Query<WsQuery>, axum::extract::rejection::QueryRejection>,
+    ws: WebSocketUpgrade,
+) -> Result<Response, ApiError> {
+    let Query(query) = query.map_err(|e| ApiError::bad_request(e.body_text()))?;
+    let handle = state.lobby.get(&id)?;
+    let (token, since) = (query.token, query.since);
+    let connection = handle.ask(|reply| TableCommand::Connect { token, since, reply }).await??;
+    Ok(ws
+        .max_message_size(MAX_FRAME)
+        .max_frame_size(MAX_FRAME)
+        .on_upgrade(move |socket| serve(socket, handle, connection, state.shutdown)))
+}
+
+async fn serve(
+    socket: WebSocket,
+    table: TableHandle,
+    connection: Connection,
+    shutdown: tokio::sync::watch::Receiver<bool>,
+) {
+    let (mut sink, mut stream) = socket.split();
+    let Connection { id, mut outbound, .. } = connection;
+    let mut writer_shutdown = shutdown.clone();
+    let writer = tokio::spawn(async move {
+        let mut ping = tokio::time::interval(PING_EVERY);
+        ping.tick().await;
+        loop {
+            tokio::select! {
+                _ = stopped(&mut writer_shutdown) => {
+                    let frame = CloseFrame { code: 1001, reason: "the server is shutting down".into() };
+                    let _ = sink.send(Message::Close(Some(frame))).await;
+                    return;
+                }
+                next = outbound.recv() => match next {
+                    Some(text) => {
+                        if sink.send(Message::Text(Utf8Bytes::from(&*text))).await.is_err() {
+                            return;
+                        }
+                    }
+                    None => {
+                        let frame = CloseFrame { code: CLOSE_DROPPED, reason: "dropped by the table: reconnect".into() };
+                        let _ = sink.send(Message::Close(Some(frame))).await;
+                        return;
+                    }
+                },
+                _ = ping.tick() => {
+                    if sink.send(Message::Ping(Default::default())).await.is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+    let mut shutdown = shutdown;
+    loop {
+        let next = tokio::select! {
+            next = tokio::time::timeout(IDLE_LIMIT, stream.next()) => next,
+            _ = stopped(&mut shutdown) => break,
+        };
+        let next = match next {
+            Ok(Some(Ok(message))) => message,
+            // Silent too long, a protocol error (e.g. an oversized frame), or closed.
+            _ => break,
+        };
+        let command = match next {
+            Message::Text(text) if text.len() > MAX_CLIENT_MESSAGE => TableCommand::BadMessage {
+                connection: id,
+                code: "too_large",
+                reason: format!("a message is at most {MAX_CLIENT_MESSAGE} bytes; this one has {}", text.len()),
+            },
+            Message::Text(text) => match serde_json::from_str::<ClientMessage>(&text) {
+                Ok(message) => TableCommand::Message { connection: id, message },
+                Err(e) => TableCommand::BadMessage { connection: id, code: "bad_message", reason: e.to_string() },
+            },
+            Message::Binary(_) => TableCommand::BadMessage {
+                connection: id,
+                code: "bad_message",
+                reason: "messages are JSON text, not binary".into(),
+            },
+            Message::Close(_) => break,
+            Message::Ping(_) | Message::Pong(_) => continue,
+        };
+        if table.send(command).await.is_err() {
+            break;
+        }
+        if writer.is_finished() {
+            break;
+        }
+    }
+    let mut writer = writer;
+    if *shutdown.borrow() {
+        // The writer is sending its close frame: give it a moment.
+        let _ = tokio::time::timeout(Duration::from_millis(500), &mut writer).await;
+    }
+    writer.abort();
+    let _ = table.send(TableCommand::Disconnect { connection: id }).await;
+}
+
+/// Completes once the server is shutting down (never, if the signal is gone).
+async fn stopped(signal: &mut tokio::sync::watch::Receiver<bool>) {
+    while !*signal.borrow_and_update() {
+        if signal.changed().await.is_err() {
+            std::future::pending::<()>().await;
+        }
+    }
+}

@@ -1,0 +1,248 @@
+//! The WebSocket protocol: JSON messages with a `type` field, mirroring the
+//! classic protocol's controller and player messages in meaning (see
+//! docs/protocol.md for every message with examples).
+//!
+//! A client sends [`ClientMessage`]s; the server sends [`ServerMessage`]s.
+//! Every event of a table carries a sequence number, so that a client that
+//! reconnects with the last number it saw misses nothing and receives
+//! nothing twice.
+
+use serde::{Deserialize, Serialize};
+
+use crate::bots::strategy::Strategy;
+use crate::rules::command::Action;
+use crate::rules::event::Event;
+use crate::rules::view::TableView;
+
+/// The largest text message a client may send, in bytes.
+pub const MAX_CLIENT_MESSAGE: usize = 4096;
+
+/// The longest chat message, in characters.
+pub const MAX_CHAT_CHARS: usize = 500;
+
+/// A message from a client (a seated player; spectators may only `ping`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum ClientMessage {
+    /// A move in the game (the engine's [`Action`]).
+    Act {
+        /// The move.
+        action: Action,
+    },
+    /// Ready for the next hand (mj-server's `Ready`); also resumes a pause.
+    Ready,
+    /// Ask for the game to pause (mj-server's `RequestPause`): everyone must
+    /// then say `ready` again.
+    RequestPause {
+        /// Why, shown to the others.
+        #[serde(default)]
+        reason: String,
+    },
+    /// Ask for a minimum pause between actions, in tenths of a second
+    /// (mj-server's `PlayerOption Delay`; at most 50).
+    SetPause {
+        /// Deciseconds.
+        deciseconds: u32,
+    },
+    /// Change a game option (the game manager only; before the game and
+    /// between hands).
+    SetOption {
+        /// The option's catalogue name.
+        name: String,
+        /// The value as in an option file.
+        value: String,
+    },
+    /// Say something to the table.
+    Chat {
+        /// The text (at most [`MAX_CHAT_CHARS`] characters).
+        text: String,
+    },
+    /// Ask for a fresh snapshot of what this client may see.
+    Snapshot,
+    /// Keep-alive; answered with `pong`.
+    Ping,
+}
+
+/// Something that happened at the table outside the game itself.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum TableEvent {
+    /// Someone sat down.
+    SeatTaken {
+        /// The seat (the player id in the game: 0 is the first East).
+        seat: u8,
+        /// The name shown.
+        name: String,
+        /// A robot, and its strategy.
+        #[serde(skip_serializing_if = "Option::is_none", default)]
+        robot: Option<Strategy>,
+    },
+    /// A seat became free.
+    SeatLeft {
+        /// The seat.
+        seat: u8,
+    },
+    /// A seated player's connection was lost.
+    Disconnected {
+        /// The seat.
+        seat: u8,
+    },
+    /// A seated player is connected again.
+    Reconnected {
+        /// The seat.
+        seat: u8,
+    },
+    /// The game manager changed (`None`: no manager).
+    Manager {
+        /// The manager's seat.
+        seat: Option<u8>,
+    },
+    /// An option was changed by the manager.
+    OptionChanged {
+        /// The option.
+        name: String,
+        /// Its new value.
+        value: String,
+    },
+    /// The game has started (the seats are now fixed).
+    GameStarted,
+    /// The next hand is dealt when these seats have said `ready`.
+    WaitingForReady {
+        /// Seats not ready yet.
+        seats: Vec<u8>,
+    },
+    /// Play is paused until everyone is ready.
+    Paused {
+        /// Who asked.
+        seat: u8,
+        /// Why.
+        reason: String,
+    },
+    /// The minimum pause between actions changed.
+    PauseChanged {
+        /// Deciseconds.
+        deciseconds: u32,
+    },
+    /// A chat message.
+    Chat {
+        /// Who said it.
+        seat: u8,
+        /// The name of the speaker.
+        name: String,
+        /// What was said.
+        text: String,
+    },
+    /// The table has closed.
+    Closed {
+        /// Why.
+        reason: String,
+    },
+}
+
+/// An event of the table's stream: a game event or a table event.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum StreamEvent {
+    /// From the rules engine.
+    Game(Event),
+    /// From the table.
+    Table(TableEvent),
+}
+
+/// A seat as everyone may see it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SeatInfo {
+    /// The seat (player id).
+    pub seat: u8,
+    /// Who sits there, if anyone.
+    pub name: Option<String>,
+    /// A robot's strategy, if a robot sits there.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub robot: Option<Strategy>,
+    /// The player is connected (robots always are).
+    pub connected: bool,
+    /// Ready for the next hand.
+    pub ready: bool,
+}
+
+/// The state of a table as anyone may see it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TableInfo {
+    /// The table's id.
+    pub id: String,
+    /// The table's name.
+    pub name: String,
+    /// `open` (waiting for players), `playing` or `over`.
+    pub state: TableState,
+    /// The four seats.
+    pub seats: Vec<SeatInfo>,
+    /// The game manager's seat.
+    pub manager: Option<u8>,
+    /// Connected spectators.
+    pub spectators: usize,
+    /// The preset the table was created with.
+    pub preset: String,
+    /// Cumulative scores by seat.
+    pub scores: [i64; 4],
+    /// Hands dealt so far.
+    pub hands: u32,
+    /// The minimum pause between actions, in deciseconds.
+    pub pause_deciseconds: u32,
+    /// The last sequence number of the table's event stream.
+    pub seq: u64,
+}
+
+/// Where a table is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TableState {
+    /// Players are sitting down; the game has not started.
+    Open,
+    /// The game is being played.
+    Playing,
+    /// The game is over (or ended early).
+    Over,
+}
+
+/// A message from the server.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum ServerMessage {
+    /// Sent first on connecting (without `since`): everything the receiver
+    /// may see now. Events with a higher `seq` follow.
+    Snapshot {
+        /// The receiver's seat, `None` for a spectator.
+        seat: Option<u8>,
+        /// The table.
+        table: TableInfo,
+        /// The game as the receiver may see it, once it has started.
+        game: Option<Box<TableView>>,
+    },
+    /// One event of the table's stream.
+    Event {
+        /// Its sequence number (increasing by one across the whole stream;
+        /// a receiver sees the numbers of the events it may see).
+        seq: u64,
+        /// The time the table created it, in microseconds since the Unix epoch
+        /// (for measuring delivery latency).
+        at_us: u64,
+        /// The event.
+        event: StreamEvent,
+    },
+    /// A request was refused; nothing changed.
+    Error {
+        /// A stable code: `bad_message`, `illegal_move`, `not_allowed`, `too_large`, ...
+        code: String,
+        /// What was wrong.
+        message: String,
+    },
+    /// The answer to `ping`.
+    Pong,
+}
+
+impl ServerMessage {
+    /// An error message.
+    pub fn error(code: &str, message: impl Into<String>) -> ServerMessage {
+        ServerMessage::Error { code: code.to_string(), message: message.into() }
+    }
+}

@@ -1,0 +1,159 @@
+//! `mahjong-server serve`: the flags (mirroring mj-server's where they mean
+//! the same, each with an environment fallback) and the server's life: bind,
+//! serve, shut down gracefully on SIGINT or SIGTERM.
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use tokio::net::TcpListener;
+
+use crate::http::tables::TableDefaults;
+use crate::http::{AppState, router};
+use crate::rules::presets;
+use crate::rules::tile::parse_tiles;
+use crate::table::Lobby;
+
+/// The flags of `serve`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "MAHJONG_LISTEN", default_value = "127.0.0.1:8080")]
+    pub listen: SocketAddr,
+    /// Seconds to claim a discard (0: no limit); overrides the `Timeout` option.
+    #[arg(long, env = "MAHJONG_TIMEOUT")]
+    pub timeout: Option<u32>,
+    /// Least pause between actions, in tenths of a second (at most 50).
+    #[arg(long, env = "MAHJONG_PAUSE", default_value_t = 0, value_parser = clap::value_parser!(u32).range(0..=50))]
+    pub pause: u32,
+    /// Seat players who do not choose a seat at random.
+    #[arg(long, env = "MAHJONG_RANDOM_SEATS", conflicts_with = "id_order_seats")]
+    pub random_seats: bool,
+    /// Seat players who do not choose a seat in the lowest free seat (the default).
+    #[arg(long, env = "MAHJONG_ID_ORDER_SEATS")]
+    pub id_order_seats: bool,
+    /// Seed for walls, dice and random seats: the same seed repeats the same tables.
+    #[arg(long, env = "MAHJONG_SEED")]
+    pub seed: Option<u64>,
+    /// A file of space-separated tile codes: the first hand's wall at every table.
+    #[arg(long, env = "MAHJONG_WALLFILE")]
+    pub wallfile: Option<PathBuf>,
+    /// Game options in mj-server's option-file format, applied to every new table.
+    #[arg(long, env = "MAHJONG_OPTION_FILE")]
+    pub option_file: Option<PathBuf>,
+    /// The rule preset of new tables (see `presets`).
+    #[arg(long, env = "MAHJONG_PRESET", default_value = presets::DEFAULT_PRESET)]
+    pub preset: String,
+    /// No player may change the game options.
+    #[arg(long, env = "MAHJONG_NO_MANAGER")]
+    pub no_manager: bool,
+    /// Flowers and seasons score no points or doubles.
+    #[arg(long, env = "MAHJONG_NO_SPECIAL_SCORES")]
+    pub no_special_scores: bool,
+    /// After a player has been disconnected this many seconds, a robot plays
+    /// the seat until the player reconnects.
+    #[arg(long, env = "MAHJONG_ROBOT_TAKEOVER")]
+    pub robot_takeover: Option<u64>,
+}
+
+impl ServeArgs {
+    /// The flags' defaults, as a bare `mahjong-server` uses them.
+    pub fn defaults() -> ServeArgs {
+        ServeArgs {
+            listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            timeout: None,
+            pause: 0,
+            random_seats: false,
+            id_order_seats: false,
+            seed: None,
+            wallfile: None,
+            option_file: None,
+            preset: presets::DEFAULT_PRESET.to_string(),
+            no_manager: false,
+            no_special_scores: false,
+            robot_takeover: None,
+        }
+    }
+
+    /// Checks the flags and reads the files they name.
+    pub fn table_defaults(&self) -> Result<TableDefaults, String> {
+        let mut options = presets::preset(&self.preset).map_err(|e| e.to_string())?;
+        let option_file = match &self.option_file {
+            Some(path) => {
+                let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                options.apply_option_file(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+                Some(text)
+            }
+            None => None,
+        };
+        let first_wall = match &self.wallfile {
+            Some(path) => {
+                let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                let tiles = parse_tiles(text.trim()).map_err(|e| format!("{}: {e}", path.display()))?;
+                crate::rules::wall::Wall::from_tiles(tiles.clone(), &options)
+                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                Some(tiles)
+            }
+            None => None,
+        };
+        Ok(TableDefaults {
+            preset: self.preset.clone(),
+            option_file,
+            timeout: self.timeout,
+            pause_deciseconds: self.pause,
+            random_seats: self.random_seats,
+            no_manager: self.no_manager,
+            no_special_scores: self.no_special_scores,
+            seed: self.seed,
+            first_wall,
+            robot_takeover_secs: self.robot_takeover,
+            subscriber_queue: 1024,
+        })
+    }
+}
+
+/// Serves on an already-bound listener until `shutdown` completes, then
+/// stops accepting and lets open requests finish.
+pub async fn serve(
+    listener: TcpListener,
+    defaults: TableDefaults,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let (stop, stopping) = tokio::sync::watch::channel(false);
+    let state = AppState { lobby: Arc::new(Lobby::new()), defaults: Arc::new(defaults), shutdown: stopping.clone() };
+    tokio::spawn(async move {
+        shutdown.await;
+        let _ = stop.send(true);
+    });
+    let mut stopping = stopping;
+    // WebSockets watch the same signal and close themselves, so that the
+    // graceful shutdown does not wait for them forever.
+    axum::serve(listener, router(state))
+        .with_graceful_shutdown(async move {
+            let _ = stopping.wait_for(|&stop| stop).await.map(|_| ());
+        })
+        .await
+}
+
+/// Completes on SIGINT (Ctrl-C) or SIGTERM.
+pub async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        _ = ctrl_c => {},
+        _ = terminate => {},
+    }
+}

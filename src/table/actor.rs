@@ -1,0 +1,773 @@
+//! The table actor: one tokio task owning one table outright (no locks).
+//!
+//! It seats players and robots, runs the game through the rules engine, and
+//! sends every subscriber exactly the events its seat may see, each with a
+//! sequence number. It also runs what mj-server's controller ran around the
+//! game: the claim timeout, the pause between actions, the "ready for the
+//! next hand" handshake, pause requests, the game manager, chat, and
+//! disconnections (a seat waits for its player; optionally a robot stands in).
+//!
+//! Each subscriber has a bounded queue; one that is full is dropped (its
+//! socket closes and the client reconnects for a fresh snapshot), so a slow
+//! client never stalls the table.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+use rand::{Rng, RngCore, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+use super::{Connection, SeatGrant, TableCommand, TableError, TableHandle, TableSettings};
+use crate::bots::Robot;
+use crate::bots::strategy::Strategy;
+use crate::protocol::ws::{
+    ClientMessage, MAX_CHAT_CHARS, SeatInfo, ServerMessage, StreamEvent, TableEvent, TableInfo, TableState,
+};
+use crate::rules::command::{Command, PlayerId, WallSource};
+use crate::rules::event::{Audience, Emitted};
+use crate::rules::game::Game;
+use crate::rules::view;
+
+/// mj-server's largest reasonable pause between actions: 5 seconds.
+const MAX_PAUSE_DECISECONDS: u32 = 50;
+
+/// At most this many robot moves are made in a row before the actor lets
+/// other tasks run (with no pause between actions).
+const ROBOT_BURST: usize = 64;
+
+/// Starts a table's task; returns its handle.
+pub fn spawn(id: String, settings: TableSettings) -> TableHandle {
+    let (sender, receiver) = mpsc::channel(super::COMMAND_QUEUE);
+    let actor = Actor::new(id.clone(), settings);
+    tokio::spawn(actor.run(receiver));
+    TableHandle { id, sender }
+}
+
+/// Who sits in a seat.
+struct Seat {
+    name: String,
+    /// The seat token of a person; `None` for a robot.
+    token: Option<String>,
+    /// A robot's strategy (and the robot playing).
+    robot: Option<(Strategy, Robot)>,
+    /// The connection acting for a person, if connected.
+    connection: Option<u64>,
+    /// When the person's connection was lost.
+    disconnected_at: Option<Instant>,
+    ready: bool,
+    /// The pause between actions this player asked for.
+    pause_request: u32,
+}
+
+impl Seat {
+    fn is_robot(&self) -> bool {
+        self.robot.is_some()
+    }
+}
+
+/// A connected client.
+struct Subscriber {
+    seat: Option<u8>,
+    sender: mpsc::Sender<Arc<str>>,
+}
+
+/// One event of the stream, kept for clients that resume.
+struct Logged {
+    seq: u64,
+    to: Audience,
+    text: Arc<str>,
+}
+
+struct Actor {
+    id: String,
+    settings: TableSettings,
+    seats: [Option<Seat>; 4],
+    manager: Option<u8>,
+    state: TableState,
+    game: Option<Game>,
+    rng: ChaCha8Rng,
+    subscribers: BTreeMap<u64, Subscriber>,
+    next_connection: u64,
+    seq: u64,
+    /// Recent events (the current and previous hand), for resuming.
+    log: VecDeque<Logged>,
+    /// Events before this sequence number are no longer kept.
+    log_start: u64,
+    /// The first sequence number of the hand being played.
+    hand_started_seq: u64,
+    /// Waiting for every person to say ready (between hands, or after a pause request).
+    waiting_ready: bool,
+    paused: bool,
+    /// The claim window being timed: its discard serial and deadline.
+    claim_deadline: Option<(u32, Instant)>,
+    /// When the last action was made (for the pause between actions).
+    last_action: Instant,
+}
+
+impl Actor {
+    fn new(id: String, settings: TableSettings) -> Actor {
+        let rng = ChaCha8Rng::seed_from_u64(settings.seed);
+        let manager = None;
+        Actor {
+            id,
+            settings,
+            seats: [None, None, None, None],
+            manager,
+            state: TableState::Open,
+            game: None,
+            rng,
+            subscribers: BTreeMap::new(),
+            next_connection: 1,
+            seq: 0,
+            log: VecDeque::new(),
+            log_start: 1,
+            hand_started_seq: 1,
+            waiting_ready: false,
+            paused: false,
+            claim_deadline: None,
+            last_action: Instant::now(),
+        }
+    }
+
+    async fn run(mut self, mut commands: mpsc::Receiver<TableCommand>) {
+        loop {
+            let deadline = self.next_deadline();
+            tokio::select! {
+                command = commands.recv() => match command {
+                    Some(c) => self.handle(c),
+                    None => break,
+                },
+                _ = sleep_until(deadline), if deadline.is_some() => self.on_timer(),
+            }
+            self.run_robots().await;
+        }
+    }
+
+    // ----- the public picture -------------------------------------------
+
+    fn info(&self) -> TableInfo {
+        let seats = (0..4u8)
+            .map(|i| match &self.seats[i as usize] {
+                Some(s) => SeatInfo {
+                    seat: i,
+                    name: Some(s.name.clone()),
+                    robot: s.robot.as_ref().map(|(st, _)| *st),
+                    connected: s.is_robot() || s.connection.is_some(),
+                    ready: s.is_robot() || s.ready,
+                },
+                None => SeatInfo { seat: i, name: None, robot: None, connected: false, ready: false },
+            })
+            .collect();
+        TableInfo {
+            id: self.id.clone(),
+            name: self.settings.name.clone(),
+            state: self.state,
+            seats,
+            manager: self.manager,
+            spectators: self.subscribers.values().filter(|s| s.seat.is_none()).count(),
+            preset: self.settings.preset.clone(),
+            scores: self.game.as_ref().map_or([0; 4], Game::scores),
+            hands: self.game.as_ref().map_or(0, Game::hands_started),
+            pause_deciseconds: self.pause(),
+            seq: self.seq,
+        }
+    }
+
+    fn pause(&self) -> u32 {
+        let requested = self.seats.iter().flatten().map(|s| s.pause_request).max().unwrap_or(0);
+        self.settings.pause_deciseconds.max(requested).min(MAX_PAUSE_DECISECONDS.max(self.settings.pause_deciseconds))
+    }
+
+    // ----- commands --------------------------------------------------------
+
+    fn handle(&mut self, command: TableCommand) {
+        match command {
+            TableCommand::Info { reply } => {
+                let _ = reply.send(self.info());
+            }
+            TableCommand::Sit { name, seat, reply } => {
+                let _ = reply.send(self.sit(name, seat));
+            }
+            TableCommand::Leave { token, reply } => {
+                let _ = reply.send(self.leave(&token));
+            }
+            TableCommand::AddRobot { seat, strategy, reply } => {
+                let _ = reply.send(self.add_robot(seat, strategy));
+            }
+            TableCommand::RemoveRobot { seat, reply } => {
+                let _ = reply.send(self.remove_robot(seat));
+            }
+            TableCommand::Start { token, reply } => {
+                let _ = reply.send(self.start(token.as_deref()));
+            }
+            TableCommand::Connect { token, since, reply } => {
+                let _ = reply.send(self.connect(token.as_deref(), since));
+            }
+            TableCommand::Message { connection, message } => self.message(connection, message),
+            TableCommand::BadMessage { connection, code, reason } => {
+                self.reply(connection, &ServerMessage::error(code, reason));
+            }
+            TableCommand::Disconnect { connection } => self.disconnect(connection),
+        }
+    }
+
+    fn free_seat(&mut self, wanted: Option<u8>) -> Result<u8, TableError> {
+        if self.state != TableState::Open {
+            return Err(TableError::NotNow("the game has started: seats can no longer change"));
+        }
+        match wanted {
+            Some(s) if s >= 4 => Err(TableError::NoSuchSeat(s)),
+            Some(s) if self.seats[s as usize].is_some() => Err(TableError::SeatTaken(s)),
+            Some(s) => Ok(s),
+            None => {
+                let free: Vec<u8> = (0..4u8).filter(|&s| self.seats[s as usize].is_none()).collect();
+                match free.len() {
+                    0 => Err(TableError::Full),
+                    n if self.settings.random_seats => Ok(free[self.rng.gen_range(0..n)]),
+                    _ => Ok(free[0]),
+                }
+            }
+        }
+    }
+
+    fn sit(&mut self, name: String, seat: Option<u8>) -> Result<SeatGrant, TableError> {
+        let name = name.trim().to_string();
+        if name.is_empty() || name.chars().count() > 40 {
+            return Err(TableError::Invalid("a name has 1 to 40 characters".into()));
+        }
+        let s = self.free_seat(seat)?;
+        let mut bytes = [0u8; 16];
+        // Tokens come from the OS's randomness, not the table's seeded stream.
+        rand::rngs::OsRng.fill_bytes(&mut bytes);
+        let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        self.seats[s as usize] = Some(Seat {
+            name: name.clone(),
+            token: Some(token.clone()),
+            robot: None,
+            connection: None,
+            disconnected_at: None,
+            ready: false,
+            pause_request: 0,
+        });
+        self.broadcast_table(TableEvent::SeatTaken { seat: s, name, robot: None });
+        if self.manager.is_none() && !self.settings.no_manager {
+            self.manager = Some(s);
+            self.broadcast_table(TableEvent::Manager { seat: Some(s) });
+        }
+        Ok(SeatGrant { seat: s, token })
+    }
+
+    fn seat_of_token(&self, token: &str) -> Option<u8> {
+        (0..4u8).find(|&s| self.seats[s as usize].as_ref().is_some_and(|x| x.token.as_deref() == Some(token)))
+    }
+
+    fn leave(&mut self, token: &str) -> Result<(), TableError> {
+        let s = self.seat_of_token(token).ok_or(TableError::BadToken)?;
+        if self.state != TableState::Open {
+            return Err(TableError::NotNow("the game has started: a seat can no longer be left"));
+        }
+        if let Some(c) = self.seats[s as usize].take().and_then(|x| x.connection) {
+            self.subscribers.remove(&c);
+        }
+        self.broadcast_table(TableEvent::SeatLeft { seat: s });
+        if self.manager == Some(s) {
+            self.manager = (0..4u8).find(|&i| self.seats[i as usize].as_ref().is_some_and(|x| !x.is_robot()));
+            self.broadcast_table(TableEvent::Manager { seat: self.manager });
+        }
+        Ok(())
+    }
+
+    fn add_robot(&mut self, seat: Option<u8>, strategy: Strategy) -> Result<u8, TableError> {
+        strategy.validate().map_err(|e| TableError::Invalid(e.to_string()))?;
+        let s = self.free_seat(seat)?;
+        let robot = Robot::new(strategy, self.settings.options.clone());
+        let name = format!("Robot {}", s + 1);
+        self.seats[s as usize] = Some(Seat {
+            name: name.clone(),
+            token: None,
+            robot: Some((strategy, robot)),
+            connection: None,
+            disconnected_at: None,
+            ready: true,
+            pause_request: 0,
+        });
+        self.broadcast_table(TableEvent::SeatTaken { seat: s, name, robot: Some(strategy) });
+        Ok(s)
+    }
+
+    fn remove_robot(&mut self, seat: u8) -> Result<(), TableError> {
+        if seat >= 4 {
+            return Err(TableError::NoSuchSeat(seat));
+        }
+        if self.state != TableState::Open {
+            return Err(TableError::NotNow("the game has started: seats can no longer change"));
+        }
+        if !self.seats[seat as usize].as_ref().is_some_and(Seat::is_robot) {
+            return Err(TableError::Invalid(format!("no robot sits in seat {seat}")));
+        }
+        self.seats[seat as usize] = None;
+        self.broadcast_table(TableEvent::SeatLeft { seat });
+        Ok(())
+    }
+
+    fn start(&mut self, token: Option<&str>) -> Result<(), TableError> {
+        let asker = match token {
+            Some(t) => Some(self.seat_of_token(t).ok_or(TableError::BadToken)?),
+            None => None,
+        };
+        match (self.manager, asker) {
+            (Some(m), Some(a)) if m != a => return Err(TableError::NotManager),
+            (Some(_), None) => return Err(TableError::NotManager),
+            (None, None) if self.seats.iter().flatten().any(|s| !s.is_robot()) => {
+                return Err(TableError::Invalid("give the seat token of a seated player to start".into()));
+            }
+            _ => {}
+        }
+        if self.state != TableState::Open {
+            return Err(TableError::NotNow("the game has already started"));
+        }
+        if self.seats.iter().any(Option::is_none) {
+            return Err(TableError::NotNow("four players are needed: fill the empty seats with people or robots"));
+        }
+        let options = self.settings.options.clone();
+        self.game = Some(Game::new(options).with_no_special_scores(self.settings.no_special_scores));
+        self.state = TableState::Playing;
+        self.broadcast_table(TableEvent::GameStarted);
+        self.await_ready();
+        Ok(())
+    }
+
+    /// Between hands (and at the start): every person must say ready.
+    fn await_ready(&mut self) {
+        self.waiting_ready = true;
+        for s in self.seats.iter_mut().flatten() {
+            s.ready = s.is_robot();
+        }
+        self.announce_waiting();
+        self.deal_if_ready();
+    }
+
+    fn announce_waiting(&mut self) {
+        let seats = self.unready();
+        self.broadcast_table(TableEvent::WaitingForReady { seats });
+    }
+
+    fn unready(&self) -> Vec<u8> {
+        (0..4u8)
+            .filter(|&i| self.seats[i as usize].as_ref().is_some_and(|s| !s.ready && !self.robot_plays(i)))
+            .collect()
+    }
+
+    /// A robot makes this seat's moves: a robot's seat, or a person's seat
+    /// whose player has been away longer than the takeover delay.
+    fn robot_plays(&self, seat: u8) -> bool {
+        let Some(s) = &self.seats[seat as usize] else { return false };
+        s.is_robot()
+            || (s.connection.is_none()
+                && self.settings.robot_takeover.is_some_and(|d| s.disconnected_at.is_some_and(|at| at.elapsed() >= d)))
+    }
+
+    fn deal_if_ready(&mut self) {
+        if !self.waiting_ready || !self.unready().is_empty() {
+            return;
+        }
+        self.waiting_ready = false;
+        if self.paused {
+            self.paused = false;
+            if self.game.as_ref().is_some_and(Game::hand_in_progress) {
+                self.restart_claim_timer();
+                return;
+            }
+        }
+        let Some(game) = &self.game else { return };
+        if game.is_over() || game.hand_in_progress() {
+            return;
+        }
+        let wall = match self.settings.first_wall.take() {
+            Some(tiles) if game.hands_started() == 0 => WallSource::Tiles(tiles),
+            _ => WallSource::Shuffled { seed: self.rng.next_u64() },
+        };
+        let dice = Some([self.rng.gen_range(1..=6), self.rng.gen_range(1..=6)]);
+        if let Err(e) = self.apply(Command::StartHand { wall, dice }, None) {
+            // Only a given wall can be refused (the options changed since it
+            // was checked): deal a shuffled one instead.
+            tracing::warn!(table = %self.id, "the wall file was refused ({e}); dealing a shuffled wall");
+            let wall = WallSource::Shuffled { seed: self.rng.next_u64() };
+            if let Err(e) = self.apply(Command::StartHand { wall, dice }, None) {
+                tracing::error!(table = %self.id, "cannot deal: {e}");
+            }
+        }
+    }
+
+    // ----- connections ----------------------------------------------------
+
+    fn connect(&mut self, token: Option<&str>, since: Option<u64>) -> Result<Connection, TableError> {
+        let seat = match token {
+            Some(t) => Some(self.seat_of_token(t).ok_or(TableError::BadToken)?),
+            None => None,
+        };
+        if let Some(s) = since
+            && s > self.seq
+        {
+            return Err(TableError::Invalid(format!("since={s} is ahead of the table's stream (at {})", self.seq)));
+        }
+        let id = self.next_connection;
+        self.next_connection += 1;
+        let (sender, outbound) = mpsc::channel(self.settings.subscriber_queue.max(16));
+        // What the client missed, or a snapshot when it gave no position or
+        // its position is older than what is kept.
+        let viewer = seat.map(PlayerId);
+        let mut first: Vec<Arc<str>> = Vec::new();
+        match since {
+            Some(s) if s + 1 >= self.log_start => {
+                for e in self.log.iter().filter(|e| e.seq > s && e.to.includes(viewer)) {
+                    first.push(e.text.clone());
+                }
+            }
+            _ => first.push(to_text(&self.snapshot(seat))),
+        }
+        if first.len() > sender.capacity() {
+            // Too much to replay into the queue: start afresh from a snapshot.
+            first.clear();
+            first.push(to_text(&self.snapshot(seat)));
+        }
+        for text in first {
+            let _ = sender.try_send(text);
+        }
+        self.subscribers.insert(id, Subscriber { seat, sender });
+        if let Some(s) = seat {
+            let seat_state = self.seats[s as usize].as_mut().expect("a token names a seat");
+            let old = seat_state.connection.replace(id);
+            let was_away = seat_state.disconnected_at.take().is_some();
+            if let Some(old) = old {
+                // The newest connection acts for the seat; the old one closes.
+                self.subscribers.remove(&old);
+            } else if was_away {
+                self.broadcast_table(TableEvent::Reconnected { seat: s });
+            }
+        }
+        Ok(Connection { id, seat, outbound })
+    }
+
+    /// Everything `seat` (or a spectator) may see now.
+    fn snapshot(&self, seat: Option<u8>) -> ServerMessage {
+        let viewer = seat.map(PlayerId);
+        ServerMessage::Snapshot { seat, table: self.info(), game: self.game.as_ref().map(|g| Box::new(g.view(viewer))) }
+    }
+
+    fn disconnect(&mut self, connection: u64) {
+        let Some(sub) = self.subscribers.remove(&connection) else { return };
+        self.seat_lost(connection, sub.seat);
+    }
+
+    /// A connection acting for `seat` is gone (closed, or dropped as too slow).
+    fn seat_lost(&mut self, connection: u64, seat: Option<u8>) {
+        let Some(s) = seat else { return };
+        let Some(seat_state) = self.seats[s as usize].as_mut() else { return };
+        if seat_state.connection == Some(connection) {
+            seat_state.connection = None;
+            seat_state.disconnected_at = Some(Instant::now());
+            self.broadcast_table(TableEvent::Disconnected { seat: s });
+        }
+    }
+
+    // ----- client messages -------------------------------------------------
+
+    fn reply(&mut self, connection: u64, message: &ServerMessage) {
+        let text = to_text(message);
+        if let Some(sub) = self.subscribers.get(&connection)
+            && sub.sender.try_send(text).is_err()
+        {
+            let seat = sub.seat;
+            self.subscribers.remove(&connection);
+            self.seat_lost(connection, seat);
+        }
+    }
+
+    fn message(&mut self, connection: u64, message: ClientMessage) {
+        let Some(seat) = self.subscribers.get(&connection).map(|s| s.seat) else { return };
+        match message {
+            ClientMessage::Ping => return self.reply(connection, &ServerMessage::Pong),
+            ClientMessage::Snapshot => {
+                let snapshot = self.snapshot(seat);
+                return self.reply(connection, &snapshot);
+            }
+            _ => {}
+        }
+        let Some(seat) = seat else {
+            self.reply(connection, &ServerMessage::error("not_allowed", "spectators can only watch"));
+            return;
+        };
+        if let Err((code, why)) = self.player_message(seat, message) {
+            self.reply(connection, &ServerMessage::error(code, why));
+        }
+    }
+
+    fn player_message(&mut self, seat: u8, message: ClientMessage) -> Result<(), (&'static str, String)> {
+        let not_now = |why: &str| Err(("not_now", why.to_string()));
+        match message {
+            ClientMessage::Ping | ClientMessage::Snapshot => Ok(()),
+            ClientMessage::Act { action } => {
+                if self.state != TableState::Playing {
+                    return not_now("the game is not being played");
+                }
+                if self.paused {
+                    return not_now("the game is paused until everyone is ready");
+                }
+                if self.waiting_ready {
+                    return not_now("the next hand has not been dealt: say ready");
+                }
+                self.apply(Command::Act { player: PlayerId(seat), action }, Some(seat)).map_err(|e| ("illegal_move", e))
+            }
+            ClientMessage::Ready => {
+                if !self.waiting_ready {
+                    return not_now("nothing is waiting for you to be ready");
+                }
+                if let Some(s) = self.seats[seat as usize].as_mut() {
+                    s.ready = true;
+                }
+                let left = self.unready();
+                if !left.is_empty() {
+                    self.broadcast_table(TableEvent::WaitingForReady { seats: left });
+                }
+                self.deal_if_ready();
+                Ok(())
+            }
+            ClientMessage::RequestPause { reason } => {
+                if self.state != TableState::Playing || self.waiting_ready {
+                    return not_now("only a game in play can be paused");
+                }
+                self.paused = true;
+                self.claim_deadline = None;
+                let reason: String = reason.chars().take(MAX_CHAT_CHARS).collect();
+                self.broadcast_table(TableEvent::Paused { seat, reason });
+                self.await_ready();
+                Ok(())
+            }
+            ClientMessage::SetPause { deciseconds } => {
+                if deciseconds > MAX_PAUSE_DECISECONDS {
+                    return Err(("bad_message", format!("the pause is at most {MAX_PAUSE_DECISECONDS} deciseconds")));
+                }
+                let before = self.pause();
+                if let Some(s) = self.seats[seat as usize].as_mut() {
+                    s.pause_request = deciseconds;
+                }
+                if self.pause() != before {
+                    self.broadcast_table(TableEvent::PauseChanged { deciseconds: self.pause() });
+                }
+                Ok(())
+            }
+            ClientMessage::SetOption { name, value } => {
+                if self.settings.no_manager || self.manager != Some(seat) {
+                    return Err(("not_allowed", "only the game manager may change options".into()));
+                }
+                match &mut self.game {
+                    None => {
+                        let mut next = self.settings.options.clone();
+                        next.set(&name, &value)
+                            .and_then(|_| next.check())
+                            .map_err(|e| ("bad_option", e.to_string()))?;
+                        self.settings.options = next;
+                    }
+                    Some(game) => game.set_option(&name, &value).map_err(|e| ("bad_option", e.to_string()))?,
+                }
+                let options = self.game.as_ref().map_or(&self.settings.options, Game::options).clone();
+                for s in self.seats.iter_mut().flatten() {
+                    if let Some((strategy, robot)) = &mut s.robot {
+                        *robot = Robot::new(*strategy, options.clone());
+                    }
+                }
+                self.broadcast_table(TableEvent::OptionChanged { name, value });
+                Ok(())
+            }
+            ClientMessage::Chat { text } => {
+                let text = text.trim();
+                if text.is_empty() || text.chars().count() > MAX_CHAT_CHARS {
+                    return Err(("bad_message", format!("a chat message has 1 to {MAX_CHAT_CHARS} characters")));
+                }
+                let name = self.seats[seat as usize].as_ref().map(|s| s.name.clone()).unwrap_or_default();
+                self.broadcast_table(TableEvent::Chat { seat, name, text: text.to_string() });
+                Ok(())
+            }
+        }
+    }
+
+    // ----- the game ----------------------------------------------------------
+
+    /// Applies a command to the game and sends out what it caused. Returns the
+    /// engine's refusal as text.
+    fn apply(&mut self, command: Command, _by: Option<u8>) -> Result<(), String> {
+        let Some(game) = self.game.as_mut() else { return Err("the game has not started".into()) };
+        let starts_hand = matches!(command, Command::StartHand { .. });
+        let emitted = game.apply(command).map_err(|e| e.to_string())?;
+        let finished_hand = !game.hand_in_progress();
+        let over = game.is_over();
+        self.last_action = Instant::now();
+        if starts_hand {
+            self.trim_log();
+        }
+        for e in emitted {
+            self.broadcast(e);
+        }
+        self.restart_claim_timer();
+        if over {
+            self.state = TableState::Over;
+        } else if finished_hand && !starts_hand {
+            self.await_ready();
+        }
+        Ok(())
+    }
+
+    /// Keeps the log from the start of the previous hand on.
+    fn trim_log(&mut self) {
+        // `log_start` moves to where the hand now ending began.
+        let keep_from = self.hand_started_seq;
+        while self.log.front().is_some_and(|e| e.seq < keep_from) {
+            self.log.pop_front();
+        }
+        self.log_start = keep_from.max(1);
+        self.hand_started_seq = self.seq + 1;
+    }
+
+    /// Starts the claim timer when a new discard or kong opens for claims.
+    fn restart_claim_timer(&mut self) {
+        let Some(hand) = self.game.as_ref().and_then(|g| g.hand().filter(|_| g.hand_in_progress())) else {
+            self.claim_deadline = None;
+            return;
+        };
+        let options = self.game.as_ref().map(Game::options);
+        let timeout = options.map_or(0, |o| o.timeout + o.timeout_grace);
+        if !hand.claim_window_open() || options.is_none_or(|o| o.timeout == 0) || self.paused {
+            self.claim_deadline = None;
+            return;
+        }
+        let serial = hand.serial();
+        if self.claim_deadline.is_none_or(|(s, _)| s != serial) {
+            self.claim_deadline = Some((serial, Instant::now() + Duration::from_secs(u64::from(timeout))));
+        }
+    }
+
+    fn next_deadline(&self) -> Option<Instant> {
+        let claim = self.claim_deadline.map(|(_, at)| at);
+        let robot = self.robot_due().map(|_| self.last_action + self.pause_duration());
+        let takeover = self.next_takeover();
+        [claim, robot, takeover].into_iter().flatten().min()
+    }
+
+    fn pause_duration(&self) -> Duration {
+        Duration::from_millis(u64::from(self.pause()) * 100)
+    }
+
+    /// When a disconnected player's seat will be taken over by a robot.
+    fn next_takeover(&self) -> Option<Instant> {
+        let delay = self.settings.robot_takeover?;
+        self.seats
+            .iter()
+            .flatten()
+            .filter(|s| s.connection.is_none() && !s.is_robot())
+            .filter_map(|s| s.disconnected_at.map(|at| at + delay))
+            .filter(|&at| at > Instant::now())
+            .min()
+    }
+
+    fn on_timer(&mut self) {
+        if let Some((serial, at)) = self.claim_deadline
+            && at <= Instant::now()
+        {
+            self.claim_deadline = None;
+            let open =
+                self.game.as_ref().and_then(Game::hand).is_some_and(|h| h.claim_window_open() && h.serial() == serial);
+            if open {
+                let _ = self.apply(Command::ClaimTimeout, None);
+            }
+        }
+        // A robot may now stand in for a player who has been away long enough.
+        if self.waiting_ready {
+            self.deal_if_ready();
+        }
+    }
+
+    /// The first seat (in id order) a robot must move for, and the move.
+    fn robot_due(&self) -> Option<u8> {
+        if self.paused || self.waiting_ready || self.state != TableState::Playing {
+            return None;
+        }
+        let game = self.game.as_ref()?;
+        let hand = game.hand().filter(|_| game.hand_in_progress())?;
+        (0..4u8).find(|&s| self.robot_plays(s) && view::decision(hand, hand.seat_of(PlayerId(s))).is_some())
+    }
+
+    /// Makes the robots' moves that are due now.
+    async fn run_robots(&mut self) {
+        for _ in 0..ROBOT_BURST {
+            let Some(seat) = self.robot_due() else { return };
+            if self.last_action + self.pause_duration() > Instant::now() {
+                return; // the timer will come back for it
+            }
+            let Some(game) = &self.game else { return };
+            let view = game.view(Some(PlayerId(seat)));
+            let decide = |s: &Seat| match &s.robot {
+                Some((_, robot)) => robot.decide(&view),
+                None => Robot::new(Strategy::default(), game.options().clone()).decide(&view),
+            };
+            let Some(action) = self.seats[seat as usize].as_ref().and_then(decide) else { return };
+            if let Err(e) = self.apply(Command::Act { player: PlayerId(seat), action }, Some(seat)) {
+                // A robot's move the engine refuses is a bug; stop that robot
+                // rather than spin, and say so.
+                tracing::error!(table = %self.id, seat, "robot move refused: {e}");
+                self.paused = true;
+                self.broadcast_table(TableEvent::Paused { seat, reason: format!("robot error: {e}") });
+                self.await_ready();
+                return;
+            }
+        }
+        tokio::task::yield_now().await;
+    }
+
+    // ----- sending -----------------------------------------------------------
+
+    fn broadcast_table(&mut self, event: TableEvent) {
+        self.send_event(Audience::Everyone, StreamEvent::Table(event));
+    }
+
+    fn broadcast(&mut self, emitted: Emitted) {
+        self.send_event(emitted.to, StreamEvent::Game(emitted.event));
+    }
+
+    fn send_event(&mut self, to: Audience, event: StreamEvent) {
+        self.seq += 1;
+        let message = ServerMessage::Event { seq: self.seq, at_us: now_us(), event };
+        let text = to_text(&message);
+        self.log.push_back(Logged { seq: self.seq, to, text: text.clone() });
+        let mut lagging = Vec::new();
+        for (&id, sub) in &self.subscribers {
+            if to.includes(sub.seat.map(PlayerId)) && sub.sender.try_send(text.clone()).is_err() {
+                lagging.push((id, sub.seat));
+            }
+        }
+        for (id, seat) in lagging {
+            // Too slow (or gone): drop it; it reconnects for a fresh snapshot.
+            self.subscribers.remove(&id);
+            self.seat_lost(id, seat);
+        }
+    }
+}
+
+fn to_text(message: &ServerMessage) -> Arc<str> {
+    // Our own types always serialise.
+    serde_json::to_string(message).unwrap_or_default().into()
+}
+
+fn now_us() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as u64)
+}
+
+async fn sleep_until(deadline: Option<Instant>) {
+    match deadline {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}

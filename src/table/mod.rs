@@ -1,0 +1,226 @@
+//! Tables: one tokio task per table owns its game, its seats, its timers and
+//! its subscribers (see [`actor`]). Everything else talks to a table through
+//! its [`TableHandle`]: a bounded command channel, with a oneshot reply where
+//! an answer is needed. [`Lobby`] is the registry of tables.
+
+pub mod actor;
+pub mod lobby;
+
+use tokio::sync::{mpsc, oneshot};
+
+use crate::bots::strategy::Strategy;
+use crate::protocol::ws::{ClientMessage, TableInfo};
+use crate::rules::options::GameOptions;
+use crate::rules::tile::Tile;
+
+pub use lobby::Lobby;
+
+/// Commands waiting for a table beyond this many make senders wait.
+pub const COMMAND_QUEUE: usize = 256;
+
+/// How a table is set up.
+#[derive(Clone, Debug)]
+pub struct TableSettings {
+    /// The table's name, shown in the lobby.
+    pub name: String,
+    /// The preset the options started from.
+    pub preset: String,
+    /// The game options.
+    pub options: GameOptions,
+    /// Seeds the walls, the dice and random seating: the same seed deals the
+    /// same walls.
+    pub seed: u64,
+    /// The first hand's wall (mj-server's `--wallfile`).
+    pub first_wall: Option<Vec<Tile>>,
+    /// The least pause between actions, in tenths of a second (`--pause`).
+    pub pause_deciseconds: u32,
+    /// Seat players who do not choose a seat at random (`--random-seats`);
+    /// otherwise in the lowest free seat.
+    pub random_seats: bool,
+    /// Nobody manages the game (`--no-manager`).
+    pub no_manager: bool,
+    /// Flowers and seasons score nothing (`--no-special-scores`).
+    pub no_special_scores: bool,
+    /// After a player has been disconnected this long, a robot plays the seat
+    /// until the player returns (`None`: the seat waits).
+    pub robot_takeover: Option<std::time::Duration>,
+    /// Messages that may wait for one subscriber before it is dropped as too slow.
+    pub subscriber_queue: usize,
+}
+
+impl TableSettings {
+    /// A table of mj-server's defaults.
+    pub fn new(name: impl Into<String>, options: GameOptions, seed: u64) -> TableSettings {
+        TableSettings {
+            name: name.into(),
+            preset: crate::rules::presets::DEFAULT_PRESET.to_string(),
+            options,
+            seed,
+            first_wall: None,
+            pause_deciseconds: 0,
+            random_seats: false,
+            no_manager: false,
+            no_special_scores: false,
+            robot_takeover: None,
+            subscriber_queue: 1024,
+        }
+    }
+}
+
+/// Why a table refused a request. Nothing changed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TableError {
+    /// No table has this id.
+    #[error("no table {0}")]
+    NoSuchTable(String),
+    /// The seat is outside 0-3.
+    #[error("there is no seat {0}: seats are 0-3")]
+    NoSuchSeat(u8),
+    /// The seat is taken.
+    #[error("seat {0} is taken")]
+    SeatTaken(u8),
+    /// Every seat is taken.
+    #[error("the table is full")]
+    Full,
+    /// The seat token is not one of this table's.
+    #[error("unknown seat token")]
+    BadToken,
+    /// The request needs the game manager.
+    #[error("only the game manager may do that")]
+    NotManager,
+    /// The request is not possible now; the text says why.
+    #[error("{0}")]
+    NotNow(&'static str),
+    /// The request is malformed; the text says why.
+    #[error("{0}")]
+    Invalid(String),
+    /// The table's task has ended.
+    #[error("the table has closed")]
+    Closed,
+}
+
+/// A seat taken by a player: the seat and the token that alone acts for it.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct SeatGrant {
+    /// The seat (player id in the game).
+    pub seat: u8,
+    /// The seat token: keep it secret; it is the player's only credential.
+    pub token: String,
+}
+
+/// A subscription to a table's stream, for one WebSocket.
+pub struct Connection {
+    /// The connection's id at the table.
+    pub id: u64,
+    /// The seat it acts for, `None` for a spectator.
+    pub seat: Option<u8>,
+    /// Messages to send, already serialised. When the table drops the sender
+    /// (the connection fell behind, or was replaced), the socket must close.
+    pub outbound: mpsc::Receiver<std::sync::Arc<str>>,
+}
+
+/// What a table is asked to do.
+pub enum TableCommand {
+    /// The public state of the table.
+    Info {
+        /// The answer.
+        reply: oneshot::Sender<TableInfo>,
+    },
+    /// A person sits down.
+    Sit {
+        /// The name to show.
+        name: String,
+        /// The seat wanted, or any free one.
+        seat: Option<u8>,
+        /// The seat and its token.
+        reply: oneshot::Sender<Result<SeatGrant, TableError>>,
+    },
+    /// A person leaves its seat (before the game starts).
+    Leave {
+        /// The seat token.
+        token: String,
+        /// Done.
+        reply: oneshot::Sender<Result<(), TableError>>,
+    },
+    /// A robot sits down.
+    AddRobot {
+        /// The seat wanted, or any free one.
+        seat: Option<u8>,
+        /// Its strategy.
+        strategy: Strategy,
+        /// The seat taken.
+        reply: oneshot::Sender<Result<u8, TableError>>,
+    },
+    /// A robot leaves (before the game starts).
+    RemoveRobot {
+        /// Its seat.
+        seat: u8,
+        /// Done.
+        reply: oneshot::Sender<Result<(), TableError>>,
+    },
+    /// Start the game (the manager, or anyone seated when there is none).
+    Start {
+        /// The seat token of whoever asks; `None` is allowed only when the
+        /// table has no manager and no seated person.
+        token: Option<String>,
+        /// Done.
+        reply: oneshot::Sender<Result<(), TableError>>,
+    },
+    /// A WebSocket connects, as a player (with its seat token) or a spectator.
+    Connect {
+        /// The seat token, or `None` for a spectator.
+        token: Option<String>,
+        /// The last sequence number the client saw, to resume without a snapshot.
+        since: Option<u64>,
+        /// The subscription.
+        reply: oneshot::Sender<Result<Connection, TableError>>,
+    },
+    /// A message from a connected client.
+    Message {
+        /// The connection.
+        connection: u64,
+        /// The message.
+        message: ClientMessage,
+    },
+    /// A client's message that could not be read; it gets the error.
+    BadMessage {
+        /// The connection.
+        connection: u64,
+        /// The error code.
+        code: &'static str,
+        /// What was wrong.
+        reason: String,
+    },
+    /// A connection has closed.
+    Disconnect {
+        /// The connection.
+        connection: u64,
+    },
+}
+
+/// A handle on a running table.
+#[derive(Clone, Debug)]
+pub struct TableHandle {
+    /// The table's id.
+    pub id: String,
+    sender: mpsc::Sender<TableCommand>,
+}
+
+impl TableHandle {
+    /// Sends a command; fails if the table has closed.
+    pub async fn send(&self, command: TableCommand) -> Result<(), TableError> {
+        self.sender.send(command).await.map_err(|_| TableError::Closed)
+    }
+
+    /// Sends a command built around a reply channel and waits for the answer.
+    pub async fn ask<T>(&self, make: impl FnOnce(oneshot::Sender<T>) -> TableCommand) -> Result<T, TableError> {
+        let (tx, rx) = oneshot::channel();
+        self.send(make(tx)).await?;
+        rx.await.map_err(|_| TableError::Closed)
+    }
+
+    /// True once the table's task has ended.
+    pub fn is_closed(&self) -> bool {
+        self.sender.is_closed()
+    }
+}
