@@ -5,6 +5,7 @@
 //! WebSockets; `server` puts them together.
 
 pub mod bots;
+pub mod client;
 pub mod http;
 pub mod protocol;
 pub mod replay;

@@ -188,6 +188,11 @@ pub struct TableInfo {
     pub hands: u32,
     /// The minimum pause between actions, in deciseconds.
     pub pause_deciseconds: u32,
+    /// The seats whose `ready` the table is waiting for (before a hand, or
+    /// after a pause request); empty while playing.
+    pub waiting_for_ready: Vec<u8>,
+    /// Play is paused until everyone is ready again.
+    pub paused: bool,
     /// The last sequence number of the table's event stream.
     pub seq: u64,
 }

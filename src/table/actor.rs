@@ -172,6 +172,8 @@ impl Actor {
             scores: self.game.as_ref().map_or([0; 4], Game::scores),
             hands: self.game.as_ref().map_or(0, Game::hands_started),
             pause_deciseconds: self.pause(),
+            waiting_for_ready: if self.waiting_ready { self.unready() } else { Vec::new() },
+            paused: self.paused,
             seq: self.seq,
         }
     }
@@ -525,6 +527,9 @@ impl Actor {
             ClientMessage::Ready => {
                 if !self.waiting_ready {
                     return not_now("nothing is waiting for you to be ready");
+                }
+                if self.seats[seat as usize].as_ref().is_some_and(|s| s.ready) {
+                    return Ok(()); // said twice: no harm
                 }
                 if let Some(s) = self.seats[seat as usize].as_mut() {
                     s.ready = true;

@@ -1,0 +1,365 @@
+//! The server through its real interface: a server on a random port, REST
+//! over HTTP and real WebSocket clients.
+
+use std::collections::BTreeSet;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use mahjong::bots::Strategy;
+use mahjong::client::{SeatPlan, TableSocket, http, http_raw, play_seat};
+use mahjong::http::tables::TableDefaults;
+use mahjong::protocol::ws::{ClientMessage, ServerMessage, StreamEvent, TableEvent};
+use mahjong::rules::event::Event;
+use mahjong::rules::{Action, Claim, Decision};
+use serde_json::{Value, json};
+use tokio::net::TcpListener;
+
+const WAIT: Duration = Duration::from_secs(20);
+const QUIET: Duration = Duration::from_millis(40);
+
+/// Starts a server on a random port; it stops when the test's runtime ends.
+async fn server(defaults: TableDefaults) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(mahjong::server::serve(listener, defaults, std::future::pending()));
+    addr
+}
+
+async fn post(addr: SocketAddr, path: &str, body: Value, token: Option<&str>) -> Value {
+    let a = http(addr, "POST", path, Some(&body), token).await.unwrap();
+    assert!(a.status < 300, "POST {path} {body}: {} {}", a.status, a.body);
+    a.body
+}
+
+/// A table with robots in `robots` seats (not started).
+async fn table(addr: SocketAddr, robots: &[u8], options: Value) -> String {
+    let robots: Vec<Value> = robots.iter().map(|s| json!({"seat": s})).collect();
+    let t = post(addr, "/api/v1/tables", json!({"robots": robots, "options": options}), None).await;
+    t["id"].as_str().unwrap().to_string()
+}
+
+async fn sit(addr: SocketAddr, table: &str, name: &str, seat: u8) -> String {
+    let grant = post(addr, &format!("/api/v1/tables/{table}/seats"), json!({"name": name, "seat": seat}), None).await;
+    assert_eq!(grant["seat"], seat);
+    grant["token"].as_str().unwrap().to_string()
+}
+
+async fn start(addr: SocketAddr, table: &str, token: Option<&str>) {
+    let a = http(addr, "POST", &format!("/api/v1/tables/{table}/start"), None, token).await.unwrap();
+    assert_eq!(a.status, 204, "{}", a.body);
+}
+
+/// Reads messages until `stop` says so; returns them.
+async fn read_until(socket: &mut TableSocket, mut stop: impl FnMut(&ServerMessage) -> bool) -> Vec<ServerMessage> {
+    let mut out = Vec::new();
+    loop {
+        let (m, _) = socket.next(WAIT).await.unwrap().expect("the socket stays open");
+        let done = stop(&m);
+        out.push(m);
+        if done {
+            return out;
+        }
+    }
+}
+
+fn is_game_over(m: &ServerMessage) -> bool {
+    matches!(m, ServerMessage::Event { event: StreamEvent::Game(Event::GameOver { .. }), .. })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn one_person_and_three_robots_play_a_whole_game() {
+    let addr = server(TableDefaults::default()).await;
+    let id = table(addr, &[1, 2, 3], json!({"NumRounds": 1})).await;
+    let token = sit(addr, &id, "Alice", 0).await;
+    let info = http(addr, "GET", &format!("/api/v1/tables/{id}"), None, None).await.unwrap().body;
+    assert_eq!(info["manager"], 0, "the first person to sit manages the game");
+    start(addr, &id, Some(&token)).await;
+    let mut socket = TableSocket::connect(addr, &id, Some(&token), None).await.unwrap();
+    let log = play_seat(&mut socket, SeatPlan::new(0)).await.unwrap();
+    assert!(log.game_over);
+    assert!(log.moves > 10, "the person played ({} moves)", log.moves);
+    assert!(log.errors.is_empty(), "{:?}", log.errors);
+    let info = http(addr, "GET", &format!("/api/v1/tables/{id}"), None, None).await.unwrap().body;
+    assert_eq!(info["state"], "over");
+    let total: i64 = info["scores"].as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).sum();
+    assert_eq!(total, 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn four_remote_players_play_a_hand() {
+    let addr = server(TableDefaults::default()).await;
+    let id = table(addr, &[], json!({})).await;
+    let mut tokens = Vec::new();
+    for (seat, name) in ["Ann", "Bo", "Cy", "Di"].iter().enumerate() {
+        tokens.push(sit(addr, &id, name, seat as u8).await);
+    }
+    // Only the manager may start.
+    let a = http(addr, "POST", &format!("/api/v1/tables/{id}/start"), None, Some(&tokens[1])).await.unwrap();
+    assert_eq!((a.status, a.body["error"]["code"].as_str()), (403, Some("not_manager")));
+    start(addr, &id, Some(&tokens[0])).await;
+    let mut players = Vec::new();
+    for (seat, token) in tokens.iter().enumerate() {
+        let id = id.clone();
+        let token = token.clone();
+        players.push(tokio::spawn(async move {
+            let mut socket = TableSocket::connect(addr, &id, Some(&token), None).await.unwrap();
+            play_seat(&mut socket, SeatPlan { max_hands: Some(1), ..SeatPlan::new(seat as u8) }).await.unwrap()
+        }));
+    }
+    for p in players {
+        let log = p.await.unwrap();
+        assert_eq!(log.hands_ended, 1);
+        assert!(log.moves > 0);
+        assert!(log.errors.is_empty(), "{:?}", log.errors);
+    }
+}
+
+/// The tiles a spectator's message shows that belong in someone's concealed
+/// hand before they are revealed: any drawn or passed tile, any concealed
+/// tiles of a seat in a snapshot while its hand is in play.
+fn hidden_tiles_shown(m: &ServerMessage) -> Option<String> {
+    match m {
+        ServerMessage::Event { event: StreamEvent::Game(e), .. } => match e {
+            Event::Drew { tile: Some(t), .. } => Some(format!("drew {t}")),
+            Event::TilePassed { tile: Some(t), .. } => Some(format!("passed {t}")),
+            Event::TileReceived { .. } => Some("a received tile".into()),
+            _ => None,
+        },
+        ServerMessage::Snapshot { game: Some(view), .. } => view.hand.as_ref().and_then(|h| {
+            h.seats
+                .iter()
+                .find(|s| s.concealed.is_some() && s.score.is_none())
+                .map(|s| format!("seat {:?} concealed", s.player))
+        }),
+        _ => None,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_spectator_follows_a_whole_game_and_sees_no_concealed_tile() {
+    let addr = server(TableDefaults::default()).await;
+    let id = table(addr, &[0, 1, 2, 3], json!({"NumRounds": 1, "ShowOnWashout": false})).await;
+    let mut spectator = TableSocket::connect(addr, &id, None, None).await.unwrap();
+    let first = spectator.next(WAIT).await.unwrap().unwrap().0;
+    assert!(matches!(first, ServerMessage::Snapshot { seat: None, .. }));
+    let info = http(addr, "GET", &format!("/api/v1/tables/{id}"), None, None).await.unwrap().body;
+    assert_eq!(info["spectators"], 1);
+    start(addr, &id, None).await;
+    let messages = read_until(&mut spectator, is_game_over).await;
+    let (mut shown, mut revealed) = (0, 0);
+    for m in &messages {
+        assert_eq!(hidden_tiles_shown(m), None, "a spectator saw a hidden tile");
+        if let ServerMessage::Event { event: StreamEvent::Game(Event::Drew { .. }), .. } = m {
+            shown += 1;
+        }
+        if let ServerMessage::Event { event: StreamEvent::Game(Event::ShowedTiles { .. }), .. } = m {
+            revealed += 1;
+        }
+    }
+    assert!(shown > 100 && revealed > 0, "the spectator followed the game ({shown} draws, {revealed} reveals)");
+    // Sequence numbers increase by one: a spectator sees every public event.
+    let seqs: Vec<u64> = messages
+        .iter()
+        .filter_map(|m| match m {
+            ServerMessage::Event { seq, .. } => Some(*seq),
+            _ => None,
+        })
+        .collect();
+    assert!(seqs.windows(2).all(|w| w[1] > w[0]));
+    // A spectator cannot act.
+    spectator.send(&ClientMessage::Chat { text: "hello".into() }).await.unwrap();
+    let (reply, _) = spectator.next(WAIT).await.unwrap().unwrap();
+    assert!(matches!(reply, ServerMessage::Error { ref code, .. } if code == "not_allowed"), "{reply:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_who_reconnects_with_its_token_misses_nothing() {
+    // A robot stands in for a disconnected player at once, so the game goes on meanwhile.
+    let addr = server(TableDefaults { robot_takeover_secs: Some(0), ..TableDefaults::default() }).await;
+    let id = table(addr, &[1, 2, 3], json!({"NumRounds": 1})).await;
+    let token = sit(addr, &id, "Eve", 0).await;
+    let mut witness = TableSocket::connect(addr, &id, None, None).await.unwrap();
+    start(addr, &id, Some(&token)).await;
+    let mut player = TableSocket::connect(addr, &id, Some(&token), None).await.unwrap();
+    let mut mine = Vec::new();
+    // Make a few moves, then drop the connection mid-hand.
+    let log = play_seat(&mut player, SeatPlan { max_moves: Some(3), ..SeatPlan::new(0) }).await.unwrap();
+    // The first snapshot stands for everything before it.
+    let from = match serde_json::from_str(&log.received[0]).unwrap() {
+        ServerMessage::Snapshot { table, .. } => table.seq,
+        other => panic!("the first message is a snapshot, not {other:?}"),
+    };
+    collect_seqs(&log.received, &mut mine);
+    let last = player.last_seq;
+    player.close().await;
+    // Meanwhile the game goes on.
+    let mut seen =
+        read_until(&mut witness, |m| matches!(m, ServerMessage::Event { seq, .. } if *seq > last + 20)).await;
+    let mut back = TableSocket::connect(addr, &id, Some(&token), Some(last)).await.unwrap();
+    let log = play_seat(&mut back, SeatPlan { max_hands: Some(1), ..SeatPlan::new(0) }).await.unwrap();
+    assert!(log.errors.is_empty(), "{:?}", log.errors);
+    collect_seqs(&log.received, &mut mine);
+    let end = back.last_seq;
+    seen.extend(read_until(&mut witness, |m| matches!(m, ServerMessage::Event { seq, .. } if *seq >= end)).await);
+    // No duplicates, and every public event up to the end was received.
+    let unique: BTreeSet<u64> = mine.iter().copied().collect();
+    assert_eq!(unique.len(), mine.len(), "an event was received twice");
+    assert!(mine.windows(2).all(|w| w[0] < w[1]), "events arrive in order");
+    let mut checked = 0;
+    for m in &seen {
+        // A player sees its own draws in its own version, not the others'.
+        let own_draw_for_others = matches!(m,
+            ServerMessage::Event { event: StreamEvent::Game(Event::Drew { player, .. }), .. } if player.0 == 0);
+        if let ServerMessage::Event { seq, .. } = m
+            && *seq > from
+            && *seq <= end
+            && !own_draw_for_others
+        {
+            assert!(unique.contains(seq), "public event {seq} was missed across the reconnection");
+            checked += 1;
+        }
+    }
+    assert!(checked > 40, "{checked} public events compared");
+    // The others were told of the disconnection and of the return.
+    let table_event = |m: &ServerMessage, want: fn(&TableEvent) -> bool| matches!(m, ServerMessage::Event { event: StreamEvent::Table(e), .. } if want(e));
+    assert!(seen.iter().any(|m| table_event(m, |e| matches!(e, TableEvent::Disconnected { seat: 0 }))));
+    // (The return may come after `end`, if a whole hand ended while the player was away.)
+    if !seen.iter().any(|m| table_event(m, |e| matches!(e, TableEvent::Reconnected { seat: 0 }))) {
+        read_until(&mut witness, |m| table_event(m, |e| matches!(e, TableEvent::Reconnected { seat: 0 }))).await;
+    }
+}
+
+fn collect_seqs(received: &[String], into: &mut Vec<u64>) {
+    for text in received {
+        if let Ok(ServerMessage::Event { seq, .. }) = serde_json::from_str(text) {
+            into.push(seq);
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_silent_player_is_passed_when_the_claim_times_out() {
+    let addr = server(TableDefaults::default()).await;
+    let id = table(addr, &[0, 2, 3], json!({"Timeout": 1, "TimeoutGrace": 0})).await;
+    let token = sit(addr, &id, "Sam", 1).await;
+    start(addr, &id, Some(&token)).await;
+    let mut socket = TableSocket::connect(addr, &id, Some(&token), None).await.unwrap();
+    socket.send(&ClientMessage::Ready).await.unwrap();
+    // Make every move but answering a discard; then the table passes for us.
+    let robot = mahjong::bots::Robot::new(Strategy::default(), mahjong::rules::GameOptions::default());
+    let mut asked = false;
+    let started = std::time::Instant::now();
+    loop {
+        let next = match socket.next(QUIET).await {
+            Ok(m) => m,
+            Err(_) => {
+                if !asked {
+                    socket.send(&ClientMessage::Snapshot).await.unwrap();
+                    asked = true;
+                }
+                continue;
+            }
+        };
+        let (m, _) = next.expect("the socket stays open");
+        match m {
+            ServerMessage::Snapshot { game: Some(view), .. } => {
+                asked = false;
+                let due = view.hand.as_ref().and_then(|h| h.my_decision);
+                if due.is_some() && due != Some(Decision::AnswerDiscard) {
+                    let action = robot.decide(&view).unwrap();
+                    socket.send(&ClientMessage::Act { action }).await.unwrap();
+                }
+            }
+            ServerMessage::Event { event: StreamEvent::Game(Event::Passed { player, timeout, .. }), .. } => {
+                assert_eq!(player.0, 1, "a player is told only of its own passes");
+                assert!(timeout, "we never passed: only the timeout can");
+                break;
+            }
+            ServerMessage::Error { message, .. } => panic!("{message}"),
+            _ => {}
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "no claim timed out");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_messages_get_specific_errors_and_change_nothing() {
+    let addr = server(TableDefaults::default()).await;
+    let id = table(addr, &[1, 2, 3], json!({})).await;
+    let token = sit(addr, &id, "Max", 0).await;
+    start(addr, &id, Some(&token)).await;
+    let mut socket = TableSocket::connect(addr, &id, Some(&token), None).await.unwrap();
+    socket.send(&ClientMessage::Ready).await.unwrap();
+    // Wait for the deal: we are East, declaring first.
+    read_until(&mut socket, |m| {
+        matches!(m, ServerMessage::Event { event: StreamEvent::Game(Event::HandStarted { .. }), .. })
+    })
+    .await;
+    let before = snapshot(&mut socket).await;
+    let error = |m: &ServerMessage| match m {
+        ServerMessage::Error { code, message } => Some((code.clone(), message.clone())),
+        _ => None,
+    };
+    for (text, code, needle) in [
+        ("{not json".to_string(), "bad_message", "key must be a string"),
+        (r#"{"type":"fly"}"#.to_string(), "bad_message", "unknown variant `fly`"),
+        (r#"{"type":"act","action":{"action":"discard","tile":"ZZ"}}"#.to_string(), "bad_message", "ZZ"),
+        (r#"{"type":"act","action":{"action":"pass","discard":99}}"#.to_string(), "illegal_move", ""),
+        (r#"{"type":"act","action":{"action":"show_tiles"}}"#.to_string(), "illegal_move", "only after Mah-Jong"),
+        (r#"{"type":"chat","text":""}"#.to_string(), "bad_message", "chat message"),
+        (r#"{"type":"set_pause","deciseconds":99}"#.to_string(), "bad_message", "at most 50"),
+        (r#"{"type":"set_option","name":"Bogus","value":"1"}"#.to_string(), "bad_option", "between hands"),
+        (format!(r#"{{"type":"chat","text":"{}"}}"#, "x".repeat(5000)), "too_large", "at most 4096 bytes"),
+    ] {
+        socket.send_text(text.clone()).await.unwrap();
+        let reply = read_until(&mut socket, |m| error(m).is_some()).await;
+        let (got_code, message) = error(reply.last().unwrap()).unwrap();
+        assert_eq!(got_code, code, "{text}: {message}");
+        assert!(message.contains(needle), "{text}: {message}");
+    }
+    // Out of turn: South (a robot) is not us; claiming a discard that is not there.
+    socket.send(&ClientMessage::Act { action: Action::Claim { discard: 1, claim: Claim::Pung } }).await.unwrap();
+    let reply = read_until(&mut socket, |m| error(m).is_some()).await;
+    assert_eq!(error(reply.last().unwrap()).unwrap().0, "illegal_move");
+    let after = snapshot(&mut socket).await;
+    assert_eq!(before, after, "refused messages changed nothing");
+    // A frame over 64 KiB closes the connection.
+    socket.send_text(format!(r#"{{"type":"chat","text":"{}"}}"#, "x".repeat(70_000))).await.unwrap();
+    let closed = loop {
+        match socket.next(WAIT).await {
+            Ok(Some(_)) => continue,
+            Ok(None) | Err(_) => break true,
+        }
+    };
+    assert!(closed);
+    // REST refusals.
+    let a = http(addr, "POST", "/api/v1/tables", Some(&json!({"options": {"Bogus": 1}})), None).await.unwrap();
+    assert_eq!(a.status, 400);
+    assert!(a.body["error"]["message"].as_str().unwrap().contains("Bogus"));
+    let a =
+        http(addr, "POST", &format!("/api/v1/tables/{id}/seats"), Some(&json!({"name": "Late"})), None).await.unwrap();
+    assert_eq!(a.status, 409);
+    let a = http(addr, "GET", "/api/v1/tables/nope", None, None).await.unwrap();
+    assert_eq!((a.status, a.body["error"]["code"].as_str()), (404, Some("no_such_table")));
+    let a = http_raw(
+        addr,
+        b"POST /api/v1/tables HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 5\r\n\r\n{bad}",
+    )
+    .await
+    .unwrap();
+    assert_eq!(a.status, 400);
+    let big = "x".repeat(100_000);
+    let a = http(addr, "POST", "/api/v1/tables", Some(&json!({"name": big})), None).await.unwrap();
+    assert_eq!(a.status, 413);
+    let a = TableSocket::connect(addr, &id, Some("not-a-token"), None).await;
+    assert!(a.is_err(), "a bad token is refused before the upgrade");
+}
+
+async fn snapshot(socket: &mut TableSocket) -> Value {
+    socket.send(&ClientMessage::Snapshot).await.unwrap();
+    let m = read_until(socket, |m| matches!(m, ServerMessage::Snapshot { .. })).await;
+    let mut v = serde_json::to_value(m.last().unwrap()).unwrap();
+    // The connection count and sequence number are not game state.
+    v["table"]["seq"] = Value::Null;
+    v
+}
