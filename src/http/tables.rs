@@ -132,7 +132,7 @@ pub async fn create(State(state): State<AppState>, body: Bytes) -> Result<Respon
         return Err(ApiError::bad_request("a table name has 1 to 80 characters"));
     }
     let seed = match defaults.seed {
-        Some(s) => s.wrapping_add(state.lobby.len() as u64),
+        Some(s) => s.wrapping_add(state.lobby.next_number()),
         None => rand::random(),
     };
     let settings = TableSettings {

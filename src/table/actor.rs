@@ -38,6 +38,10 @@ const MAX_PAUSE_DECISECONDS: u32 = 50;
 /// other tasks run (with no pause between actions).
 const ROBOT_BURST: usize = 64;
 
+/// A finished game's table stays open this long after its last subscriber
+/// has gone (scores can be looked up), then the table closes.
+const KEEP_FINISHED: Duration = Duration::from_secs(300);
+
 /// Starts a table's task; returns its handle.
 pub fn spawn(id: String, settings: TableSettings) -> TableHandle {
     let (sender, receiver) = mpsc::channel(super::COMMAND_QUEUE);
@@ -105,6 +109,8 @@ struct Actor {
     claim_deadline: Option<(u32, Instant)>,
     /// When the last action was made (for the pause between actions).
     last_action: Instant,
+    /// When an idle finished table closes.
+    close_at: Option<Instant>,
 }
 
 impl Actor {
@@ -129,6 +135,7 @@ impl Actor {
             paused: false,
             claim_deadline: None,
             last_action: Instant::now(),
+            close_at: None,
         }
     }
 
@@ -143,6 +150,15 @@ impl Actor {
                 _ = sleep_until(deadline), if deadline.is_some() => self.on_timer(),
             }
             self.run_robots().await;
+            // A finished game with nobody watching closes after a while.
+            if self.state == TableState::Over && self.subscribers.is_empty() {
+                let at = *self.close_at.get_or_insert_with(|| Instant::now() + KEEP_FINISHED);
+                if at <= Instant::now() {
+                    break;
+                }
+            } else {
+                self.close_at = None;
+            }
         }
     }
 
@@ -659,7 +675,7 @@ impl Actor {
         let claim = self.claim_deadline.map(|(_, at)| at);
         let robot = self.robot_due().map(|_| self.last_action + self.pause_duration());
         let takeover = self.next_takeover();
-        [claim, robot, takeover].into_iter().flatten().min()
+        [claim, robot, takeover, self.close_at].into_iter().flatten().min()
     }
 
     fn pause_duration(&self) -> Duration {

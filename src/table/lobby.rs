@@ -11,6 +11,7 @@ use crate::protocol::ws::TableInfo;
 #[derive(Debug, Default)]
 pub struct Lobby {
     tables: RwLock<HashMap<String, TableHandle>>,
+    numbered: std::sync::atomic::AtomicU64,
 }
 
 impl Lobby {
@@ -19,23 +20,31 @@ impl Lobby {
         Lobby::default()
     }
 
+    /// Numbers tables in the order they are opened, from 0 (seeds derive from it).
+    pub fn next_number(&self) -> u64 {
+        self.numbered.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+    }
+
     /// Opens a new table; returns its handle.
     pub fn open(&self, settings: TableSettings) -> TableHandle {
         let id = uuid::Uuid::new_v4().simple().to_string();
         let handle = actor::spawn(id.clone(), settings);
-        self.tables.write().unwrap_or_else(|e| e.into_inner()).insert(id, handle.clone());
+        let mut tables = self.tables.write().unwrap_or_else(|e| e.into_inner());
+        // Forget tables that have closed (finished games nobody watches).
+        tables.retain(|_, h| !h.is_closed());
+        tables.insert(id, handle.clone());
         handle
     }
 
-    /// The table with this id.
+    /// The table with this id (a closed table is no longer found).
     pub fn get(&self, id: &str) -> Result<TableHandle, TableError> {
         let tables = self.tables.read().unwrap_or_else(|e| e.into_inner());
-        tables.get(id).cloned().ok_or_else(|| TableError::NoSuchTable(id.to_string()))
+        tables.get(id).filter(|h| !h.is_closed()).cloned().ok_or_else(|| TableError::NoSuchTable(id.to_string()))
     }
 
-    /// The number of tables.
+    /// The number of open tables.
     pub fn len(&self) -> usize {
-        self.tables.read().unwrap_or_else(|e| e.into_inner()).len()
+        self.tables.read().unwrap_or_else(|e| e.into_inner()).values().filter(|h| !h.is_closed()).count()
     }
 
     /// True when no table is open.
