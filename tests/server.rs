@@ -363,3 +363,61 @@ async fn snapshot(socket: &mut TableSocket) -> Value {
     v["table"]["seq"] = Value::Null;
     v
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_manager_sets_options_chat_reaches_everyone_and_a_pause_waits_for_all() {
+    let addr = server(TableDefaults::default()).await;
+    let id = table(addr, &[2, 3], json!({})).await;
+    let a = sit(addr, &id, "Ann", 0).await;
+    let b = sit(addr, &id, "Bob", 1).await;
+    let mut ann = TableSocket::connect(addr, &id, Some(&a), None).await.unwrap();
+    let mut bob = TableSocket::connect(addr, &id, Some(&b), None).await.unwrap();
+    for s in [&mut ann, &mut bob] {
+        read_until(s, |m| matches!(m, ServerMessage::Snapshot { .. })).await;
+    }
+    let error_code = |m: &ServerMessage| match m {
+        ServerMessage::Error { code, .. } => Some(code.clone()),
+        _ => None,
+    };
+    // Only the manager (the first to sit) changes options.
+    bob.send(&ClientMessage::SetOption { name: "Timeout".into(), value: "5".into() }).await.unwrap();
+    let reply = read_until(&mut bob, |m| error_code(m).is_some()).await;
+    assert_eq!(error_code(reply.last().unwrap()).as_deref(), Some("not_allowed"));
+    ann.send(&ClientMessage::SetOption { name: "Timeout".into(), value: "5".into() }).await.unwrap();
+    read_until(&mut bob, |m| {
+        matches!(m, ServerMessage::Event { event: StreamEvent::Table(TableEvent::OptionChanged { name, value }), .. }
+            if name == "Timeout" && value == "5")
+    })
+    .await;
+    // Chat reaches the others.
+    ann.send(&ClientMessage::Chat { text: "good luck".into() }).await.unwrap();
+    read_until(&mut bob, |m| {
+        matches!(m, ServerMessage::Event { event: StreamEvent::Table(TableEvent::Chat { seat: 0, text, .. }), .. }
+            if text == "good luck")
+    })
+    .await;
+    start(addr, &id, Some(&a)).await;
+    for s in [&mut ann, &mut bob] {
+        s.send(&ClientMessage::Ready).await.unwrap();
+    }
+    read_until(&mut bob, |m| {
+        matches!(m, ServerMessage::Event { event: StreamEvent::Game(Event::HandStarted { .. }), .. })
+    })
+    .await;
+    let snap = snapshot(&mut ann).await;
+    assert_eq!(snap["game"]["options"]["timeout"], 5, "the game plays with the changed option: {snap}");
+    // A pause: play stops until both have said ready again.
+    ann.send(&ClientMessage::RequestPause { reason: "phone".into() }).await.unwrap();
+    read_until(&mut bob, |m| {
+        matches!(m, ServerMessage::Event { event: StreamEvent::Table(TableEvent::Paused { seat: 0, .. }), .. })
+    })
+    .await;
+    assert_eq!(snapshot(&mut bob).await["table"]["paused"], true);
+    bob.send(&ClientMessage::Act { action: Action::FinishDeclaring }).await.unwrap();
+    let reply = read_until(&mut bob, |m| error_code(m).is_some()).await;
+    assert_eq!(error_code(reply.last().unwrap()).as_deref(), Some("not_now"));
+    ann.send(&ClientMessage::Ready).await.unwrap();
+    assert_eq!(snapshot(&mut bob).await["table"]["paused"], true, "one ready is not enough");
+    bob.send(&ClientMessage::Ready).await.unwrap();
+    assert_eq!(snapshot(&mut bob).await["table"]["paused"], false);
+}
