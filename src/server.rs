@@ -55,6 +55,37 @@ pub struct ServeArgs {
     /// the seat until the player reconnects.
     #[arg(long, env = "MAHJONG_ROBOT_TAKEOVER")]
     pub robot_takeover: Option<u64>,
+    /// A player's disconnection ends the game gracefully: mid-hand the hand is
+    /// washed out (after Mah-Jong a losing player's tiles are shown and the
+    /// hand is scored first), then the game ends.
+    #[arg(long, env = "MAHJONG_END_ON_DISCONNECT")]
+    pub end_on_disconnect: bool,
+    /// Penalties for a player who disconnects before the end of the game, with
+    /// `--end-on-disconnect`: mid-hand, at the end of a hand in mid-round, at
+    /// the end of a round. Told only to that player.
+    #[arg(long, env = "MAHJONG_DISCONNECT_PENALTIES", value_parser = parse_penalties, default_value = "0,0,0")]
+    pub disconnect_penalties: Penalties,
+}
+
+/// `--disconnect-penalties N1,N2,N3`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Penalties(pub [i64; 3]);
+
+fn parse_penalties(text: &str) -> Result<Penalties, String> {
+    let parts: Vec<&str> = text.split(',').collect();
+    let mut out = [0i64; 3];
+    if parts.len() > 3 {
+        return Err("give at most three penalties: N1,N2,N3".into());
+    }
+    for (slot, part) in out.iter_mut().zip(&parts) {
+        *slot = part
+            .trim()
+            .parse::<i64>()
+            .ok()
+            .filter(|n| (0..=100_000).contains(n))
+            .ok_or_else(|| format!("'{part}' is not a penalty (a whole number from 0 to 100000)"))?;
+    }
+    Ok(Penalties(out))
 }
 
 impl ServeArgs {
@@ -73,6 +104,8 @@ impl ServeArgs {
             no_manager: false,
             no_special_scores: false,
             robot_takeover: None,
+            end_on_disconnect: false,
+            disconnect_penalties: Penalties::default(),
         }
     }
 
@@ -108,6 +141,8 @@ impl ServeArgs {
             seed: self.seed,
             first_wall,
             robot_takeover_secs: self.robot_takeover,
+            end_on_disconnect: self.end_on_disconnect,
+            disconnect_penalties: self.disconnect_penalties.0,
             subscriber_queue: 1024,
         })
     }

@@ -235,3 +235,17 @@ fn refusals_are_specific_and_change_nothing() {
     assert_eq!(timeouts, 3);
     assert_eq!(g.hand().unwrap().to_act(), Wind::South);
 }
+
+#[test]
+fn a_table_may_abandon_a_hand_and_end_the_game_between_hands() {
+    let mut g = Game::new(options());
+    assert_eq!(g.apply(Command::AbandonHand).unwrap_err(), GameError::NoHand);
+    g.apply(Command::StartHand { dice: None, wall: WallSource::Shuffled { seed: 3 } }).unwrap();
+    assert_eq!(g.apply(Command::EndGame).unwrap_err(), GameError::HandInProgress);
+    let events = g.apply(Command::AbandonHand).unwrap();
+    assert!(events.iter().any(|e| matches!(&e.event, Event::WashedOut { reason } if reason == "abandoned")));
+    assert!(!g.hand_in_progress() && !g.is_over());
+    let events = g.apply(Command::EndGame).unwrap();
+    assert!(events.iter().any(|e| matches!(e.event, Event::GameOver { .. })));
+    assert_eq!(g.apply(Command::EndGame).unwrap_err(), GameError::GameOver);
+}

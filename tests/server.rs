@@ -421,3 +421,40 @@ async fn the_manager_sets_options_chat_reaches_everyone_and_a_pause_waits_for_al
     bob.send(&ClientMessage::Ready).await.unwrap();
     assert_eq!(snapshot(&mut bob).await["table"]["paused"], false);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_end_on_disconnect_a_player_leaving_ends_the_game_with_its_penalty() {
+    let defaults =
+        TableDefaults { end_on_disconnect: true, disconnect_penalties: [5, 10, 20], ..TableDefaults::default() };
+    let addr = server(defaults).await;
+    let id = table(addr, &[1, 2, 3], json!({})).await;
+    let token = sit(addr, &id, "Lee", 0).await;
+    let mut witness = TableSocket::connect(addr, &id, None, None).await.unwrap();
+    start(addr, &id, Some(&token)).await;
+    let mut player = TableSocket::connect(addr, &id, Some(&token), None).await.unwrap();
+    player.send(&ClientMessage::Ready).await.unwrap();
+    read_until(&mut player, |m| {
+        matches!(m, ServerMessage::Event { event: StreamEvent::Game(Event::HandStarted { .. }), .. })
+    })
+    .await;
+    let last = player.last_seq;
+    player.close().await;
+    // Mid-hand: the hand is washed out and the game ends.
+    let seen = read_until(&mut witness, is_game_over).await;
+    assert!(seen.iter().any(|m| matches!(m,
+        ServerMessage::Event { event: StreamEvent::Game(Event::WashedOut { reason }), .. } if reason == "abandoned")));
+    assert!(
+        !seen
+            .iter()
+            .any(|m| matches!(m, ServerMessage::Event { event: StreamEvent::Table(TableEvent::Penalty { .. }), .. })),
+        "the others are not told the penalty"
+    );
+    let info = http(addr, "GET", &format!("/api/v1/tables/{id}"), None, None).await.unwrap().body;
+    assert_eq!(info["state"], "over");
+    // The player, back, is told its penalty for leaving mid-hand.
+    let mut back = TableSocket::connect(addr, &id, Some(&token), Some(last)).await.unwrap();
+    read_until(&mut back, |m| {
+        matches!(m, ServerMessage::Event { event: StreamEvent::Table(TableEvent::Penalty { seat: 0, points: 5 }), .. })
+    })
+    .await;
+}

@@ -39,6 +39,10 @@ pub struct TableDefaults {
     pub first_wall: Option<Vec<Tile>>,
     /// Seconds before a robot plays for a disconnected player.
     pub robot_takeover_secs: Option<u64>,
+    /// `--end-on-disconnect`.
+    pub end_on_disconnect: bool,
+    /// `--disconnect-penalties N1,N2,N3`.
+    pub disconnect_penalties: [i64; 3],
     /// Messages that may wait for a subscriber before it is dropped.
     pub subscriber_queue: usize,
 }
@@ -56,6 +60,8 @@ impl Default for TableDefaults {
             seed: None,
             first_wall: None,
             robot_takeover_secs: None,
+            end_on_disconnect: false,
+            disconnect_penalties: [0; 3],
             subscriber_queue: 1024,
         }
     }
@@ -146,6 +152,8 @@ pub async fn create(State(state): State<AppState>, body: Bytes) -> Result<Respon
         no_manager: defaults.no_manager,
         no_special_scores: defaults.no_special_scores,
         robot_takeover: defaults.robot_takeover_secs.map(std::time::Duration::from_secs),
+        end_on_disconnect: defaults.end_on_disconnect,
+        disconnect_penalties: defaults.disconnect_penalties,
         subscriber_queue: defaults.subscriber_queue,
     };
     // Check every robot before opening anything.

@@ -132,10 +132,13 @@ pub enum TableEvent {
         /// What was said.
         text: String,
     },
-    /// The table has closed.
-    Closed {
-        /// Why.
-        reason: String,
+    /// Told only to a player who left a game ended by its disconnection
+    /// (`--end-on-disconnect`): the penalty recorded against it.
+    Penalty {
+        /// The player's seat.
+        seat: u8,
+        /// The penalty, in points.
+        points: i64,
     },
 }
 

@@ -189,6 +189,12 @@ pub enum Command {
     },
     /// The claim window has timed out: everyone who has not answered passes.
     ClaimTimeout,
+    /// The table gives up the hand being played (a player left for good,
+    /// mj-server's `--end-on-disconnect`): it is washed out.
+    AbandonHand,
+    /// The table ends the game between hands (mj-server's
+    /// `--end-on-disconnect`).
+    EndGame,
     /// A player's move.
     Act {
         /// Who.

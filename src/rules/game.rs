@@ -105,6 +105,11 @@ impl Game {
         self.extra_hands
     }
 
+    /// True when the next hand will start a new round.
+    pub fn next_hand_starts_round(&self) -> bool {
+        self.new_round
+    }
+
     /// Number of hands dealt so far.
     pub fn hands_started(&self) -> u32 {
         self.hands_started
@@ -131,6 +136,24 @@ impl Game {
         let mut out = Vec::new();
         match command {
             Command::StartHand { wall, dice } => self.start_hand(wall, dice, &mut out)?,
+            Command::AbandonHand => {
+                let (hand, mut ctx) = self.playing(&mut out)?;
+                hand.wash_out_because("abandoned", &mut ctx);
+            }
+            Command::EndGame => {
+                if self.over {
+                    return Err(GameError::GameOver);
+                }
+                if self.hand_in_progress() {
+                    return Err(GameError::HandInProgress);
+                }
+                self.over = true;
+                out.push(Emitted {
+                    to: super::event::Audience::Everyone,
+                    event: Event::GameOver { scores: self.scores },
+                });
+                return Ok(out);
+            }
             Command::ClaimTimeout => {
                 let (hand, mut ctx) = self.playing(&mut out)?;
                 hand.claim_timeout(&mut ctx)?;

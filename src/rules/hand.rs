@@ -1217,10 +1217,15 @@ impl Hand {
     }
 
     fn wash_out(&mut self, ctx: &mut Ctx<'_>) {
+        self.wash_out_because("wall exhausted", ctx);
+    }
+
+    /// Washes the hand out: the wall is exhausted, or the table abandons it.
+    pub(crate) fn wash_out_because(&mut self, reason: &str, ctx: &mut Ctx<'_>) {
         self.phase = Phase::Finished;
         self.konging = None;
         self.outcome = Some(Outcome::WashOut);
-        ctx.all(Event::WashedOut { reason: "wall exhausted".into() });
+        ctx.all(Event::WashedOut { reason: reason.into() });
         if ctx.options.show_on_washout {
             for seat in Wind::ALL {
                 let h = &self.seats[seat.index()];

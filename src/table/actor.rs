@@ -111,6 +111,11 @@ struct Actor {
     last_action: Instant,
     /// When an idle finished table closes.
     close_at: Option<Instant>,
+    /// The game ends when the hand being played is over (a losing player
+    /// left after Mah-Jong, with `--end-on-disconnect`).
+    end_after_hand: bool,
+    /// Penalties recorded against players who left (`--disconnect-penalties`).
+    penalties: [i64; 4],
 }
 
 impl Actor {
@@ -136,6 +141,8 @@ impl Actor {
             claim_deadline: None,
             last_action: Instant::now(),
             close_at: None,
+            end_after_hand: false,
+            penalties: [0; 4],
         }
     }
 
@@ -489,7 +496,61 @@ impl Actor {
             seat_state.connection = None;
             seat_state.disconnected_at = Some(Instant::now());
             self.broadcast_table(TableEvent::Disconnected { seat: s });
+            if self.settings.end_on_disconnect && self.state == TableState::Playing {
+                self.end_on_disconnect(s);
+            }
         }
+    }
+
+    /// mj-server's `--end-on-disconnect`: mid-hand the hand is washed out,
+    /// except that after Mah-Jong a losing player's tiles are shown and the
+    /// hand is scored; then the game ends. The player who left gets the
+    /// penalty for when it left.
+    fn end_on_disconnect(&mut self, seat: u8) {
+        let Some(game) = &self.game else { return };
+        // Whatever happens to the hand, the game ends when it is over.
+        self.end_after_hand = true;
+        let [mid_hand, mid_round, end_of_round] = self.settings.disconnect_penalties;
+        let player = PlayerId(seat);
+        let penalty = match game.hand().filter(|_| game.hand_in_progress()) {
+            Some(hand) => {
+                let s = hand.seat_of(player);
+                let declared = hand.seat(s).hand_declared || hand.hand_score(s).is_some();
+                let loser_after_mah_jong = hand.phase() == crate::rules::hand::Phase::MahJonging
+                    && !hand.winners().contains(&s)
+                    && hand.to_act() != s;
+                if loser_after_mah_jong {
+                    if !declared {
+                        let show = crate::rules::command::Action::ShowTiles;
+                        let _ = self.apply(Command::Act { player, action: show }, Some(seat));
+                    }
+                } else {
+                    let _ = self.apply(Command::AbandonHand, None);
+                }
+                mid_hand
+            }
+            None if game.next_hand_starts_round() => end_of_round,
+            None => mid_round,
+        };
+        self.penalties[seat as usize] += penalty;
+        self.send_event(Audience::Only(player), StreamEvent::Table(TableEvent::Penalty { seat, points: penalty }));
+        self.end_game_between_hands();
+    }
+
+    /// Ends the game now if no hand is being played (otherwise when it ends).
+    fn end_game_between_hands(&mut self) {
+        let Some(game) = &self.game else { return };
+        if game.hand_in_progress() {
+            self.end_after_hand = true;
+            return;
+        }
+        if !game.is_over() {
+            let _ = self.apply(Command::EndGame, None);
+        }
+        self.state = TableState::Over;
+        self.waiting_ready = false;
+        self.paused = false;
+        tracing::info!(table = %self.id, penalties = ?self.penalties, "the game ended on a disconnection");
     }
 
     // ----- client messages -------------------------------------------------
@@ -636,6 +697,8 @@ impl Actor {
         self.restart_claim_timer();
         if over {
             self.state = TableState::Over;
+        } else if finished_hand && !starts_hand && self.end_after_hand {
+            self.end_game_between_hands();
         } else if finished_hand && !starts_hand {
             self.await_ready();
         }

@@ -44,6 +44,11 @@ pub struct TableSettings {
     /// After a player has been disconnected this long, a robot plays the seat
     /// until the player returns (`None`: the seat waits).
     pub robot_takeover: Option<std::time::Duration>,
+    /// A disconnection ends the game gracefully (`--end-on-disconnect`).
+    pub end_on_disconnect: bool,
+    /// The penalties for leaving mid-hand, between hands of a round, and
+    /// between rounds (`--disconnect-penalties N1,N2,N3`).
+    pub disconnect_penalties: [i64; 3],
     /// Messages that may wait for one subscriber before it is dropped as too slow.
     pub subscriber_queue: usize,
 }
@@ -62,6 +67,8 @@ impl TableSettings {
             no_manager: false,
             no_special_scores: false,
             robot_takeover: None,
+            end_on_disconnect: false,
+            disconnect_penalties: [0; 3],
             subscriber_queue: 1024,
         }
     }
