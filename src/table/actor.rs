@@ -797,11 +797,14 @@ impl Actor {
                 Some((_, robot)) => robot.decide(&view),
                 None => Robot::new(Strategy::default(), game.options().clone()).decide(&view),
             };
-            let Some(action) = self.seats[seat as usize].as_ref().and_then(decide) else { return };
-            if let Err(e) = self.apply(Command::Act { player: PlayerId(seat), action }, Some(seat)) {
-                // A robot's move the engine refuses is a bug; stop that robot
-                // rather than spin, and say so.
-                tracing::error!(table = %self.id, seat, "robot move refused: {e}");
+            let outcome = match self.seats[seat as usize].as_ref().and_then(decide) {
+                Some(action) => self.apply(Command::Act { player: PlayerId(seat), action }, Some(seat)),
+                None => Err("the robot found no move".to_string()),
+            };
+            if let Err(e) = outcome {
+                // A robot without a move, or with one the engine refuses, is a
+                // bug: pause the table rather than spin, and say so.
+                tracing::error!(table = %self.id, seat, "robot move failed: {e}");
                 self.paused = true;
                 self.broadcast_table(TableEvent::Paused { seat, reason: format!("robot error: {e}") });
                 self.await_ready();
