@@ -156,11 +156,18 @@ pub async fn create(State(state): State<AppState>, body: Bytes) -> Result<Respon
         disconnect_penalties: defaults.disconnect_penalties,
         subscriber_queue: defaults.subscriber_queue,
     };
-    // Check every robot before opening anything.
-    for r in &request.robots {
-        if r.seat.is_some_and(|s| s >= 4) {
-            return Err(ApiError::bad_request(format!("there is no seat {}: seats are 0-3", r.seat.unwrap_or(0))));
+    // Check everything before opening anything: a refused request leaves no table behind.
+    let mut taken = [false; 4];
+    for seat in request.robots.iter().filter_map(|r| r.seat) {
+        if seat >= 4 {
+            return Err(ApiError::bad_request(format!("there is no seat {seat}: seats are 0-3")));
         }
+        if std::mem::replace(&mut taken[seat as usize], true) {
+            return Err(ApiError::bad_request(format!("two robots asked for seat {seat}")));
+        }
+    }
+    if request.start && request.robots.len() < 4 {
+        return Err(ApiError::bad_request("start needs four robots: people sit and start through their seats"));
     }
     let handle = state.lobby.open(settings);
     for r in request.robots {

@@ -22,8 +22,9 @@ use crate::table::{Connection, TableCommand, TableHandle};
 pub const PING_EVERY: Duration = Duration::from_secs(20);
 /// A client silent for this long is disconnected.
 pub const IDLE_LIMIT: Duration = Duration::from_secs(60);
-/// Frames larger than this close the connection (close code 1009); messages
-/// between [`MAX_CLIENT_MESSAGE`] and this get a `too_large` error.
+/// A frame larger than this ends the connection at once (the WebSocket layer
+/// refuses to read it); messages between [`MAX_CLIENT_MESSAGE`] and this get
+/// a `too_large` error.
 const MAX_FRAME: usize = 64 * 1024;
 /// Close code for a connection the table dropped (too slow, or replaced by a
 /// newer connection for the same seat): reconnect for a fresh snapshot.

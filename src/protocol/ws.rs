@@ -39,7 +39,7 @@ pub enum ClientMessage {
         reason: String,
     },
     /// Ask for a minimum pause between actions, in tenths of a second
-    /// (mj-server's `PlayerOption Delay`; at most 50).
+    /// (mj-server's `PlayerOption DelayTime`; at most 50).
     SetPause {
         /// Deciseconds.
         deciseconds: u32,
@@ -239,7 +239,8 @@ pub enum ServerMessage {
     },
     /// A request was refused; nothing changed.
     Error {
-        /// A stable code: `bad_message`, `illegal_move`, `not_allowed`, `too_large`, ...
+        /// A stable code: `bad_message`, `too_large`, `illegal_move`, `not_now`,
+        /// `not_allowed` or `bad_option`.
         code: String,
         /// What was wrong.
         message: String,

@@ -442,6 +442,19 @@ impl Actor {
         let id = self.next_connection;
         self.next_connection += 1;
         let (sender, outbound) = mpsc::channel(self.settings.subscriber_queue.max(16));
+        // Register the connection first, so that what it is sent counts it
+        // (its seat connected, or one more spectator).
+        let mut was_away = false;
+        if let Some(st) = seat.and_then(|s| self.seats[s as usize].as_mut()) {
+            match st.connection.replace(id) {
+                // The newest connection acts for the seat; the old one closes.
+                Some(old) => {
+                    self.subscribers.remove(&old);
+                }
+                None => was_away = st.disconnected_at.take().is_some(),
+            }
+        }
+        self.subscribers.insert(id, Subscriber { seat, sender: sender.clone() });
         // What the client missed, or a snapshot when it gave no position or
         // its position is older than what is kept.
         let viewer = seat.map(PlayerId);
@@ -462,17 +475,8 @@ impl Actor {
         for text in first {
             let _ = sender.try_send(text);
         }
-        self.subscribers.insert(id, Subscriber { seat, sender });
-        if let Some(s) = seat {
-            let seat_state = self.seats[s as usize].as_mut().expect("a token names a seat");
-            let old = seat_state.connection.replace(id);
-            let was_away = seat_state.disconnected_at.take().is_some();
-            if let Some(old) = old {
-                // The newest connection acts for the seat; the old one closes.
-                self.subscribers.remove(&old);
-            } else if was_away {
-                self.broadcast_table(TableEvent::Reconnected { seat: s });
-            }
+        if let (Some(s), true) = (seat, was_away) {
+            self.broadcast_table(TableEvent::Reconnected { seat: s });
         }
         Ok(Connection { id, seat, outbound })
     }
@@ -485,18 +489,20 @@ impl Actor {
 
     fn disconnect(&mut self, connection: u64) {
         let Some(sub) = self.subscribers.remove(&connection) else { return };
-        self.seat_lost(connection, sub.seat);
+        self.seat_lost(connection, sub.seat, true);
     }
 
-    /// A connection acting for `seat` is gone (closed, or dropped as too slow).
-    fn seat_lost(&mut self, connection: u64, seat: Option<u8>) {
+    /// A connection acting for `seat` is gone: closed by the client (`left`),
+    /// or dropped by the table as too slow (the client will reconnect, so
+    /// that never ends a game under `--end-on-disconnect`).
+    fn seat_lost(&mut self, connection: u64, seat: Option<u8>, left: bool) {
         let Some(s) = seat else { return };
         let Some(seat_state) = self.seats[s as usize].as_mut() else { return };
         if seat_state.connection == Some(connection) {
             seat_state.connection = None;
             seat_state.disconnected_at = Some(Instant::now());
             self.broadcast_table(TableEvent::Disconnected { seat: s });
-            if self.settings.end_on_disconnect && self.state == TableState::Playing {
+            if left && self.settings.end_on_disconnect && self.state == TableState::Playing {
                 self.end_on_disconnect(s);
             }
         }
@@ -562,7 +568,7 @@ impl Actor {
         {
             let seat = sub.seat;
             self.subscribers.remove(&connection);
-            self.seat_lost(connection, seat);
+            self.seat_lost(connection, seat, false);
         }
     }
 
@@ -838,7 +844,7 @@ impl Actor {
         for (id, seat) in lagging {
             // Too slow (or gone): drop it; it reconnects for a fresh snapshot.
             self.subscribers.remove(&id);
-            self.seat_lost(id, seat);
+            self.seat_lost(id, seat, false);
         }
     }
 }

@@ -1,0 +1,444 @@
+//! docs/protocol.md against the code, so that the document cannot silently
+//! drift from the protocol.
+//!
+//! Every fenced ```json block of the document is marked, on the line before
+//! its fence, with the type it shows: `<!-- json: TYPE -->`, optionally
+//! followed by a mode:
+//!
+//! - no mode: the block must parse as TYPE and serialise back to the same
+//!   JSON value (it is exactly what the server sends);
+//! - `input`: the block must parse as TYPE (the server accepts it); where the
+//!   type serialises, the serialised form must hold every field of the block
+//!   with the same value (it may add defaulted fields);
+//! - `rejected`: the block must not parse as TYPE.
+//!
+//! Beyond the blocks: every variant of the client and server messages, of the
+//! game and table events and of the player's actions must have an example
+//! (the variant names are read from serde itself, so a new variant in the
+//! code fails this test until it is documented), every `settle` example
+//! answer must be what the calculator answers, and the limits quoted must be
+//! the code's.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use mahjong::bots::Strategy;
+use mahjong::http::tables::{CreateTable, RobotRequest, SitRequest};
+use mahjong::protocol::ws::{
+    ClientMessage, MAX_CHAT_CHARS, MAX_CLIENT_MESSAGE, SeatInfo, ServerMessage, StreamEvent, TableEvent, TableInfo,
+};
+use mahjong::rules::calculator::{SettleRequest, SettleResponse};
+use mahjong::rules::event::Event;
+use mahjong::rules::scoring::HandScore;
+use mahjong::rules::settlement::Settlement;
+use mahjong::rules::view::{HandView, SeatView};
+use mahjong::rules::{Action, TableView, TileSet};
+use mahjong::table::SeatGrant;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// How a block is checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Mode {
+    Exact,
+    Input,
+    Rejected,
+}
+
+/// One marked ```json block.
+#[derive(Debug)]
+struct Block {
+    /// 1-based line of the opening fence.
+    line: usize,
+    kind: String,
+    mode: Mode,
+    text: String,
+}
+
+fn document() -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/protocol.md");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()))
+}
+
+/// Every ```json block with its marker; panics on a block without one.
+fn blocks(doc: &str) -> Vec<Block> {
+    let lines: Vec<&str> = doc.lines().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let line = lines[i].trim();
+        if !line.starts_with("```") {
+            i += 1;
+            continue;
+        }
+        let fence_line = i;
+        let lang = line.trim_start_matches('`').trim();
+        let mut body = Vec::new();
+        i += 1;
+        while i < lines.len() && lines[i].trim() != "```" {
+            body.push(lines[i]);
+            i += 1;
+        }
+        assert!(i < lines.len(), "docs/protocol.md:{}: unclosed code fence", fence_line + 1);
+        i += 1;
+        if lang != "json" {
+            continue;
+        }
+        let marker = lines[..fence_line].iter().rev().find(|l| !l.trim().is_empty()).map(|l| l.trim()).unwrap_or("");
+        let Some(inner) = marker.strip_prefix("<!-- json:").and_then(|m| m.strip_suffix("-->")) else {
+            panic!(
+                "docs/protocol.md:{}: a ```json block needs a marker line `<!-- json: TYPE -->` before it, found {marker:?}",
+                fence_line + 1
+            );
+        };
+        let mut words = inner.split_whitespace();
+        let kind = words.next().unwrap_or_default().to_string();
+        let mode = match words.next() {
+            None => Mode::Exact,
+            Some("input") => Mode::Input,
+            Some("rejected") => Mode::Rejected,
+            Some(other) => panic!("docs/protocol.md:{}: unknown marker mode {other:?}", fence_line + 1),
+        };
+        assert!(words.next().is_none(), "docs/protocol.md:{}: marker has too many words", fence_line + 1);
+        out.push(Block { line: fence_line + 1, kind, mode, text: body.join("\n") });
+    }
+    out
+}
+
+/// True if every field and element of `small` is in `big` with the same value.
+fn contained(small: &Value, big: &Value) -> bool {
+    match (small, big) {
+        (Value::Object(s), Value::Object(b)) => s.iter().all(|(k, v)| b.get(k).is_some_and(|w| contained(v, w))),
+        (Value::Array(s), Value::Array(b)) => s.len() == b.len() && s.iter().zip(b).all(|(v, w)| contained(v, w)),
+        _ => small == big,
+    }
+}
+
+/// Checks a block of a type that both parses and serialises; returns the value.
+fn round_trip<T: Serialize + DeserializeOwned>(block: &Block, json: &Value) -> Option<T> {
+    let where_ = format!("docs/protocol.md:{} ({})", block.line, block.kind);
+    let parsed = serde_json::from_value::<T>(json.clone());
+    if block.mode == Mode::Rejected {
+        assert!(parsed.is_err(), "{where_}: the example marked `rejected` is accepted");
+        return None;
+    }
+    let value = parsed.unwrap_or_else(|e| panic!("{where_}: does not parse: {e}\n{}", block.text));
+    let back = serde_json::to_value(&value).unwrap_or_else(|e| panic!("{where_}: does not serialise: {e}"));
+    match block.mode {
+        Mode::Exact => assert_eq!(
+            &back,
+            json,
+            "{where_}: the server would write this differently:\n{}",
+            serde_json::to_string(&back).unwrap_or_default()
+        ),
+        _ => assert!(
+            contained(json, &back),
+            "{where_}: the accepted input reads as something else:\n{}",
+            serde_json::to_string(&back).unwrap_or_default()
+        ),
+    }
+    Some(value)
+}
+
+/// Checks a block of a type the server only reads (a request body).
+fn parse_only<T: DeserializeOwned>(block: &Block, json: &Value) -> Option<T> {
+    let where_ = format!("docs/protocol.md:{} ({})", block.line, block.kind);
+    let parsed = serde_json::from_value::<T>(json.clone());
+    match block.mode {
+        Mode::Rejected => {
+            assert!(parsed.is_err(), "{where_}: the example marked `rejected` is accepted");
+            None
+        }
+        Mode::Input => Some(parsed.unwrap_or_else(|e| panic!("{where_}: does not parse: {e}\n{}", block.text))),
+        Mode::Exact => panic!("{where_}: the server only reads {}: mark the block `input`", block.kind),
+    }
+}
+
+/// The REST error body, `{"error": {"code": ..., "message": ...}}`.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ErrorBody {
+    error: ErrorDetail,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ErrorDetail {
+    code: String,
+    message: String,
+}
+
+/// The REST error codes (src/http/mod.rs).
+const REST_ERROR_CODES: &[&str] =
+    &["bad_request", "no_such_table", "seat_taken", "bad_token", "not_manager", "not_now", "closed", "not_found"];
+
+/// The WebSocket error codes (src/table/actor.rs, src/http/ws.rs).
+const WS_ERROR_CODES: &[&str] = &["bad_message", "too_large", "illegal_move", "not_now", "not_allowed", "bad_option"];
+
+/// `GET /api/v1/tables`.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TableList {
+    tables: Vec<TableInfo>,
+}
+
+/// `POST /api/v1/tables/{id}/robots`.
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RobotSeat {
+    seat: u8,
+}
+
+/// `GET /api/v1/presets`.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PresetList {
+    presets: Vec<PresetEntry>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct PresetEntry {
+    name: String,
+    description: String,
+    options: serde_json::Map<String, Value>,
+}
+
+/// What the examples show, for the coverage check.
+#[derive(Default)]
+struct Seen {
+    client: BTreeSet<String>,
+    server: BTreeSet<String>,
+    game_events: BTreeSet<String>,
+    table_events: BTreeSet<String>,
+    actions: BTreeSet<String>,
+}
+
+fn tag(value: &impl Serialize, field: &str) -> String {
+    let v = serde_json::to_value(value).unwrap_or_default();
+    v.get(field).and_then(Value::as_str).unwrap_or_default().to_string()
+}
+
+impl Seen {
+    fn client_message(&mut self, m: &ClientMessage) {
+        self.client.insert(tag(m, "type"));
+        if let ClientMessage::Act { action } = m {
+            self.actions.insert(tag(action, "action"));
+        }
+    }
+
+    fn server_message(&mut self, m: &ServerMessage) {
+        self.server.insert(tag(m, "type"));
+        if let ServerMessage::Event { event, .. } = m {
+            self.stream_event(event);
+        }
+    }
+
+    fn stream_event(&mut self, e: &StreamEvent) {
+        match e {
+            StreamEvent::Game(e) => self.game_events.insert(tag(e, "type")),
+            StreamEvent::Table(e) => self.table_events.insert(tag(e, "type")),
+        };
+    }
+}
+
+/// The variant tags of an internally tagged enum, as serde lists them when it
+/// meets an unknown one.
+fn variant_tags<T: DeserializeOwned>(field: &str) -> BTreeSet<String> {
+    let probe = serde_json::json!({ field: "\u{1}no such variant" });
+    let Err(e) = serde_json::from_value::<T>(probe) else { panic!("the probe variant parsed") };
+    let text = e.to_string();
+    let list = text.split("expected one of").nth(1).unwrap_or_else(|| panic!("unexpected serde error: {text}"));
+    list.split(',').map(|w| w.trim().trim_matches('`').to_string()).filter(|w| !w.is_empty()).collect()
+}
+
+fn check_block(block: &Block, seen: &mut Seen, settle_answer: &mut Option<(usize, SettleResponse)>) {
+    let where_ = format!("docs/protocol.md:{} ({})", block.line, block.kind);
+    let json: Value = serde_json::from_str(&block.text).unwrap_or_else(|e| panic!("{where_}: not JSON: {e}"));
+    match block.kind.as_str() {
+        "ClientMessage" => {
+            if let Some(m) = round_trip::<ClientMessage>(block, &json) {
+                seen.client_message(&m);
+            }
+        }
+        "ServerMessage" => {
+            if block.mode != Mode::Rejected
+                && let Some(event) = json.get("event")
+            {
+                // A stream event is untagged: say why neither kind reads it.
+                let game = serde_json::from_value::<Event>(event.clone()).err();
+                let table = serde_json::from_value::<TableEvent>(event.clone()).err();
+                if let (Some(game), Some(table)) = (game, table) {
+                    panic!("{where_}: the event is neither a game event ({game}) nor a table event ({table})");
+                }
+            }
+            if let Some(m) = round_trip::<ServerMessage>(block, &json) {
+                if let ServerMessage::Error { code, .. } = &m {
+                    assert!(WS_ERROR_CODES.contains(&code.as_str()), "{where_}: unknown error code {code}");
+                }
+                seen.server_message(&m);
+            }
+        }
+        "StreamEvent" => {
+            if let Some(e) = round_trip::<StreamEvent>(block, &json) {
+                seen.stream_event(&e);
+            }
+        }
+        "Event" => {
+            if let Some(e) = round_trip::<Event>(block, &json) {
+                seen.game_events.insert(tag(&e, "type"));
+            }
+        }
+        "TableEvent" => {
+            if let Some(e) = round_trip::<TableEvent>(block, &json) {
+                seen.table_events.insert(tag(&e, "type"));
+            }
+        }
+        "Action" => {
+            if let Some(a) = round_trip::<Action>(block, &json) {
+                seen.actions.insert(tag(&a, "action"));
+            }
+        }
+        "TableInfo" => drop(round_trip::<TableInfo>(block, &json)),
+        "SeatInfo" => drop(round_trip::<SeatInfo>(block, &json)),
+        "TableView" => drop(round_trip::<TableView>(block, &json)),
+        "HandView" => drop(round_trip::<HandView>(block, &json)),
+        "SeatView" => drop(round_trip::<SeatView>(block, &json)),
+        "TileSet" => drop(round_trip::<TileSet>(block, &json)),
+        "HandScore" => drop(round_trip::<HandScore>(block, &json)),
+        "Settlement" => drop(round_trip::<Settlement>(block, &json)),
+        "Strategy" => drop(round_trip::<Strategy>(block, &json)),
+        "SeatGrant" => drop(round_trip::<SeatGrant>(block, &json)),
+        "TableList" => drop(round_trip::<TableList>(block, &json)),
+        "RobotSeat" => drop(round_trip::<RobotSeat>(block, &json)),
+        "ApiError" => {
+            if let Some(e) = round_trip::<ErrorBody>(block, &json) {
+                let code = e.error.code.as_str();
+                assert!(REST_ERROR_CODES.contains(&code), "{where_}: unknown error code {code}");
+            }
+        }
+        "CreateTable" => drop(parse_only::<CreateTable>(block, &json)),
+        "SitRequest" => drop(parse_only::<SitRequest>(block, &json)),
+        "RobotRequest" => drop(parse_only::<RobotRequest>(block, &json)),
+        "SettleRequest" => {
+            if let Some(request) = parse_only::<SettleRequest>(block, &json) {
+                let answer = mahjong::rules::calculator::calculate(&request)
+                    .unwrap_or_else(|e| panic!("{where_}: the calculator refuses it: {e}"));
+                *settle_answer = Some((block.line, answer));
+            }
+        }
+        "SettleResponse" => {
+            if let Some(answer) = round_trip::<SettleResponse>(block, &json)
+                && let Some((line, expected)) = settle_answer.take()
+            {
+                assert_eq!(answer, expected, "{where_}: not the answer to the request at line {line}");
+            }
+        }
+        "PresetList" => {
+            assert_eq!(block.mode, Mode::Exact, "{where_}: presets are only sent");
+            let list: PresetList = serde_json::from_value(json).unwrap_or_else(|e| panic!("{where_}: {e}"));
+            let presets = mahjong::rules::presets::PRESETS;
+            assert!(!list.presets.is_empty() && list.presets.len() <= presets.len(), "{where_}: bad number of presets");
+            for (entry, preset) in list.presets.iter().zip(presets) {
+                assert_eq!(entry.name, preset.name, "{where_}: presets are listed in the code's order");
+                assert_eq!(entry.description, preset.description, "{where_}: description of {}", entry.name);
+                let options = mahjong::rules::presets::preset(preset.name).unwrap_or_else(|e| panic!("{e}"));
+                assert_eq!(entry.options, options.to_json_map(), "{where_}: the options of {}", entry.name);
+            }
+        }
+        other => panic!("{where_}: unknown type {other:?} in the marker"),
+    }
+}
+
+#[test]
+fn every_json_example_is_what_the_code_reads_and_writes() {
+    let doc = document();
+    let blocks = blocks(&doc);
+    assert!(blocks.len() > 50, "only {} marked JSON blocks found", blocks.len());
+    let mut seen = Seen::default();
+    let mut settle_answer = None;
+    for block in &blocks {
+        check_block(block, &mut seen, &mut settle_answer);
+    }
+    let missing = |what: &str, expected: BTreeSet<String>, seen: &BTreeSet<String>| {
+        let missing: Vec<&String> = expected.difference(seen).collect();
+        assert!(missing.is_empty(), "docs/protocol.md has no example of these {what}: {missing:?}");
+    };
+    missing("client messages", variant_tags::<ClientMessage>("type"), &seen.client);
+    missing("server messages", variant_tags::<ServerMessage>("type"), &seen.server);
+    missing("game events", variant_tags::<Event>("type"), &seen.game_events);
+    missing("table events", variant_tags::<TableEvent>("type"), &seen.table_events);
+    missing("actions", variant_tags::<Action>("action"), &seen.actions);
+}
+
+/// The names in backquotes of the `###` headings under the `##` heading `section`.
+fn headings_under(doc: &str, section: &str) -> BTreeSet<String> {
+    let mut inside = false;
+    let mut out = BTreeSet::new();
+    for line in doc.lines() {
+        if let Some(title) = line.strip_prefix("## ") {
+            inside = title.trim() == section;
+        } else if inside && let Some(title) = line.strip_prefix("### ") {
+            let title = title.trim();
+            if let Some(name) = title.strip_prefix('`').and_then(|t| t.strip_suffix('`')) {
+                out.insert(name.to_string());
+            }
+        }
+    }
+    assert!(!out.is_empty(), "docs/protocol.md has no section `## {section}` with `### \\`name\\`` headings");
+    out
+}
+
+#[test]
+fn every_message_event_and_action_has_its_own_heading() {
+    let doc = document();
+    for (section, tags) in [
+        ("Client messages", variant_tags::<ClientMessage>("type")),
+        ("Server messages", variant_tags::<ServerMessage>("type")),
+        ("Game events", variant_tags::<Event>("type")),
+        ("Table events", variant_tags::<TableEvent>("type")),
+        ("Player actions", variant_tags::<Action>("action")),
+    ] {
+        let headings = headings_under(&doc, section);
+        assert_eq!(headings, tags, "the `### \\`name\\`` headings of `## {section}` are not the code's variants");
+    }
+}
+
+#[test]
+fn every_decision_is_in_the_decision_table() {
+    let doc = document();
+    let probe = Value::String("\u{1}no such decision".into());
+    let Err(e) = serde_json::from_value::<mahjong::rules::Decision>(probe) else { panic!("the probe decision parsed") };
+    let text = e.to_string();
+    let list = text.split("expected one of").nth(1).unwrap_or_else(|| panic!("unexpected serde error: {text}"));
+    for word in list.split(',').map(|w| w.trim().trim_matches('`')).filter(|w| !w.is_empty()) {
+        assert!(doc.contains(&format!("| `{word}` |")), "docs/protocol.md: the decision `{word}` is not in the table");
+    }
+}
+
+#[test]
+fn game_and_table_events_have_distinct_tags() {
+    // A stream event is untagged: a tag in both sets would make a table
+    // event read as a game event.
+    let game = variant_tags::<Event>("type");
+    let table = variant_tags::<TableEvent>("type");
+    let both: Vec<&String> = game.intersection(&table).collect();
+    assert!(both.is_empty(), "tags of both a game event and a table event: {both:?}");
+}
+
+#[test]
+fn the_limits_quoted_are_the_code_limits() {
+    let doc = document();
+    let quoted = [
+        format!("{MAX_CLIENT_MESSAGE} bytes"),
+        format!("{MAX_CHAT_CHARS} characters"),
+        format!("{} bytes", mahjong::http::MAX_BODY),
+        format!("every {} seconds", mahjong::http::ws::PING_EVERY.as_secs()),
+        format!("{} seconds", mahjong::http::ws::IDLE_LIMIT.as_secs()),
+        format!("`{}`", mahjong::http::ws::CLOSE_DROPPED),
+    ];
+    for q in quoted {
+        assert!(doc.contains(&q), "docs/protocol.md does not quote the limit `{q}`");
+    }
+}
