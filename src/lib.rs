@@ -7,6 +7,7 @@
 pub mod bots;
 pub mod client;
 pub mod http;
+pub mod loadtest;
 pub mod protocol;
 pub mod replay;
 pub mod rules;

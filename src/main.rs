@@ -64,6 +64,9 @@ enum Commands {
         #[arg(long)]
         suitness: Option<String>,
     },
+    /// Load a running server: keep T tables of robots playing, watch them
+    /// through W spectator WebSockets, report events/s and delivery latency.
+    Loadtest(mahjong::loadtest::LoadtestArgs),
 }
 
 fn main() -> ExitCode {
@@ -91,6 +94,7 @@ fn main() -> ExitCode {
             }
         }
         Commands::Settle => settle(),
+        Commands::Loadtest(args) => mahjong::loadtest::run_command(args),
         Commands::Presets { json } => presets(json),
         Commands::Simulate { games, seed, preset, option_file, json, chowness, hiddenness, majorness, suitness } => {
             let options = match simulation_options(preset.as_deref(), option_file.as_deref()) {
