@@ -350,7 +350,11 @@ async fn bad_messages_get_specific_errors_and_change_nothing() {
     assert_eq!(a.status, 400);
     let big = "x".repeat(100_000);
     let a = http(addr, "POST", "/api/v1/tables", Some(&json!({"name": big})), None).await.unwrap();
-    assert_eq!(a.status, 413);
+    assert_eq!((a.status, a.body["error"]["code"].as_str()), (413, Some("too_large")), "{}", a.body);
+    let a = http(addr, "GET", "/api/v1/settle", None, None).await.unwrap();
+    assert_eq!((a.status, a.body["error"]["code"].as_str()), (405, Some("method_not_allowed")), "{}", a.body);
+    let a = http(addr, "DELETE", &format!("/api/v1/tables/{id}/robots/east"), None, None).await.unwrap();
+    assert_eq!((a.status, a.body["error"]["code"].as_str()), (400, Some("bad_request")), "{}", a.body);
     let a = TableSocket::connect(addr, &id, Some("not-a-token"), None).await;
     assert!(a.is_err(), "a bad token is refused before the upgrade");
 }
