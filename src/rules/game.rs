@@ -77,11 +77,7 @@ impl Game {
                 reason: "options can be changed only between hands".into(),
             });
         }
-        let mut next = self.options.clone();
-        next.set(name, value)?;
-        next.check()?;
-        self.options = next;
-        Ok(())
+        self.options.set_checked(name, value)
     }
 
     /// Cumulative scores by player id.

@@ -491,6 +491,16 @@ fn validate(name: &str, v: &OptionValue) -> Result<(), OptionError> {
 }
 
 impl GameOptions {
+    /// Sets one option of a complete set, which must stay valid
+    /// ([`GameOptions::check`]); on error nothing changes.
+    pub fn set_checked(&mut self, name: &str, raw: &str) -> Result<(), OptionError> {
+        let mut next = self.clone();
+        next.set(name, raw)?;
+        next.check()?;
+        *self = next;
+        Ok(())
+    }
+
     /// Checks the combinations of options that seeds 000 and 002 rule out.
     /// Each option is valid on its own (see [`GameOptions::set`]); this
     /// checks a complete set of options, as a game would use it.

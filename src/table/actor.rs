@@ -121,12 +121,11 @@ struct Actor {
 impl Actor {
     fn new(id: String, settings: TableSettings) -> Actor {
         let rng = ChaCha8Rng::seed_from_u64(settings.seed);
-        let manager = None;
         Actor {
             id,
             settings,
             seats: [None, None, None, None],
-            manager,
+            manager: None,
             state: TableState::Open,
             game: None,
             rng,
@@ -201,9 +200,11 @@ impl Actor {
         }
     }
 
+    /// The pause in force: the table's own, or the longest a player asked
+    /// for (`set_pause` refuses more than [`MAX_PAUSE_DECISECONDS`]).
     fn pause(&self) -> u32 {
         let requested = self.seats.iter().flatten().map(|s| s.pause_request).max().unwrap_or(0);
-        self.settings.pause_deciseconds.max(requested).min(MAX_PAUSE_DECISECONDS.max(self.settings.pause_deciseconds))
+        self.settings.pause_deciseconds.max(requested)
     }
 
     // ----- commands --------------------------------------------------------
@@ -416,12 +417,12 @@ impl Actor {
             _ => WallSource::Shuffled { seed: self.rng.next_u64() },
         };
         let dice = Some([self.rng.gen_range(1..=6), self.rng.gen_range(1..=6)]);
-        if let Err(e) = self.apply(Command::StartHand { wall, dice }, None) {
+        if let Err(e) = self.apply(Command::StartHand { wall, dice }) {
             // Only a given wall can be refused (the options changed since it
             // was checked): deal a shuffled one instead.
             tracing::warn!(table = %self.id, "the wall file was refused ({e}); dealing a shuffled wall");
             let wall = WallSource::Shuffled { seed: self.rng.next_u64() };
-            if let Err(e) = self.apply(Command::StartHand { wall, dice }, None) {
+            if let Err(e) = self.apply(Command::StartHand { wall, dice }) {
                 tracing::error!(table = %self.id, "cannot deal: {e}");
             }
         }
@@ -528,10 +529,10 @@ impl Actor {
                 if loser_after_mah_jong {
                     if !declared {
                         let show = crate::rules::command::Action::ShowTiles;
-                        let _ = self.apply(Command::Act { player, action: show }, Some(seat));
+                        let _ = self.apply(Command::Act { player, action: show });
                     }
                 } else {
-                    let _ = self.apply(Command::AbandonHand, None);
+                    let _ = self.apply(Command::AbandonHand);
                 }
                 mid_hand
             }
@@ -551,7 +552,7 @@ impl Actor {
             return;
         }
         if !game.is_over() {
-            let _ = self.apply(Command::EndGame, None);
+            let _ = self.apply(Command::EndGame);
         }
         self.state = TableState::Over;
         self.waiting_ready = false;
@@ -605,7 +606,7 @@ impl Actor {
                 if self.waiting_ready {
                     return not_now("the next hand has not been dealt: say ready");
                 }
-                self.apply(Command::Act { player: PlayerId(seat), action }, Some(seat)).map_err(|e| ("illegal_move", e))
+                self.apply(Command::Act { player: PlayerId(seat), action }).map_err(|e| ("illegal_move", e))
             }
             ClientMessage::Ready => {
                 if !self.waiting_ready {
@@ -652,16 +653,11 @@ impl Actor {
                 if self.settings.no_manager || self.manager != Some(seat) {
                     return Err(("not_allowed", "only the game manager may change options".into()));
                 }
-                match &mut self.game {
-                    None => {
-                        let mut next = self.settings.options.clone();
-                        next.set(&name, &value)
-                            .and_then(|_| next.check())
-                            .map_err(|e| ("bad_option", e.to_string()))?;
-                        self.settings.options = next;
-                    }
-                    Some(game) => game.set_option(&name, &value).map_err(|e| ("bad_option", e.to_string()))?,
-                }
+                let changed = match &mut self.game {
+                    None => self.settings.options.set_checked(&name, &value),
+                    Some(game) => game.set_option(&name, &value),
+                };
+                changed.map_err(|e| ("bad_option", e.to_string()))?;
                 let options = self.game.as_ref().map_or(&self.settings.options, Game::options).clone();
                 for s in self.seats.iter_mut().flatten() {
                     if let Some((strategy, robot)) = &mut s.robot {
@@ -687,7 +683,7 @@ impl Actor {
 
     /// Applies a command to the game and sends out what it caused. Returns the
     /// engine's refusal as text.
-    fn apply(&mut self, command: Command, _by: Option<u8>) -> Result<(), String> {
+    fn apply(&mut self, command: Command) -> Result<(), String> {
         let Some(game) = self.game.as_mut() else { return Err("the game has not started".into()) };
         let starts_hand = matches!(command, Command::StartHand { .. });
         let emitted = game.apply(command).map_err(|e| e.to_string())?;
@@ -724,16 +720,18 @@ impl Actor {
 
     /// Starts the claim timer when a new discard or kong opens for claims.
     fn restart_claim_timer(&mut self) {
-        let Some(hand) = self.game.as_ref().and_then(|g| g.hand().filter(|_| g.hand_in_progress())) else {
+        let Some((game, hand)) =
+            self.game.as_ref().and_then(|g| g.hand().filter(|_| g.hand_in_progress()).map(|h| (g, h)))
+        else {
             self.claim_deadline = None;
             return;
         };
-        let options = self.game.as_ref().map(Game::options);
-        let timeout = options.map_or(0, |o| o.timeout + o.timeout_grace);
-        if !hand.claim_window_open() || options.is_none_or(|o| o.timeout == 0) || self.paused {
+        let options = game.options();
+        if !hand.claim_window_open() || options.timeout == 0 || self.paused {
             self.claim_deadline = None;
             return;
         }
+        let timeout = options.timeout + options.timeout_grace;
         let serial = hand.serial();
         if self.claim_deadline.is_none_or(|(s, _)| s != serial) {
             self.claim_deadline = Some((serial, Instant::now() + Duration::from_secs(u64::from(timeout))));
@@ -771,7 +769,7 @@ impl Actor {
             let open =
                 self.game.as_ref().and_then(Game::hand).is_some_and(|h| h.claim_window_open() && h.serial() == serial);
             if open {
-                let _ = self.apply(Command::ClaimTimeout, None);
+                let _ = self.apply(Command::ClaimTimeout);
             }
         }
         // A robot may now stand in for a player who has been away long enough.
@@ -804,7 +802,7 @@ impl Actor {
                 None => Robot::new(Strategy::default(), game.options().clone()).decide(&view),
             };
             let outcome = match self.seats[seat as usize].as_ref().and_then(decide) {
-                Some(action) => self.apply(Command::Act { player: PlayerId(seat), action }, Some(seat)),
+                Some(action) => self.apply(Command::Act { player: PlayerId(seat), action }),
                 None => Err("the robot found no move".to_string()),
             };
             if let Err(e) = outcome {
