@@ -664,20 +664,6 @@ impl Hand {
             return;
         };
         let Answer::Claim(claim) = self.answers[s.index()] else { return };
-        if !matches!(claim, Claim::Chow(_)) {
-            let also_out = |o: Wind| {
-                claim == Claim::MahJong
-                    && ctx.options.multiple_winners
-                    && self.konging.is_none()
-                    && self.answers[o.index()] == Answer::Claim(Claim::MahJong)
-            };
-            for other in Wind::ALL {
-                if other != ds && other != s && self.answers[other.index()] != Answer::NoClaim && !also_out(other) {
-                    let p = self.player_at(other);
-                    ctx.only(p, Event::ClaimDenied { player: p, reason: "There was a prior claim".into() });
-                }
-            }
-        }
         let Some(t) = self.tile else { return };
         if claim == Claim::MahJong {
             // Several players may go out on the same discard (not on a robbed
@@ -687,6 +673,15 @@ impl Hand {
             } else {
                 vec![s]
             };
+        }
+        if !matches!(claim, Claim::Chow(_)) {
+            for other in Wind::ALL {
+                let answered = self.answers[other.index()] != Answer::NoClaim;
+                if other != ds && other != s && answered && !self.winners.contains(&other) {
+                    let p = self.player_at(other);
+                    ctx.only(p, Event::ClaimDenied { player: p, reason: "There was a prior claim".into() });
+                }
+            }
         }
         match claim {
             Claim::Chow(None) => {
