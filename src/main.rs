@@ -146,13 +146,8 @@ fn simulation_options(
     preset: Option<&str>,
     option_file: Option<&std::path::Path>,
 ) -> Result<mahjong::rules::GameOptions, String> {
-    let mut options = mahjong::rules::presets::preset(preset.unwrap_or(mahjong::rules::presets::DEFAULT_PRESET))
-        .map_err(|e| e.to_string())?;
-    if let Some(path) = option_file {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-        options.apply_option_file(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-    }
-    Ok(options)
+    let preset = preset.unwrap_or(mahjong::rules::presets::DEFAULT_PRESET);
+    mahjong::server::preset_with_option_file(preset, option_file).map(|(options, _)| options)
 }
 
 /// `settle`: one JSON request on stdin, one JSON answer on stdout; bad input
@@ -193,8 +188,22 @@ fn settle() -> ExitCode {
 
 /// `presets`: each preset's name, description and the option lines it sets.
 fn presets(json: bool) -> ExitCode {
-    use mahjong::rules::presets::{PRESETS, preset};
-    let mut listed = Vec::new();
+    use mahjong::rules::presets::{PRESETS, listing, preset};
+    if json {
+        return match listing()
+            .map_err(|e| e.to_string())
+            .and_then(|l| serde_json::to_string_pretty(&l).map_err(|e| format!("cannot print the presets: {e}")))
+        {
+            Ok(text) => {
+                println!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     for p in PRESETS {
         let options = match preset(p.name) {
             Ok(o) => o,
@@ -203,26 +212,11 @@ fn presets(json: bool) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
-        if json {
-            listed.push(
-                serde_json::json!({"name": p.name, "description": p.description, "options": options.to_json_map()}),
-            );
-        } else {
-            println!("Preset {}", p.name);
-            println!("# {}", p.description);
-            println!("# every option not listed keeps mj-server's default (`presets --json` lists them all)");
-            print!("{}", options.to_option_file(true));
-            println!();
-        }
-    }
-    if json {
-        match serde_json::to_string_pretty(&listed) {
-            Ok(text) => println!("{text}"),
-            Err(e) => {
-                eprintln!("cannot print the presets: {e}");
-                return ExitCode::FAILURE;
-            }
-        }
+        println!("Preset {}", p.name);
+        println!("# {}", p.description);
+        println!("# every option not listed keeps mj-server's default (`presets --json` lists them all)");
+        print!("{}", options.to_option_file(true));
+        println!();
     }
     ExitCode::SUCCESS
 }

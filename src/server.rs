@@ -111,18 +111,10 @@ impl ServeArgs {
 
     /// Checks the flags and reads the files they name.
     pub fn table_defaults(&self) -> Result<TableDefaults, String> {
-        let mut options = presets::preset(&self.preset).map_err(|e| e.to_string())?;
-        let option_file = match &self.option_file {
-            Some(path) => {
-                let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-                options.apply_option_file(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-                Some(text)
-            }
-            None => None,
-        };
+        let (options, option_file) = preset_with_option_file(&self.preset, self.option_file.as_deref())?;
         let first_wall = match &self.wallfile {
             Some(path) => {
-                let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+                let text = read(path)?;
                 let tiles = parse_tiles(text.trim()).map_err(|e| format!("{}: {e}", path.display()))?;
                 crate::rules::wall::Wall::from_tiles(tiles.clone(), &options)
                     .map_err(|e| format!("{}: {e}", path.display()))?;
@@ -146,6 +138,28 @@ impl ServeArgs {
             subscriber_queue: 1024,
         })
     }
+}
+
+/// A preset's options with an option file applied over them; also returns
+/// the file's text (to apply over another preset later).
+pub fn preset_with_option_file(
+    preset: &str,
+    option_file: Option<&std::path::Path>,
+) -> Result<(crate::rules::GameOptions, Option<String>), String> {
+    let mut options = presets::preset(preset).map_err(|e| e.to_string())?;
+    let text = match option_file {
+        Some(path) => {
+            let text = read(path)?;
+            options.apply_option_file(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+            Some(text)
+        }
+        None => None,
+    };
+    Ok((options, text))
+}
+
+fn read(path: &std::path::Path) -> Result<String, String> {
+    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
 /// Serves on an already-bound listener until `shutdown` completes, then
@@ -172,7 +186,7 @@ pub async fn serve(
     });
     axum::serve(listener, router(state))
         .with_graceful_shutdown(async move {
-            let _ = stopping.wait_for(|&stop| stop).await.map(|_| ());
+            crate::http::ws::stopped(&mut stopping).await;
         })
         .await
 }

@@ -284,11 +284,7 @@ pub async fn settle(body: Bytes) -> Result<Response, ApiError> {
 
 /// The rule presets with every option value.
 pub async fn presets() -> Result<Response, ApiError> {
-    let mut out = Vec::new();
-    for p in crate::rules::presets::PRESETS {
-        let options = crate::rules::presets::preset(p.name)
-            .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
-        out.push(json!({"name": p.name, "description": p.description, "options": options.to_json_map()}));
-    }
-    Ok(Json(json!({ "presets": out })).into_response())
+    let presets = crate::rules::presets::listing()
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
+    Ok(Json(json!({ "presets": presets })).into_response())
 }

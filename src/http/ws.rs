@@ -172,7 +172,7 @@ async fn serve(
 }
 
 /// Completes once the server is shutting down (never, if the signal is gone).
-async fn stopped(signal: &mut tokio::sync::watch::Receiver<bool>) {
+pub(crate) async fn stopped(signal: &mut tokio::sync::watch::Receiver<bool>) {
     while !*signal.borrow_and_update() {
         if signal.changed().await.is_err() {
             std::future::pending::<()>().await;
