@@ -13,4 +13,5 @@ pub mod replay;
 pub mod rules;
 pub mod server;
 pub mod sim;
+pub mod store;
 pub mod table;

@@ -252,7 +252,14 @@ fn serve(args: mahjong::server::ServeArgs) -> ExitCode {
             Ok(addr) => tracing::info!("serving on http://{addr}"),
             Err(e) => tracing::warn!("listening, address unknown: {e}"),
         }
-        match mahjong::server::serve(listener, defaults, mahjong::server::shutdown_signal()).await {
+        let store = match mahjong::store::Store::open(&args.database).await {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("cannot open the database {}: {e}", args.database);
+                return ExitCode::from(2);
+            }
+        };
+        match mahjong::server::serve(listener, defaults, store, mahjong::server::shutdown_signal()).await {
             Ok(()) => {
                 tracing::info!("shut down");
                 ExitCode::SUCCESS

@@ -13,6 +13,7 @@ use crate::http::tables::TableDefaults;
 use crate::http::{AppState, router};
 use crate::rules::presets;
 use crate::rules::tile::parse_tiles;
+use crate::store::Store;
 use crate::table::Lobby;
 
 /// The flags of `serve`.
@@ -21,6 +22,10 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "MAHJONG_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
+    /// Where games are stored: `sqlite://FILE` (created if missing) or
+    /// `postgres://USER@HOST/DB`. Unfinished games in it resume at start-up.
+    #[arg(long, env = "DATABASE_URL", default_value = crate::store::DEFAULT_DATABASE)]
+    pub database: String,
     /// Seconds to claim a discard (0: no limit); overrides the `Timeout` option.
     #[arg(long, env = "MAHJONG_TIMEOUT")]
     pub timeout: Option<u32>,
@@ -93,6 +98,7 @@ impl ServeArgs {
     pub fn defaults() -> ServeArgs {
         ServeArgs {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
+            database: crate::store::DEFAULT_DATABASE.to_string(),
             timeout: None,
             pause: 0,
             random_seats: false,
@@ -163,14 +169,21 @@ fn read(path: &std::path::Path) -> Result<String, String> {
 }
 
 /// Serves on an already-bound listener until `shutdown` completes, then
-/// stops accepting and lets open requests finish.
+/// stops accepting, lets open requests finish and commits what the tables
+/// have written. First, every unfinished game in the store resumes.
 pub async fn serve(
     listener: TcpListener,
     defaults: TableDefaults,
+    store: Store,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let (stop, stopping) = tokio::sync::watch::channel(false);
-    let state = AppState { lobby: Arc::new(Lobby::new()), defaults: Arc::new(defaults), shutdown: stopping.clone() };
+    let lobby = Arc::new(Lobby::new(store.clone()));
+    let recovered = lobby.recover().await.map_err(std::io::Error::other)?;
+    if recovered > 0 {
+        tracing::info!("{recovered} unfinished games resumed");
+    }
+    let state = AppState { lobby, defaults: Arc::new(defaults), shutdown: stopping.clone() };
     tokio::spawn(async move {
         shutdown.await;
         let _ = stop.send(true);
@@ -184,11 +197,13 @@ pub async fn serve(
     let listener = listener.tap_io(|tcp| {
         let _ = tcp.set_nodelay(true);
     });
-    axum::serve(listener, router(state))
+    let served = axum::serve(listener, router(state))
         .with_graceful_shutdown(async move {
             crate::http::ws::stopped(&mut stopping).await;
         })
-        .await
+        .await;
+    store.close().await;
+    served
 }
 
 /// Completes on SIGINT (Ctrl-C) or SIGTERM.

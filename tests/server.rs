@@ -17,11 +17,13 @@ use tokio::net::TcpListener;
 const WAIT: Duration = Duration::from_secs(20);
 const QUIET: Duration = Duration::from_millis(40);
 
-/// Starts a server on a random port; it stops when the test's runtime ends.
+/// Starts a server on a random port, storing its games in memory; it stops
+/// when the test's runtime ends.
 async fn server(defaults: TableDefaults) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(mahjong::server::serve(listener, defaults, std::future::pending()));
+    let store = mahjong::store::Store::open("sqlite::memory:").await.unwrap();
+    tokio::spawn(mahjong::server::serve(listener, defaults, store, std::future::pending()));
     addr
 }
 

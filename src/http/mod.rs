@@ -106,6 +106,13 @@ impl IntoResponse for ApiError {
     }
 }
 
+impl From<crate::store::StoreError> for ApiError {
+    fn from(e: crate::store::StoreError) -> ApiError {
+        tracing::error!("store: {e}");
+        ApiError::new(StatusCode::SERVICE_UNAVAILABLE, "store_unavailable", e.to_string())
+    }
+}
+
 impl From<TableError> for ApiError {
     fn from(e: TableError) -> ApiError {
         let (status, code) = match &e {

@@ -169,7 +169,7 @@ pub async fn create(State(state): State<AppState>, body: Bytes) -> Result<Respon
     if request.start && request.robots.len() < 4 {
         return Err(ApiError::bad_request("start needs four robots: people sit and start through their seats"));
     }
-    let handle = state.lobby.open(settings);
+    let handle = state.lobby.open(settings).await?;
     for r in request.robots {
         let strategy = r.strategy;
         let seat = r.seat;

@@ -212,6 +212,22 @@ pub enum TableState {
     Over,
 }
 
+impl TableState {
+    /// The state's name, as in JSON (and in the store).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TableState::Open => "open",
+            TableState::Playing => "playing",
+            TableState::Over => "over",
+        }
+    }
+
+    /// A state from its name.
+    pub fn from_name(name: &str) -> Option<TableState> {
+        [TableState::Open, TableState::Playing, TableState::Over].into_iter().find(|s| s.as_str() == name)
+    }
+}
+
 /// A message from the server.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]

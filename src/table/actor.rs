@@ -10,6 +10,13 @@
 //! Each subscriber has a bounded queue; one that is full is dropped (its
 //! socket closes and the client reconnects for a fresh snapshot), so a slow
 //! client never stalls the table.
+//!
+//! Persistence: what the table does is gathered into a pending batch (the
+//! inputs the engine accepted, the events with their sequence numbers, seat
+//! and hand projections) and written to the store before any of its events
+//! is sent, and before a request that changed something is answered. If the
+//! store fails the table stops: it never shows anyone what it could lose.
+//! [`recover`] rebuilds a table from the store after a restart.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
@@ -21,6 +28,9 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::{Connection, SeatGrant, TableCommand, TableError, TableHandle, TableSettings};
+use crate::store::{
+    Batch, EventRow, GameRow, HandProjector, Input, InputRow, SavedGame, SeatChange, SeatRow, Store, StoreError,
+};
 use crate::bots::Robot;
 use crate::bots::strategy::Strategy;
 use crate::protocol::ws::{
@@ -42,10 +52,16 @@ const ROBOT_BURST: usize = 64;
 /// has gone (scores can be looked up), then the table closes.
 const KEEP_FINISHED: Duration = Duration::from_secs(300);
 
-/// Starts a table's task; returns its handle.
-pub fn spawn(id: String, settings: TableSettings) -> TableHandle {
+/// Opens a new table: writes it to the store, then starts its task.
+pub async fn spawn(id: String, settings: TableSettings, store: Store) -> Result<TableHandle, StoreError> {
+    let mut actor = Actor::new(id.clone(), settings, store);
+    actor.flush().await?;
+    Ok(start_task(actor))
+}
+
+fn start_task(actor: Actor) -> TableHandle {
     let (sender, receiver) = mpsc::channel(super::COMMAND_QUEUE);
-    let actor = Actor::new(id.clone(), settings);
+    let id = actor.id.clone();
     tokio::spawn(actor.run(receiver));
     TableHandle { id, sender }
 }
@@ -53,8 +69,9 @@ pub fn spawn(id: String, settings: TableSettings) -> TableHandle {
 /// Who sits in a seat.
 struct Seat {
     name: String,
-    /// The seat token of a person; `None` for a robot.
-    token: Option<String>,
+    /// The SHA-256 of a person's seat token (hex); `None` for a robot. The
+    /// token itself is never kept.
+    token_sha256: Option<String>,
     /// A robot's strategy (and the robot playing).
     robot: Option<(Strategy, Robot)>,
     /// The connection acting for a person, if connected.
@@ -85,9 +102,44 @@ struct Logged {
     text: Arc<str>,
 }
 
+/// What the table has done since its last write to the store.
+#[derive(Default)]
+struct Pending {
+    seats: Vec<SeatChange>,
+    inputs: Vec<InputRow>,
+    events: Vec<EventRow>,
+    hands: Vec<crate::store::HandRow>,
+    /// The events' messages, sent once they are stored.
+    outbox: Vec<(Audience, Arc<str>)>,
+    /// The game row must be written even with nothing else pending.
+    game_changed: bool,
+}
+
+impl Pending {
+    fn is_empty(&self) -> bool {
+        !self.game_changed
+            && self.seats.is_empty()
+            && self.inputs.is_empty()
+            && self.events.is_empty()
+            && self.hands.is_empty()
+    }
+}
+
 struct Actor {
     id: String,
     settings: TableSettings,
+    store: Store,
+    /// The settings have not been written yet (a new table).
+    settings_unwritten: bool,
+    /// Where the game came from (`live`, `loaded`, `mj-server`).
+    source: &'static str,
+    created_us: i64,
+    finished_us: Option<i64>,
+    pending: Pending,
+    /// Inputs written so far.
+    inputs: i64,
+    /// Turns the game's events into the hands' rows.
+    projector: HandProjector,
     seats: [Option<Seat>; 4],
     manager: Option<u8>,
     state: TableState,
@@ -119,11 +171,19 @@ struct Actor {
 }
 
 impl Actor {
-    fn new(id: String, settings: TableSettings) -> Actor {
+    fn new(id: String, settings: TableSettings, store: Store) -> Actor {
         let rng = ChaCha8Rng::seed_from_u64(settings.seed);
         Actor {
             id,
             settings,
+            store,
+            settings_unwritten: true,
+            source: "live",
+            created_us: crate::store::now_us(),
+            finished_us: None,
+            pending: Pending { game_changed: true, ..Pending::default() },
+            inputs: 0,
+            projector: HandProjector::new(Default::default()),
             seats: [None, None, None, None],
             manager: None,
             state: TableState::Open,
@@ -148,14 +208,26 @@ impl Actor {
     async fn run(mut self, mut commands: mpsc::Receiver<TableCommand>) {
         loop {
             let deadline = self.next_deadline();
-            tokio::select! {
+            let done = tokio::select! {
                 command = commands.recv() => match command {
-                    Some(c) => self.handle(c),
+                    Some(c) => self.handle(c).await,
                     None => break,
                 },
-                _ = sleep_until(deadline), if deadline.is_some() => self.on_timer(),
+                _ = sleep_until(deadline), if deadline.is_some() => {
+                    self.on_timer();
+                    Ok(())
+                }
+            };
+            let done = match done {
+                Ok(()) => self.run_robots().await,
+                e => e,
+            };
+            if let Err(e) = done {
+                // Nothing unstored has been shown to anyone; the table is
+                // rebuilt from the store when the server next starts.
+                tracing::error!(table = %self.id, "the table stops: {e}");
+                break;
             }
-            self.run_robots().await;
             // A finished game with nobody watching closes after a while.
             if self.state == TableState::Over && self.subscribers.is_empty() {
                 let at = *self.close_at.get_or_insert_with(|| Instant::now() + KEEP_FINISHED);
@@ -209,25 +281,37 @@ impl Actor {
 
     // ----- commands --------------------------------------------------------
 
-    fn handle(&mut self, command: TableCommand) {
+    /// Handles a command. A request that changed something is answered only
+    /// once the change is stored.
+    async fn handle(&mut self, command: TableCommand) -> Result<(), StoreError> {
         match command {
             TableCommand::Info { reply } => {
                 let _ = reply.send(self.info());
             }
             TableCommand::Sit { name, seat, reply } => {
-                let _ = reply.send(self.sit(name, seat));
+                let answer = self.sit(name, seat);
+                self.flush().await?;
+                let _ = reply.send(answer);
             }
             TableCommand::Leave { token, reply } => {
-                let _ = reply.send(self.leave(&token));
+                let answer = self.leave(&token);
+                self.flush().await?;
+                let _ = reply.send(answer);
             }
             TableCommand::AddRobot { seat, strategy, reply } => {
-                let _ = reply.send(self.add_robot(seat, strategy));
+                let answer = self.add_robot(seat, strategy);
+                self.flush().await?;
+                let _ = reply.send(answer);
             }
             TableCommand::RemoveRobot { seat, reply } => {
-                let _ = reply.send(self.remove_robot(seat));
+                let answer = self.remove_robot(seat);
+                self.flush().await?;
+                let _ = reply.send(answer);
             }
             TableCommand::Start { token, reply } => {
-                let _ = reply.send(self.start(token.as_deref()));
+                let answer = self.start(token.as_deref());
+                self.flush().await?;
+                let _ = reply.send(answer);
             }
             TableCommand::Connect { token, since, reply } => {
                 let _ = reply.send(self.connect(token.as_deref(), since));
@@ -238,6 +322,7 @@ impl Actor {
             }
             TableCommand::Disconnect { connection } => self.disconnect(connection),
         }
+        self.flush().await
     }
 
     fn free_seat(&mut self, wanted: Option<u8>) -> Result<u8, TableError> {
@@ -271,13 +356,14 @@ impl Actor {
         let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
         self.seats[s as usize] = Some(Seat {
             name: name.clone(),
-            token: Some(token.clone()),
+            token_sha256: Some(token_sha256(&token)),
             robot: None,
             connection: None,
             disconnected_at: None,
             ready: false,
             pause_request: 0,
         });
+        self.seat_changed(s);
         self.broadcast_table(TableEvent::SeatTaken { seat: s, name, robot: None });
         if self.manager.is_none() && !self.settings.no_manager {
             self.manager = Some(s);
@@ -287,7 +373,24 @@ impl Actor {
     }
 
     fn seat_of_token(&self, token: &str) -> Option<u8> {
-        (0..4u8).find(|&s| self.seats[s as usize].as_ref().is_some_and(|x| x.token.as_deref() == Some(token)))
+        let hash = token_sha256(token);
+        (0..4u8).find(|&s| self.seats[s as usize].as_ref().is_some_and(|x| x.token_sha256.as_deref() == Some(&hash)))
+    }
+
+    /// Records a seat's new state (or that it is free) for the store.
+    fn seat_changed(&mut self, seat: u8) {
+        let change = match &self.seats[seat as usize] {
+            Some(s) => SeatChange::Set(SeatRow {
+                seat: i64::from(seat),
+                name: s.name.clone(),
+                robot: s.robot.as_ref().map(|(strategy, _)| serde_json::to_string(strategy).unwrap_or_default()),
+                token_sha256: s.token_sha256.clone(),
+                pause_request: i64::from(s.pause_request),
+                penalty: self.penalties[seat as usize],
+            }),
+            None => SeatChange::Free(i64::from(seat)),
+        };
+        self.pending.seats.push(change);
     }
 
     fn leave(&mut self, token: &str) -> Result<(), TableError> {
@@ -298,6 +401,7 @@ impl Actor {
         if let Some(c) = self.seats[s as usize].take().and_then(|x| x.connection) {
             self.subscribers.remove(&c);
         }
+        self.seat_changed(s);
         self.broadcast_table(TableEvent::SeatLeft { seat: s });
         if self.manager == Some(s) {
             self.manager = (0..4u8).find(|&i| self.seats[i as usize].as_ref().is_some_and(|x| !x.is_robot()));
@@ -313,13 +417,14 @@ impl Actor {
         let name = format!("Robot {}", s + 1);
         self.seats[s as usize] = Some(Seat {
             name: name.clone(),
-            token: None,
+            token_sha256: None,
             robot: Some((strategy, robot)),
             connection: None,
             disconnected_at: None,
             ready: true,
             pause_request: 0,
         });
+        self.seat_changed(s);
         self.broadcast_table(TableEvent::SeatTaken { seat: s, name, robot: Some(strategy) });
         Ok(s)
     }
@@ -335,6 +440,7 @@ impl Actor {
             return Err(TableError::Invalid(format!("no robot sits in seat {seat}")));
         }
         self.seats[seat as usize] = None;
+        self.seat_changed(seat);
         self.broadcast_table(TableEvent::SeatLeft { seat });
         Ok(())
     }
@@ -358,12 +464,20 @@ impl Actor {
         if self.seats.iter().any(Option::is_none) {
             return Err(TableError::NotNow("four players are needed: fill the empty seats with people or robots"));
         }
-        let options = self.settings.options.clone();
-        self.game = Some(Game::new(options).with_no_special_scores(self.settings.no_special_scores));
+        self.record(Input::StartGame);
+        self.begin_game();
         self.state = TableState::Playing;
         self.broadcast_table(TableEvent::GameStarted);
         self.await_ready();
         Ok(())
+    }
+
+    /// The game begins with the table's options (at the start, or rebuilt).
+    fn begin_game(&mut self) {
+        let options = self.settings.options.clone();
+        self.game = Some(Game::new(options).with_no_special_scores(self.settings.no_special_scores));
+        let names = std::array::from_fn(|i| self.seats[i].as_ref().map(|s| s.name.clone()).unwrap_or_default());
+        self.projector = HandProjector::new(names);
     }
 
     /// Between hands (and at the start): every person must say ready.
@@ -540,6 +654,7 @@ impl Actor {
             None => mid_round,
         };
         self.penalties[seat as usize] += penalty;
+        self.seat_changed(seat);
         self.send_event(Audience::Only(player), StreamEvent::Table(TableEvent::Penalty { seat, points: penalty }));
         self.end_game_between_hands();
     }
@@ -554,7 +669,7 @@ impl Actor {
         if !game.is_over() {
             let _ = self.apply(Command::EndGame);
         }
-        self.state = TableState::Over;
+        self.game_over();
         self.waiting_ready = false;
         self.paused = false;
         tracing::info!(table = %self.id, penalties = ?self.penalties, "the game ended on a disconnection");
@@ -644,6 +759,7 @@ impl Actor {
                 if let Some(s) = self.seats[seat as usize].as_mut() {
                     s.pause_request = deciseconds;
                 }
+                self.seat_changed(seat);
                 if self.pause() != before {
                     self.broadcast_table(TableEvent::PauseChanged { deciseconds: self.pause() });
                 }
@@ -658,6 +774,7 @@ impl Actor {
                     Some(game) => game.set_option(&name, &value),
                 };
                 changed.map_err(|e| ("bad_option", e.to_string()))?;
+                self.record(Input::SetOption { name: name.clone(), value: value.clone() });
                 let options = self.game.as_ref().map_or(&self.settings.options, Game::options).clone();
                 for s in self.seats.iter_mut().flatten() {
                     if let Some((strategy, robot)) = &mut s.robot {
@@ -686,9 +803,10 @@ impl Actor {
     fn apply(&mut self, command: Command) -> Result<(), String> {
         let Some(game) = self.game.as_mut() else { return Err("the game has not started".into()) };
         let starts_hand = matches!(command, Command::StartHand { .. });
-        let emitted = game.apply(command).map_err(|e| e.to_string())?;
+        let emitted = game.apply(command.clone()).map_err(|e| e.to_string())?;
         let finished_hand = !game.hand_in_progress();
         let over = game.is_over();
+        self.record(Input::Engine { command });
         self.last_action = Instant::now();
         if starts_hand {
             self.trim_log();
@@ -698,7 +816,7 @@ impl Actor {
         }
         self.restart_claim_timer();
         if over {
-            self.state = TableState::Over;
+            self.game_over();
         } else if finished_hand && !starts_hand && self.end_after_hand {
             self.end_game_between_hands();
         } else if finished_hand && !starts_hand {
@@ -788,8 +906,16 @@ impl Actor {
         (0..4u8).find(|&s| self.robot_plays(s) && view::decision(hand, hand.seat_of(PlayerId(s))).is_some())
     }
 
-    /// Makes the robots' moves that are due now.
-    async fn run_robots(&mut self) {
+    /// Makes the robots' moves that are due now (a burst of them is stored
+    /// and sent together).
+    async fn run_robots(&mut self) -> Result<(), StoreError> {
+        self.robot_moves();
+        self.flush().await?;
+        tokio::task::yield_now().await;
+        Ok(())
+    }
+
+    fn robot_moves(&mut self) {
         for _ in 0..ROBOT_BURST {
             let Some(seat) = self.robot_due() else { return };
             if self.last_action + self.pause_duration() > Instant::now() {
@@ -815,7 +941,6 @@ impl Actor {
                 return;
             }
         }
-        tokio::task::yield_now().await;
     }
 
     // ----- sending -----------------------------------------------------------
@@ -825,26 +950,110 @@ impl Actor {
     }
 
     fn broadcast(&mut self, emitted: Emitted) {
-        self.send_event(emitted.to, StreamEvent::Game(emitted.event));
+        let at_us = now_us();
+        if let Some(hand) = self.projector.observe(self.seq as i64 + 1, at_us as i64, &emitted.event) {
+            self.pending.hands.push(hand);
+        }
+        self.send_event_at(emitted.to, StreamEvent::Game(emitted.event), at_us);
     }
 
     fn send_event(&mut self, to: Audience, event: StreamEvent) {
+        self.send_event_at(to, event, now_us());
+    }
+
+    /// Numbers an event and queues it for the store; it is sent once stored.
+    fn send_event_at(&mut self, to: Audience, event: StreamEvent, at_us: u64) {
         self.seq += 1;
-        let message = ServerMessage::Event { seq: self.seq, at_us: now_us(), event };
+        let message = ServerMessage::Event { seq: self.seq, at_us, event };
         let text = to_text(&message);
         self.log.push_back(Logged { seq: self.seq, to, text: text.clone() });
-        let mut lagging = Vec::new();
-        for (&id, sub) in &self.subscribers {
-            if to.includes(sub.seat.map(PlayerId)) && sub.sender.try_send(text.clone()).is_err() {
-                lagging.push((id, sub.seat));
-            }
-        }
-        for (id, seat) in lagging {
-            // Too slow (or gone): drop it; it reconnects for a fresh snapshot.
-            self.subscribers.remove(&id);
-            self.seat_lost(id, seat, false);
+        self.pending.events.push(EventRow {
+            seq: self.seq as i64,
+            at_us: at_us as i64,
+            hand: self.hand_number(),
+            audience: to,
+            body: text.to_string(),
+        });
+        self.pending.outbox.push((to, text));
+    }
+
+    /// The hand being played or just played (0 before the first deal).
+    fn hand_number(&self) -> i64 {
+        self.game.as_ref().map_or(0, |g| i64::from(g.hands_started()))
+    }
+
+    /// Records an input the game accepted, for rebuilding the game.
+    fn record(&mut self, input: Input) {
+        self.inputs += 1;
+        let seq = self.seq as i64;
+        self.pending.inputs.push(InputRow { n: self.inputs, seq, input });
+    }
+
+    fn game_over(&mut self) {
+        self.state = TableState::Over;
+        self.finished_us.get_or_insert_with(crate::store::now_us);
+    }
+
+    /// The game row as it now stands.
+    fn game_row(&self) -> GameRow {
+        GameRow {
+            name: self.settings.name.clone(),
+            preset: self.settings.preset.clone(),
+            source: self.source.to_string(),
+            state: self.state.as_str().to_string(),
+            created_us: self.created_us,
+            finished_us: self.finished_us,
+            hands: self.hand_number(),
+            scores: self.game.as_ref().map_or([0; 4], Game::scores),
+            manager: self.manager.map(i64::from),
+            last_seq: self.seq as i64,
+            rng_pos: self.rng.get_word_pos(),
         }
     }
+
+    /// Writes what is pending to the store, then sends its events. On a
+    /// store failure nothing is sent and the error is returned (the table
+    /// then stops).
+    async fn flush(&mut self) -> Result<(), StoreError> {
+        if self.pending.is_empty() {
+            return Ok(());
+        }
+        let pending = std::mem::take(&mut self.pending);
+        let mut batch = Batch::new(self.id.clone(), self.game_row());
+        if self.settings_unwritten {
+            batch.settings = Some(serde_json::to_string(&self.settings).unwrap_or_default());
+        }
+        batch.seats = pending.seats;
+        batch.inputs = pending.inputs;
+        batch.events = pending.events;
+        batch.hands = pending.hands;
+        self.store.write(batch).await?;
+        self.settings_unwritten = false;
+        let mut lagging = Vec::new();
+        for (to, text) in pending.outbox {
+            for (&id, sub) in &self.subscribers {
+                if to.includes(sub.seat.map(PlayerId)) && sub.sender.try_send(text.clone()).is_err() {
+                    lagging.push((id, sub.seat));
+                }
+            }
+            for (id, seat) in lagging.drain(..) {
+                // Too slow (or gone): drop it; it reconnects for a fresh snapshot.
+                self.subscribers.remove(&id);
+                self.seat_lost(id, seat, false);
+            }
+        }
+        // Dropping a subscriber may itself have produced events.
+        if !self.pending.is_empty() {
+            return Box::pin(self.flush()).await;
+        }
+        Ok(())
+    }
+}
+
+/// A seat token's SHA-256, in hex: what the table and the store keep.
+fn token_sha256(token: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(token.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn to_text(message: &ServerMessage) -> Arc<str> {
@@ -861,4 +1070,109 @@ async fn sleep_until(deadline: Option<Instant>) {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,
     }
+}
+
+/// Rebuilds a table from its stored game and starts it. The game is replayed
+/// input by input through the engine (and checked against the stored
+/// scores); the seats, the manager, the random stream and the event stream's
+/// position come back, with the recent events for clients that resume. The
+/// players are away until they reconnect with their seat tokens; a game in
+/// play waits, paused, until every person is ready again.
+pub async fn recover(saved: SavedGame, store: Store) -> Result<TableHandle, String> {
+    let bad = |why: String| format!("game {}: {why}", saved.id);
+    let settings: TableSettings = serde_json::from_str(&saved.settings).map_err(|e| bad(format!("settings: {e}")))?;
+    let mut actor = Actor::new(saved.id.clone(), settings, store);
+    actor.settings_unwritten = false;
+    actor.pending = Pending::default();
+    actor.source = match saved.game.source.as_str() {
+        "loaded" => "loaded",
+        "mj-server" => "mj-server",
+        _ => "live",
+    };
+    actor.created_us = saved.game.created_us;
+    actor.finished_us = saved.game.finished_us;
+    actor.manager = saved.game.manager.and_then(|m| u8::try_from(m).ok());
+    actor.state = TableState::from_name(&saved.game.state).ok_or_else(|| bad("unknown state".into()))?;
+    for row in &saved.seats {
+        let seat = usize::try_from(row.seat).ok().filter(|&s| s < 4).ok_or_else(|| bad("bad seat".into()))?;
+        let robot = match &row.robot {
+            Some(json) => {
+                let strategy: Strategy = serde_json::from_str(json).map_err(|e| bad(format!("robot: {e}")))?;
+                Some((strategy, Robot::new(strategy, actor.settings.options.clone())))
+            }
+            None => None,
+        };
+        let person = robot.is_none();
+        actor.seats[seat] = Some(Seat {
+            name: row.name.clone(),
+            token_sha256: row.token_sha256.clone(),
+            robot,
+            connection: None,
+            disconnected_at: person.then(Instant::now),
+            ready: !person,
+            pause_request: u32::try_from(row.pause_request).unwrap_or(0),
+        });
+        actor.penalties[seat] = row.penalty;
+    }
+    // The game, input by input.
+    for input in &saved.inputs {
+        match (input, actor.game.as_mut()) {
+            (Input::SetOption { name, value }, None) => actor.settings.options.set_checked(name, value),
+            (Input::SetOption { name, value }, Some(game)) => game.set_option(name, value),
+            (Input::StartGame, _) => {
+                actor.begin_game();
+                Ok(())
+            }
+            (Input::Engine { command }, Some(game)) => {
+                game.apply(command.clone()).map_err(|e| bad(format!("the engine refused {command:?}: {e}")))?;
+                Ok(())
+            }
+            (Input::Engine { .. }, None) => return Err(bad("a command before the game started".into())),
+        }
+        .map_err(|e| bad(format!("option: {e}")))?;
+        actor.inputs += 1;
+    }
+    if let Some(game) = &actor.game {
+        if game.scores() != saved.game.scores || i64::from(game.hands_started()) != saved.game.hands {
+            return Err(bad(format!(
+                "replaying the inputs gives scores {:?} after {} hands; the store says {:?} after {}",
+                game.scores(),
+                game.hands_started(),
+                saved.game.scores,
+                saved.game.hands
+            )));
+        }
+        let options = game.options().clone();
+        for (strategy, robot) in actor.seats.iter_mut().flatten().filter_map(|s| s.robot.as_mut()) {
+            *robot = Robot::new(*strategy, options.clone());
+        }
+        actor.projector.set_totals(game.scores());
+        if game.hands_started() > 0 {
+            actor.settings.first_wall = None;
+        }
+    }
+    actor.rng.set_word_pos(saved.game.rng_pos);
+    // The stream: its position, and the recent events for resuming.
+    actor.seq = u64::try_from(saved.game.last_seq).unwrap_or(0);
+    let current = actor.hand_number();
+    actor.log_start = saved.events.first().map_or(actor.seq + 1, |e| e.seq as u64);
+    actor.hand_started_seq = saved.events.iter().find(|e| e.hand == current).map_or(actor.seq + 1, |e| e.seq as u64);
+    let in_progress = actor.game.as_ref().is_some_and(Game::hand_in_progress);
+    for e in &saved.events {
+        actor.log.push_back(Logged { seq: e.seq as u64, to: e.audience, text: e.body.as_str().into() });
+        // The hand being played is followed again, for its row when it ends.
+        if in_progress
+            && e.hand == current
+            && let Ok(ServerMessage::Event { event: StreamEvent::Game(event), .. }) = serde_json::from_str(&e.body)
+        {
+            let _ = actor.projector.observe(e.seq, e.at_us, &event);
+        }
+    }
+    if actor.state == TableState::Playing {
+        actor.paused = in_progress;
+        actor.await_ready();
+    }
+    actor.flush().await.map_err(|e| bad(e.to_string()))?;
+    tracing::info!(table = %actor.id, hands = current, seq = actor.seq, "table recovered");
+    Ok(start_task(actor))
 }

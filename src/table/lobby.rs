@@ -5,19 +5,26 @@ use std::sync::RwLock;
 
 use super::{TableError, TableHandle, TableSettings, actor};
 use crate::protocol::ws::TableInfo;
+use crate::store::{Store, StoreError};
 
 /// Every table of the server, by id. The lock is only ever held to look up or
 /// insert a handle, never across an `.await`.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Lobby {
     tables: RwLock<HashMap<String, TableHandle>>,
     numbered: std::sync::atomic::AtomicU64,
+    store: Store,
 }
 
 impl Lobby {
-    /// An empty lobby.
-    pub fn new() -> Lobby {
-        Lobby::default()
+    /// An empty lobby whose tables keep their games in `store`.
+    pub fn new(store: Store) -> Lobby {
+        Lobby { tables: RwLock::default(), numbered: Default::default(), store }
+    }
+
+    /// The store the tables write to.
+    pub fn store(&self) -> &Store {
+        &self.store
     }
 
     /// Numbers tables in the order they are opened, from 0 (seeds derive from it).
@@ -25,15 +32,39 @@ impl Lobby {
         self.numbered.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// Opens a new table; returns its handle.
-    pub fn open(&self, settings: TableSettings) -> TableHandle {
+    /// Opens a new table (written to the store first); returns its handle.
+    pub async fn open(&self, settings: TableSettings) -> Result<TableHandle, StoreError> {
         let id = uuid::Uuid::new_v4().simple().to_string();
-        let handle = actor::spawn(id.clone(), settings);
+        let handle = actor::spawn(id, settings, self.store.clone()).await?;
+        self.insert(handle.clone());
+        Ok(handle)
+    }
+
+    fn insert(&self, handle: TableHandle) {
         let mut tables = self.tables.write().unwrap_or_else(|e| e.into_inner());
         // Forget tables that have closed (finished games nobody watches).
         tables.retain(|_, h| !h.is_closed());
-        tables.insert(id, handle.clone());
-        handle
+        tables.insert(handle.id.clone(), handle);
+    }
+
+    /// Rebuilds every unfinished game in the store as a running table (at
+    /// start-up). Returns how many were recovered; a game that cannot be
+    /// rebuilt is reported and left in the store as it is.
+    pub async fn recover(&self) -> Result<usize, StoreError> {
+        let mut recovered = 0;
+        for id in self.store.unfinished_games().await? {
+            let Some(mut saved) = self.store.load_game(&id, i64::MAX).await? else { continue };
+            // Only the previous and current hands' events are kept for resuming.
+            saved.events = self.store.events(&id, (saved.game.hands - 1).max(0)).await?;
+            match actor::recover(saved, self.store.clone()).await {
+                Ok(handle) => {
+                    self.insert(handle);
+                    recovered += 1;
+                }
+                Err(e) => tracing::error!("cannot recover {e}"),
+            }
+        }
+        Ok(recovered)
     }
 
     /// The table with this id (a closed table is no longer found).

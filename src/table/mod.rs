@@ -18,8 +18,8 @@ pub use lobby::Lobby;
 /// Commands waiting for a table beyond this many make senders wait.
 pub const COMMAND_QUEUE: usize = 256;
 
-/// How a table is set up.
-#[derive(Clone, Debug)]
+/// How a table is set up (stored with its game, as JSON).
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct TableSettings {
     /// The table's name, shown in the lobby.
     pub name: String,

@@ -1,0 +1,238 @@
+//! What is written to the store: a [`Batch`] per table flush, made of the
+//! rows of the log (events, inputs) and of the projections (the game, its
+//! seats, finished hands).
+
+use serde::{Deserialize, Serialize};
+
+use crate::rules::command::Command;
+use crate::rules::event::Audience;
+
+/// An input that rebuilds a game: replaying a game's inputs in order through
+/// a new engine gives back the game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "input", rename_all = "snake_case")]
+pub enum Input {
+    /// The manager changed an option (before the game, or between hands).
+    SetOption {
+        /// The option.
+        name: String,
+        /// Its value, as in an option file.
+        value: String,
+    },
+    /// The game started with the table's options at that moment.
+    StartGame,
+    /// A command the engine accepted.
+    Engine {
+        /// The command.
+        command: Command,
+    },
+}
+
+/// The game row: what a query needs to know of a game without reading its log.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GameRow {
+    /// The table's name.
+    pub name: String,
+    /// The preset the options started from.
+    pub preset: String,
+    /// `live`, `loaded` or `mj-server`.
+    pub source: String,
+    /// `open`, `playing` or `over`.
+    pub state: String,
+    /// When the table opened (µs since the epoch).
+    pub created_us: i64,
+    /// When the game ended.
+    pub finished_us: Option<i64>,
+    /// Hands dealt so far.
+    pub hands: i64,
+    /// Cumulative scores by player id.
+    pub scores: [i64; 4],
+    /// The manager's seat.
+    pub manager: Option<i64>,
+    /// The stream's last sequence number.
+    pub last_seq: i64,
+    /// The table's random stream position.
+    pub rng_pos: u128,
+}
+
+/// A seat, as stored.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SeatRow {
+    /// 0-3 (the player id).
+    pub seat: i64,
+    /// The name shown.
+    pub name: String,
+    /// A robot's strategy as JSON; `None` for a person.
+    pub robot: Option<String>,
+    /// The SHA-256 of a person's seat token, in hex.
+    pub token_sha256: Option<String>,
+    /// The pause between actions the player asked for.
+    pub pause_request: i64,
+    /// Penalties recorded against the player (`--disconnect-penalties`).
+    pub penalty: i64,
+}
+
+/// A change of seat.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SeatChange {
+    /// The seat is taken, or its row changed.
+    Set(SeatRow),
+    /// The seat became free.
+    Free(i64),
+}
+
+/// One message of a table's stream, as sent.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct EventRow {
+    /// Its sequence number.
+    pub seq: i64,
+    /// When it was sent.
+    pub at_us: i64,
+    /// The hand it belongs to (0: before the first deal).
+    pub hand: i64,
+    /// Who may see it.
+    pub audience: Audience,
+    /// The message's JSON text, exactly as sent.
+    pub body: String,
+}
+
+impl EventRow {
+    /// The audience's stored form: its kind and its player.
+    pub fn audience_columns(&self) -> (&'static str, Option<i64>) {
+        audience_columns(self.audience)
+    }
+}
+
+/// An audience's stored form.
+pub fn audience_columns(audience: Audience) -> (&'static str, Option<i64>) {
+    match audience {
+        Audience::Everyone => ("everyone", None),
+        Audience::Only(p) => ("only", Some(i64::from(p.0))),
+        Audience::AllBut(p) => ("all_but", Some(i64::from(p.0))),
+    }
+}
+
+/// An audience read back from its stored form.
+pub fn audience_from_columns(kind: &str, player: Option<i64>) -> Option<Audience> {
+    let p = || player.and_then(|p| u8::try_from(p).ok()).filter(|&p| p < 4).map(crate::rules::PlayerId);
+    match kind {
+        "everyone" => Some(Audience::Everyone),
+        "only" => p().map(Audience::Only),
+        "all_but" => p().map(Audience::AllBut),
+        _ => None,
+    }
+}
+
+/// An input, numbered in the game's order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct InputRow {
+    /// Its place in the game's inputs, from 1.
+    pub n: i64,
+    /// The stream's last sequence number before its events.
+    pub seq: i64,
+    /// The input.
+    pub input: Input,
+}
+
+/// A finished hand.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HandRow {
+    /// The hand's number in the game, from 1.
+    pub hand: i64,
+    /// The prevailing wind (`East`...).
+    pub round: String,
+    /// The player who was East.
+    pub east: i64,
+    /// `won`, `washed_out` or `abandoned`.
+    pub outcome: String,
+    /// The winners' player ids.
+    pub winners: Vec<i64>,
+    /// How the first winner went out: `self_drawn`, `discard` or `robbed_kong`.
+    pub how: Option<String>,
+    /// The player who supplied the winning tile.
+    pub discarder: Option<i64>,
+    /// The dice.
+    pub dice: Option<[u8; 2]>,
+    /// The first and last sequence numbers of the hand's events.
+    pub first_seq: i64,
+    /// See `first_seq`.
+    pub last_seq: i64,
+    /// When it was dealt.
+    pub started_us: i64,
+    /// When it ended.
+    pub ended_us: i64,
+    /// The engine's settlement, as JSON (`None` for a wash-out).
+    pub settlement: Option<String>,
+    /// Each player's part, by player id.
+    pub players: Vec<HandPlayerRow>,
+    /// The payments, in order.
+    pub payments: Vec<PaymentRow>,
+}
+
+/// One player's part in a finished hand.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HandPlayerRow {
+    /// The player id.
+    pub player: i64,
+    /// The player's name.
+    pub name: String,
+    /// The player's seat wind this hand.
+    pub wind: String,
+    /// The player won the hand.
+    pub won: bool,
+    /// The hand score's points (0 when not scored).
+    pub points: i64,
+    /// The hand score with its breakdown, as JSON.
+    pub score: Option<String>,
+    /// The change of score.
+    pub delta: i64,
+    /// The cumulative score after the hand.
+    pub total: i64,
+}
+
+/// One payment of a settlement, between player ids.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PaymentRow {
+    /// Who pays.
+    pub from_player: i64,
+    /// Who is paid.
+    pub to_player: i64,
+    /// How much.
+    pub amount: i64,
+    /// What for (the settlement's payment kind).
+    pub kind: String,
+}
+
+/// Everything one flush of a table writes, in one transaction.
+#[derive(Clone, Debug)]
+pub struct Batch {
+    /// The game.
+    pub game_id: String,
+    /// The game row as it now stands.
+    pub game: GameRow,
+    /// The settings as JSON: given the first time a game is written.
+    pub settings: Option<String>,
+    /// Seats taken, changed or freed.
+    pub seats: Vec<SeatChange>,
+    /// Inputs accepted.
+    pub inputs: Vec<InputRow>,
+    /// Events sent.
+    pub events: Vec<EventRow>,
+    /// Hands finished.
+    pub hands: Vec<HandRow>,
+}
+
+impl Batch {
+    /// A batch that only brings the game row up to date.
+    pub fn new(game_id: impl Into<String>, game: GameRow) -> Batch {
+        Batch {
+            game_id: game_id.into(),
+            game,
+            settings: None,
+            seats: Vec::new(),
+            inputs: Vec::new(),
+            events: Vec::new(),
+            hands: Vec::new(),
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! Databases for tests: every test gets its own, on both backends.
+//!
+//! SQLite: a fresh file in the temporary directory. Postgres: a fresh
+//! database on the server named by `MAHJONG_TEST_POSTGRES` (by default the
+//! CI machine's `postgres://postgres@127.0.0.1:5432/postgres`), created for
+//! the test and dropped by [`TestDb::remove`]. An unreachable Postgres fails
+//! the test: both backends must be exercised.
+
+use sqlx::Connection;
+use sqlx::Executor;
+
+/// The Postgres server tests use, as an administrative URL.
+pub fn postgres_admin_url() -> String {
+    std::env::var("MAHJONG_TEST_POSTGRES").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
+}
+
+/// A database made for one test.
+#[derive(Debug)]
+pub struct TestDb {
+    /// The URL to give the store.
+    pub url: String,
+    /// What to remove afterwards.
+    cleanup: Cleanup,
+}
+
+#[derive(Debug)]
+enum Cleanup {
+    File(std::path::PathBuf),
+    Database(String),
+}
+
+/// The backends every store test runs on.
+pub const BACKENDS: [&str; 2] = ["sqlite", "postgres"];
+
+impl TestDb {
+    /// A fresh database of the named backend (`sqlite` or `postgres`).
+    pub async fn new(backend: &str) -> TestDb {
+        let name = format!("mahjong_test_{}", uuid::Uuid::new_v4().simple());
+        match backend {
+            "sqlite" => {
+                let path = std::env::temp_dir().join(format!("{name}.db"));
+                TestDb { url: format!("sqlite://{}", path.display()), cleanup: Cleanup::File(path) }
+            }
+            "postgres" => {
+                let admin = postgres_admin_url();
+                let mut conn = sqlx::PgConnection::connect(&admin)
+                    .await
+                    .unwrap_or_else(|e| panic!("Postgres at {admin} is needed for this test: {e}"));
+                conn.execute(format!("CREATE DATABASE {name}").as_str()).await.expect("create the test database");
+                let _ = conn.close().await;
+                let base = admin.rsplit_once('/').map_or(admin.as_str(), |(b, _)| b).to_string();
+                TestDb { url: format!("{base}/{name}"), cleanup: Cleanup::Database(name) }
+            }
+            other => panic!("no backend {other}"),
+        }
+    }
+
+    /// Removes the database (its file, or drops it).
+    pub async fn remove(self) {
+        match self.cleanup {
+            Cleanup::File(path) => {
+                for suffix in ["", "-wal", "-shm"] {
+                    let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+                }
+            }
+            Cleanup::Database(name) => {
+                if let Ok(mut conn) = sqlx::PgConnection::connect(&postgres_admin_url()).await {
+                    let _ = conn.execute(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)").as_str()).await;
+                    let _ = conn.close().await;
+                }
+            }
+        }
+    }
+}
