@@ -51,4 +51,5 @@ pub fn corpus_games() -> Vec<PathBuf> {
     games
 }
 
+pub mod db;
 pub mod scenario;
