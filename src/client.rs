@@ -219,8 +219,15 @@ impl SeatPlan {
 /// shows a decision due, the robot makes it; it says `ready` when asked.
 /// Stops when the game is over, or as the plan says.
 pub async fn play_seat(socket: &mut TableSocket, plan: SeatPlan) -> Result<SeatLog, ClientError> {
-    let SeatPlan { seat, strategy, quiet, max_hands, max_moves } = plan;
     let mut log = SeatLog::default();
+    play_seat_into(socket, plan, &mut log).await?;
+    Ok(log)
+}
+
+/// [`play_seat`], keeping what it saw in `log` even when it fails (a client
+/// whose server went away still has what it received).
+pub async fn play_seat_into(socket: &mut TableSocket, plan: SeatPlan, log: &mut SeatLog) -> Result<(), ClientError> {
+    let SeatPlan { seat, strategy, quiet, max_hands, max_moves } = plan;
     let mut robot: Option<Robot> = None;
     let mut asked = false;
     // `ready` is said once per wait: both a snapshot and an event may ask.
@@ -248,6 +255,10 @@ pub async fn play_seat(socket: &mut TableSocket, plan: SeatPlan) -> Result<SeatL
                     ready_sent = true;
                 }
             }
+            // Nothing may be done while the table is paused or waits for others.
+            ServerMessage::Snapshot { table, .. } if table.paused || !table.waiting_for_ready.is_empty() => {
+                asked = false;
+            }
             ServerMessage::Snapshot { game: Some(view), .. } => {
                 asked = false;
                 let r = robot.get_or_insert_with(|| Robot::new(strategy, view.options.clone()));
@@ -257,7 +268,7 @@ pub async fn play_seat(socket: &mut TableSocket, plan: SeatPlan) -> Result<SeatL
                     socket.send(&ClientMessage::Act { action }).await?;
                     log.moves += 1;
                     if max_moves.is_some_and(|m| log.moves >= m) {
-                        return Ok(log);
+                        return Ok(());
                     }
                 }
             }
@@ -268,18 +279,18 @@ pub async fn play_seat(socket: &mut TableSocket, plan: SeatPlan) -> Result<SeatL
                     ready_sent = true;
                 }
                 StreamEvent::Game(crate::rules::event::Event::HandStarted { .. })
-                | StreamEvent::Table(TableEvent::Paused { .. }) => ready_sent = false,
+                | StreamEvent::Table(TableEvent::Paused { .. } | TableEvent::Resumed) => ready_sent = false,
                 StreamEvent::Table(TableEvent::OptionChanged { .. }) => robot = None,
                 StreamEvent::Game(crate::rules::event::Event::GameOver { .. }) => {
                     log.game_over = true;
-                    return Ok(log);
+                    return Ok(());
                 }
                 StreamEvent::Game(
                     crate::rules::event::Event::Settled { .. } | crate::rules::event::Event::WashedOut { .. },
                 ) => {
                     log.hands_ended += 1;
                     if max_hands.is_some_and(|m| log.hands_ended >= m) {
-                        return Ok(log);
+                        return Ok(());
                     }
                 }
                 _ => {}

@@ -118,6 +118,9 @@ pub enum TableEvent {
         /// Why.
         reason: String,
     },
+    /// Everybody is ready again after a pause (or after the server
+    /// restarted mid-hand): play resumes where it stopped.
+    Resumed,
     /// The minimum pause between actions changed.
     PauseChanged {
         /// Deciseconds.

@@ -28,9 +28,6 @@ use tokio::sync::mpsc;
 use tokio::time::Instant;
 
 use super::{Connection, SeatGrant, TableCommand, TableError, TableHandle, TableSettings};
-use crate::store::{
-    Batch, EventRow, GameRow, HandProjector, Input, InputRow, SavedGame, SeatChange, SeatRow, Store, StoreError,
-};
 use crate::bots::Robot;
 use crate::bots::strategy::Strategy;
 use crate::protocol::ws::{
@@ -40,6 +37,9 @@ use crate::rules::command::{Command, PlayerId, WallSource};
 use crate::rules::event::{Audience, Emitted};
 use crate::rules::game::Game;
 use crate::rules::view;
+use crate::store::{
+    Batch, EventRow, GameRow, HandProjector, Input, InputRow, SavedGame, SeatChange, SeatRow, Store, StoreError,
+};
 
 /// mj-server's largest reasonable pause between actions: 5 seconds.
 const MAX_PAUSE_DECISECONDS: u32 = 50;
@@ -518,6 +518,7 @@ impl Actor {
         if self.paused {
             self.paused = false;
             if self.game.as_ref().is_some_and(Game::hand_in_progress) {
+                self.broadcast_table(TableEvent::Resumed);
                 self.restart_claim_timer();
                 return;
             }
