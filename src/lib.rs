@@ -14,4 +14,5 @@ pub mod rules;
 pub mod server;
 pub mod sim;
 pub mod store;
+pub mod storebench;
 pub mod table;

@@ -67,6 +67,9 @@ enum Commands {
     /// Load a running server: keep T tables of robots playing, watch them
     /// through W spectator WebSockets, report events/s and delivery latency.
     Loadtest(mahjong::loadtest::LoadtestArgs),
+    /// Measure the store: events persisted per second while many tables
+    /// write at once (SQLite or Postgres).
+    Storebench(mahjong::storebench::StorebenchArgs),
 }
 
 fn main() -> ExitCode {
@@ -95,6 +98,7 @@ fn main() -> ExitCode {
         }
         Commands::Settle => settle(),
         Commands::Loadtest(args) => mahjong::loadtest::run_command(args),
+        Commands::Storebench(args) => mahjong::storebench::run_command(args),
         Commands::Presets { json } => presets(json),
         Commands::Simulate { games, seed, preset, option_file, json, chowness, hiddenness, majorness, suitness } => {
             let options = match simulation_options(preset.as_deref(), option_file.as_deref()) {

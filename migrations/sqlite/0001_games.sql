@@ -12,8 +12,8 @@ CREATE TABLE games (
     source      TEXT NOT NULL,
     -- 'open', 'playing' or 'over'
     state       TEXT NOT NULL,
-    -- the table's settings when it opened (JSON); later option changes are inputs
-    settings    TEXT NOT NULL,
+    -- the table's settings when it opened (JSON; written with its first batch); later option changes are inputs
+    settings    TEXT,
     created_us  BIGINT NOT NULL,
     updated_us  BIGINT NOT NULL,
     finished_us BIGINT,

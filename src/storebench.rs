@@ -1,0 +1,175 @@
+//! `mahjong-server storebench`: how many events per second the store
+//! persists when many tables write at once, on SQLite or Postgres.
+//!
+//! Each simulated table writes what a real one writes after a move: a batch
+//! of a few events (real event texts), the input that caused them and its
+//! game row, waiting for each batch to be committed before the next, as the
+//! table actor does. The journal groups whatever the tables hand it into one
+//! transaction per commit. The report gives events and batches per second and
+//! the latency of a write (what a table waits before it may send).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use crate::rules::command::{Action, Command, PlayerId};
+use crate::rules::event::Audience;
+use crate::store::{Batch, EventRow, GameRow, Input, InputRow, Store};
+
+/// The flags of `storebench`.
+#[derive(clap::Args, Clone, Debug)]
+pub struct StorebenchArgs {
+    /// The database: `sqlite://FILE` or `postgres://...` (its tables are
+    /// created if needed; the benchmark's games are left in it).
+    #[arg(long, env = "DATABASE_URL")]
+    pub database: String,
+    /// Tables writing at once.
+    #[arg(long, default_value_t = 2000)]
+    pub tables: usize,
+    /// Events in each batch (a discard with its draw and the answers is 3-6).
+    #[arg(long, default_value_t = 4)]
+    pub events: usize,
+    /// Seconds to measure for.
+    #[arg(long, default_value_t = 10)]
+    pub seconds: u64,
+    /// Each table waits this long between batches, in milliseconds (0: as
+    /// fast as the store allows).
+    #[arg(long, default_value_t = 0)]
+    pub pause_ms: u64,
+}
+
+/// What one table measured.
+#[derive(Default)]
+struct Tally {
+    batches: u64,
+    latencies_us: Vec<u32>,
+}
+
+/// Runs the benchmark and prints its report; the exit status says whether it ran.
+pub fn run_command(args: StorebenchArgs) -> std::process::ExitCode {
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("cannot start the runtime: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(args)) {
+        Ok(report) => {
+            println!("{report}");
+            std::process::ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("storebench: {e}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}
+
+async fn run(args: StorebenchArgs) -> Result<String, crate::store::StoreError> {
+    let store = Store::open(&args.database).await?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let run_id = uuid::Uuid::new_v4().simple().to_string();
+    let mut tasks = Vec::new();
+    for t in 0..args.tables {
+        let (store, stop, id) = (store.clone(), stop.clone(), format!("bench-{run_id}-{t}"));
+        let (events, pause) = (args.events.max(1), Duration::from_millis(args.pause_ms));
+        tasks.push(tokio::spawn(async move { table(store, id, events, pause, stop).await }));
+    }
+    // Let every table write its first batch (the game's creation) first.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let started = Instant::now();
+    tokio::time::sleep(Duration::from_secs(args.seconds)).await;
+    stop.store(true, Ordering::Relaxed);
+    let elapsed = started.elapsed().as_secs_f64();
+    let mut batches = 0;
+    let mut latencies = Vec::new();
+    for task in tasks {
+        if let Ok(Ok(tally)) = task.await {
+            batches += tally.batches;
+            latencies.extend(tally.latencies_us);
+        }
+    }
+    store.close().await;
+    latencies.sort_unstable();
+    let pct =
+        |p: f64| latencies.get(((latencies.len() as f64 * p) as usize).min(latencies.len().saturating_sub(1))).copied();
+    let ms = |us: Option<u32>| us.map_or("-".to_string(), |us| format!("{:.2} ms", f64::from(us) / 1000.0));
+    Ok(format!(
+        "backend {:?}, {} tables, {} events per batch, {:.1} s\n\
+         batches committed: {batches} ({:.0}/s)\n\
+         events persisted:  {} ({:.0}/s)\n\
+         write latency:     p50 {}, p99 {}, max {}",
+        store.backend(),
+        args.tables,
+        args.events,
+        elapsed,
+        batches as f64 / elapsed,
+        batches * args.events as u64,
+        (batches * args.events as u64) as f64 / elapsed,
+        ms(pct(0.5)),
+        ms(pct(0.99)),
+        ms(latencies.last().copied()),
+    ))
+}
+
+/// One simulated table: writes batches until told to stop; counts those
+/// written while measuring.
+async fn table(
+    store: Store,
+    id: String,
+    events: usize,
+    pause: Duration,
+    stop: Arc<AtomicBool>,
+) -> Result<Tally, crate::store::StoreError> {
+    let mut row = GameRow {
+        name: "storebench".into(),
+        preset: crate::rules::presets::DEFAULT_PRESET.into(),
+        source: "live".into(),
+        state: "playing".into(),
+        created_us: crate::store::now_us(),
+        finished_us: None,
+        hands: 1,
+        scores: [0; 4],
+        manager: None,
+        last_seq: 0,
+        rng_pos: 0,
+    };
+    let mut first = Batch::new(id.clone(), row.clone());
+    first.settings = Some("{}".into());
+    store.write(first).await?;
+    let mut tally = Tally::default();
+    let mut n = 0;
+    let measuring_from = Instant::now() + Duration::from_secs(1);
+    while !stop.load(Ordering::Relaxed) {
+        n += 1;
+        let mut batch = Batch::new(id.clone(), row.clone());
+        let command = Command::Act { player: PlayerId(0), action: Action::Pass { discard: n as u32 } };
+        batch.inputs.push(InputRow { n, seq: row.last_seq, input: Input::Engine { command } });
+        for _ in 0..events {
+            row.last_seq += 1;
+            let seq = row.last_seq;
+            batch.events.push(EventRow {
+                seq,
+                at_us: crate::store::now_us(),
+                hand: 1,
+                audience: Audience::Everyone,
+                body: format!(
+                    r#"{{"type":"event","seq":{seq},"at_us":{},"event":{{"type":"discarded","player":2,"tile":"5B","discard":{n},"calling":false}}}}"#,
+                    crate::store::now_us()
+                ),
+            });
+        }
+        batch.game = row.clone();
+        let at = Instant::now();
+        store.write(batch).await?;
+        if at >= measuring_from && !stop.load(Ordering::Relaxed) {
+            tally.batches += 1;
+            tally.latencies_us.push(at.elapsed().as_micros().min(u128::from(u32::MAX)) as u32);
+        }
+        if !pause.is_zero() {
+            tokio::time::sleep(pause).await;
+        }
+    }
+    Ok(tally)
+}

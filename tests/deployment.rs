@@ -1,0 +1,88 @@
+//! The Dockerfile and docker-compose.yml cannot be run here (no Docker
+//! engine), so what can be checked without one is checked: every setting
+//! they pass is one the server reads, with a value it accepts, and the image
+//! is built from every file the build needs.
+
+use std::collections::BTreeSet;
+
+use clap::Args;
+use mahjong::server::ServeArgs;
+
+fn read(name: &str) -> String {
+    std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(name)).unwrap()
+}
+
+/// The environment variables `serve` reads (each flag's fallback), and the log filter.
+fn known_variables() -> BTreeSet<String> {
+    let command = ServeArgs::augment_args(clap::Command::new("serve"));
+    let mut names: BTreeSet<String> =
+        command.get_arguments().filter_map(|a| a.get_env()).map(|e| e.to_string_lossy().into_owned()).collect();
+    names.insert("RUST_LOG".into());
+    names
+}
+
+/// `NAME=value` and `NAME: value` settings of the server in a file.
+fn settings(text: &str, names: impl Fn(&str) -> bool) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let line = line.trim().trim_start_matches("ENV ").trim_end_matches('\\').trim();
+        // `NAME=value` (Dockerfile) or `NAME: value` (compose): whichever comes first.
+        if let Some(at) = line.find(['=', ':']) {
+            let (name, value) = (line[..at].trim(), line[at + 1..].trim());
+            if names(name) && !name.contains(' ') {
+                out.push((name.to_string(), value.trim_matches('"').to_string()));
+            }
+        }
+    }
+    out
+}
+
+fn is_server_variable(name: &str) -> bool {
+    name.starts_with("MAHJONG_") || name == "DATABASE_URL" || name == "RUST_LOG"
+}
+
+#[test]
+fn the_image_and_the_compose_file_set_only_settings_the_server_reads() {
+    let known = known_variables();
+    assert!(known.contains("DATABASE_URL") && known.contains("MAHJONG_LISTEN"), "{known:?}");
+    for file in ["Dockerfile", "docker-compose.yml"] {
+        let found = settings(&read(file), is_server_variable);
+        assert!(found.iter().any(|(n, _)| n == "DATABASE_URL"), "{file} names the database");
+        for (name, value) in found {
+            assert!(known.contains(&name), "{file} sets {name}, which the server does not read");
+            // The values must be ones `serve` accepts.
+            let args = match name.as_str() {
+                "MAHJONG_LISTEN" => vec!["--listen".to_string(), value.clone()],
+                "MAHJONG_PRESET" => vec!["--preset".to_string(), value.clone()],
+                "DATABASE_URL" => {
+                    let scheme = if file == "Dockerfile" { "sqlite://" } else { "postgres://" };
+                    assert!(value.starts_with(scheme), "{file}: DATABASE_URL {value} should start with {scheme}");
+                    vec!["--database".to_string(), value.clone()]
+                }
+                _ => continue,
+            };
+            let command = ServeArgs::augment_args(clap::Command::new("serve").no_binary_name(true));
+            command.try_get_matches_from(&args).unwrap_or_else(|e| panic!("{file}: {name}={value}: {e}"));
+            if name == "MAHJONG_PRESET" {
+                mahjong::rules::presets::preset(&value).unwrap_or_else(|e| panic!("{file}: {e}"));
+            }
+        }
+    }
+}
+
+#[test]
+fn the_image_is_built_from_everything_the_build_needs() {
+    let dockerfile = read("Dockerfile");
+    // Cargo reads the manifest's every target; the store embeds its migrations.
+    for needed in ["Cargo.toml", "Cargo.lock", "src", "migrations", "benches"] {
+        assert!(
+            dockerfile.lines().any(|l| l.starts_with("COPY") && l.split_whitespace().any(|w| w == needed)),
+            "the Dockerfile does not copy {needed}"
+        );
+    }
+    // The serve listens where the healthcheck and the published port look.
+    assert!(dockerfile.contains("MAHJONG_LISTEN=0.0.0.0:8080") && dockerfile.contains("EXPOSE 8080"));
+    assert!(dockerfile.contains("http://127.0.0.1:8080/healthz"));
+    let compose = read("docker-compose.yml");
+    assert!(compose.contains("\"8080:8080\"") && compose.contains("condition: service_healthy"));
+}
