@@ -161,6 +161,13 @@ fn normalise_url(url: &str) -> Result<(Backend, String), StoreError> {
     Err(StoreError::Url(url.to_string()))
 }
 
+/// A seat token's SHA-256, in hex: all the table and the store keep of a
+/// token, so that neither a database dump nor a log can act for a seat.
+pub fn token_sha256(token: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(token.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
 /// Now, in microseconds since the Unix epoch (the store's time unit).
 pub fn now_us() -> i64 {
     use std::time::{SystemTime, UNIX_EPOCH};

@@ -30,6 +30,7 @@ use tokio::time::Instant;
 use super::{Connection, SeatGrant, TableCommand, TableError, TableHandle, TableSettings};
 use crate::store::{
     Batch, EventRow, GameRow, HandProjector, Input, InputRow, SavedGame, SeatChange, SeatRow, Store, StoreError,
+    token_sha256,
 };
 use crate::bots::Robot;
 use crate::bots::strategy::Strategy;
@@ -1048,12 +1049,6 @@ impl Actor {
         }
         Ok(())
     }
-}
-
-/// A seat token's SHA-256, in hex: what the table and the store keep.
-fn token_sha256(token: &str) -> String {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(token.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn to_text(message: &ServerMessage) -> Arc<str> {
