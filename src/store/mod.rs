@@ -15,8 +15,10 @@
 //! waiting in one transaction (group commit), which is what lets one SQLite
 //! file keep up with thousands of tables.
 
+pub mod dates;
 pub mod journal;
 pub mod projection;
+pub mod queries;
 pub mod records;
 pub mod saved;
 
