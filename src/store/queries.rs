@@ -120,7 +120,8 @@ fn json<T: serde::de::DeserializeOwned>(game: &str, what: &str, text: &str) -> R
 impl Store {
     /// A game's state and hands dealt; `None` if there is no such game.
     pub async fn game_progress(&self, id: &str) -> Result<Option<GameProgress>, StoreError> {
-        let row = sqlx::query("SELECT state, hands FROM games WHERE id = $1").bind(id).fetch_optional(self.pool()).await?;
+        let row =
+            sqlx::query("SELECT state, hands FROM games WHERE id = $1").bind(id).fetch_optional(self.pool()).await?;
         Ok(row.map(|r| GameProgress { state: r.get(0), hands: r.get(1) }))
     }
 

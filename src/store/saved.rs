@@ -79,7 +79,9 @@ impl Store {
         })
         .collect();
         let mut inputs = Vec::new();
-        for r in sqlx::query("SELECT body FROM inputs WHERE game_id = $1 ORDER BY n").bind(id).fetch_all(self.pool()).await? {
+        for r in
+            sqlx::query("SELECT body FROM inputs WHERE game_id = $1 ORDER BY n").bind(id).fetch_all(self.pool()).await?
+        {
             let body: String = r.get(0);
             inputs.push(serde_json::from_str::<Input>(&body).map_err(|e| corrupt(format!("input: {e}")))?);
         }
@@ -100,10 +102,8 @@ impl Store {
         rows.iter()
             .map(|r| {
                 let kind: String = r.get(3);
-                let audience = audience_from_columns(&kind, r.get(4)).ok_or_else(|| StoreError::Corrupt {
-                    game: id.to_string(),
-                    why: format!("audience '{kind}'"),
-                })?;
+                let audience = audience_from_columns(&kind, r.get(4))
+                    .ok_or_else(|| StoreError::Corrupt { game: id.to_string(), why: format!("audience '{kind}'") })?;
                 Ok(EventRow { seq: r.get(0), at_us: r.get(1), hand: r.get(2), audience, body: r.get(5) })
             })
             .collect()

@@ -201,7 +201,11 @@ impl Store {
         }
         for r in query.fetch_all(self.pool()).await? {
             let robot: Option<String> = r.get(3);
-            out.entry(r.get(0)).or_default().push(PlayerSummary { seat: r.get(1), name: r.get(2), robot: robot.is_some() });
+            out.entry(r.get(0)).or_default().push(PlayerSummary {
+                seat: r.get(1),
+                name: r.get(2),
+                robot: robot.is_some(),
+            });
         }
         Ok(out)
     }

@@ -92,11 +92,8 @@ impl Store {
     /// A page of a game's finished hands (the caller checks that the game
     /// exists: a game without finished hands has an empty page).
     pub async fn list_hands(&self, id: &str, window: Window) -> Result<HandPage, StoreError> {
-        let total: i64 = sqlx::query("SELECT COUNT(*) FROM hands WHERE game_id = $1")
-            .bind(id)
-            .fetch_one(self.pool())
-            .await?
-            .get(0);
+        let total: i64 =
+            sqlx::query("SELECT COUNT(*) FROM hands WHERE game_id = $1").bind(id).fetch_one(self.pool()).await?.get(0);
         let hands = self.hands(id, Which::Page(window)).await?;
         Ok(HandPage { game: id.to_string(), hands, paging: Paging::new(window, total) })
     }

@@ -125,10 +125,8 @@ impl Store {
         let mut events = Vec::with_capacity(rows.len());
         for r in rows {
             let kind: String = r.get(2);
-            let audience = audience_from_columns(&kind, r.get(3)).ok_or_else(|| StoreError::Corrupt {
-                game: id.to_string(),
-                why: format!("audience '{kind}'"),
-            })?;
+            let audience = audience_from_columns(&kind, r.get(3))
+                .ok_or_else(|| StoreError::Corrupt { game: id.to_string(), why: format!("audience '{kind}'") })?;
             if viewer != Viewer::Everything && !audience.includes(seat.map(PlayerId)) {
                 continue;
             }
