@@ -29,7 +29,7 @@ pub struct Standing {
     /// Hands the player won.
     pub mah_jongs: i64,
     /// The mean of the player's hand scores (points before settlement) over
-    /// its hands; `null` before its first hand.
+    /// its hands, to two decimals; `null` before its first hand.
     pub mean_score: Option<f64>,
     /// The sum of its settlement deltas: points won less points paid.
     pub net_settlement: i64,
@@ -106,7 +106,8 @@ impl Store {
                     games_won: r.get(3),
                     hands_played: hands,
                     mah_jongs: r.get(5),
-                    mean_score: (hands > 0).then(|| points as f64 / hands as f64),
+                    // Two decimals are all a table of standings shows.
+                    mean_score: (hands > 0).then(|| (points as f64 / hands as f64 * 100.0).round() / 100.0),
                     net_settlement: r.get(7),
                 }
             })
