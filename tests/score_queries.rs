@@ -355,13 +355,13 @@ async fn games_are_listed_filtered_and_paged(backend: &str) {
         assert_eq!(int(&page["total"]), ids.len() as i64, "{query}");
         ids
     };
-    assert_eq!(listed("state=over".into()).await, [newer.clone(), older.clone()]);
-    assert_eq!(listed("state=open".into()).await, [open.clone()]);
-    assert_eq!(listed("state=playing".into()).await, [live.clone()]);
-    assert_eq!(listed("player=Alice".into()).await, [live.clone()]);
-    assert_eq!(listed("player=Bob&state=open".into()).await, [open.clone()]);
+    assert_eq!(listed("state=over".into()).await, [newer.as_str(), older.as_str()]);
+    assert_eq!(listed("state=open".into()).await, [open.as_str()]);
+    assert_eq!(listed("state=playing".into()).await, [live.as_str()]);
+    assert_eq!(listed("player=Alice".into()).await, [live.as_str()]);
+    assert_eq!(listed("player=Bob&state=open".into()).await, [open.as_str()]);
     assert_eq!(listed("player=Bob&state=over".into()).await, Vec::<String>::new());
-    assert_eq!(listed("player=Robot%201&state=over".into()).await, [newer.clone(), older.clone()]);
+    assert_eq!(listed("player=Robot%201&state=over".into()).await, [newer.as_str(), older.as_str()]);
     assert_eq!(listed("player=Nobody".into()).await, Vec::<String>::new());
     assert_eq!(listed("source=live".into()).await.len(), 4);
     assert_eq!(listed("source=mj-server".into()).await, Vec::<String>::new());
@@ -375,11 +375,11 @@ async fn games_are_listed_filtered_and_paged(backend: &str) {
     let newer_secs = int(&g["created_us"]) / 1_000_000;
     let older_day = by_id(&older)["created"].as_str().unwrap()[..10].to_string();
     let over = |q: &str| format!("state=over&{q}");
-    assert_eq!(listed(over(&format!("from={newer_created}"))).await, [newer.clone()]);
-    assert_eq!(listed(over(&format!("to={newer_created}"))).await, [older.clone()]);
-    assert_eq!(listed(over(&format!("from={newer_secs}"))).await, [newer.clone()]);
-    assert_eq!(listed(over(&format!("to={newer_secs}"))).await, [older.clone()]);
-    assert_eq!(listed(over(&format!("from={older_day}"))).await, [newer.clone(), older.clone()]);
+    assert_eq!(listed(over(&format!("from={newer_created}"))).await, [newer.as_str()]);
+    assert_eq!(listed(over(&format!("to={newer_created}"))).await, [older.as_str()]);
+    assert_eq!(listed(over(&format!("from={newer_secs}"))).await, [newer.as_str()]);
+    assert_eq!(listed(over(&format!("to={newer_secs}"))).await, [older.as_str()]);
+    assert_eq!(listed(over(&format!("from={older_day}"))).await, [newer.as_str(), older.as_str()]);
     assert_eq!(listed(over(&format!("to={older_day}"))).await, Vec::<String>::new());
     assert_eq!(listed(over("from=2000-01-01&to=2000-01-02")).await, Vec::<String>::new());
     db.remove().await;
