@@ -17,12 +17,14 @@
 //! (the variant names are read from serde itself, so a new variant in the
 //! code fails this test until it is documented), every `settle` example
 //! answer must be what the calculator answers, and the limits quoted must be
-//! the code's.
+//! the code's. Every score query endpoint must be in the table of endpoints
+//! with its own section, documenting every query parameter the code takes.
 
 use std::collections::BTreeSet;
 use std::path::Path;
 
 use mahjong::bots::Strategy;
+use mahjong::http::games::{GamesQuery, PageQuery, StandingsQuery};
 use mahjong::http::tables::{CreateTable, RobotRequest, SitRequest};
 use mahjong::protocol::ws::{
     ClientMessage, MAX_CHAT_CHARS, MAX_CLIENT_MESSAGE, SeatInfo, ServerMessage, StreamEvent, TableEvent, TableInfo,
@@ -33,6 +35,7 @@ use mahjong::rules::scoring::HandScore;
 use mahjong::rules::settlement::Settlement;
 use mahjong::rules::view::{HandView, SeatView};
 use mahjong::rules::{Action, TableView, TileSet};
+use mahjong::store::queries::{GameDetail, GamePage, HandDetail, HandHistory, HandPage, StandingsPage};
 use mahjong::table::SeatGrant;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -170,8 +173,19 @@ struct ErrorDetail {
 }
 
 /// The REST error codes (src/http/mod.rs).
-const REST_ERROR_CODES: &[&str] =
-    &["bad_request", "no_such_table", "seat_taken", "bad_token", "not_manager", "not_now", "closed", "not_found"];
+const REST_ERROR_CODES: &[&str] = &[
+    "bad_request",
+    "no_such_table",
+    "no_such_game",
+    "no_such_hand",
+    "seat_taken",
+    "bad_token",
+    "not_manager",
+    "not_now",
+    "closed",
+    "not_found",
+    "store_unavailable",
+];
 
 /// The WebSocket error codes (src/table/actor.rs, src/http/ws.rs).
 const WS_ERROR_CODES: &[&str] = &["bad_message", "too_large", "illegal_move", "not_now", "not_allowed", "bad_option"];
@@ -312,6 +326,12 @@ fn check_block(block: &Block, seen: &mut Seen, settle_answer: &mut Option<(usize
         "SeatGrant" => drop(round_trip::<SeatGrant>(block, &json)),
         "TableList" => drop(round_trip::<TableList>(block, &json)),
         "RobotSeat" => drop(round_trip::<RobotSeat>(block, &json)),
+        "GamePage" => drop(round_trip::<GamePage>(block, &json)),
+        "GameDetail" => drop(round_trip::<GameDetail>(block, &json)),
+        "HandPage" => drop(round_trip::<HandPage>(block, &json)),
+        "HandDetail" => drop(round_trip::<HandDetail>(block, &json)),
+        "HandHistory" => drop(round_trip::<HandHistory>(block, &json)),
+        "StandingsPage" => drop(round_trip::<StandingsPage>(block, &json)),
         "ApiError" => {
             if let Some(e) = round_trip::<ErrorBody>(block, &json) {
                 let code = e.error.code.as_str();
@@ -441,4 +461,66 @@ fn the_limits_quoted_are_the_code_limits() {
     for q in quoted {
         assert!(doc.contains(&q), "docs/protocol.md does not quote the limit `{q}`");
     }
+}
+
+/// The text of the `###` section with this heading, up to the next heading.
+fn section(doc: &str, heading: &str) -> String {
+    let start =
+        doc.find(&format!("\n### {heading}\n")).unwrap_or_else(|| panic!("docs/protocol.md has no `### {heading}`"));
+    let body = &doc[start + heading.len() + 6..];
+    let end = body.find("\n## ").into_iter().chain(body.find("\n### ")).min().unwrap_or(body.len());
+    body[..end].to_string()
+}
+
+/// The fields a query struct accepts, as serde lists them when it meets an
+/// unknown one (the structs deny unknown fields).
+fn query_fields<T: DeserializeOwned>() -> BTreeSet<String> {
+    let Err(e) = serde_json::from_value::<T>(serde_json::json!({"\u{1}": ""})) else {
+        panic!("the probe field parsed")
+    };
+    // "expected one of `a`, `b`, `c`", or "expected `a` or `b`" for two.
+    let text = e.to_string();
+    let list = text.split("expected").nth(1).unwrap_or_else(|| panic!("unexpected serde error: {text}"));
+    list.split('`').skip(1).step_by(2).map(str::to_string).collect()
+}
+
+#[test]
+fn every_score_query_is_listed_with_its_parameters() {
+    let doc = document();
+    let paths = [
+        "/api/v1/games",
+        "/api/v1/games/{id}",
+        "/api/v1/games/{id}/hands",
+        "/api/v1/games/{id}/hands/{n}",
+        "/api/v1/games/{id}/hands/{n}/events",
+        "/api/v1/standings",
+    ];
+    for path in paths {
+        assert!(
+            doc.contains(&format!("| `GET {path}` |")),
+            "docs/protocol.md: `GET {path}` is not in the table of endpoints"
+        );
+        section(&doc, &format!("`GET {path}`"));
+    }
+    // Every query parameter the code takes is in its endpoint's table, and
+    // the paging parameters are explained where `/hands` says it takes them.
+    for (path, fields) in
+        [("/api/v1/games", query_fields::<GamesQuery>()), ("/api/v1/standings", query_fields::<StandingsQuery>())]
+    {
+        let text = section(&doc, &format!("`GET {path}`"));
+        for field in fields {
+            assert!(
+                text.contains(&format!("| `{field}` |")),
+                "docs/protocol.md: `GET {path}` does not document `{field}`"
+            );
+        }
+    }
+    let hands = section(&doc, "`GET /api/v1/games/{id}/hands`");
+    for field in query_fields::<PageQuery>() {
+        assert!(hands.contains(&format!("`{field}`")), "docs/protocol.md: `GET .../hands` does not name `{field}`");
+    }
+    let paging = section(&doc, "Score queries");
+    let limits =
+        format!("default {}, at most {}", mahjong::http::games::DEFAULT_LIMIT, mahjong::http::games::MAX_LIMIT);
+    assert!(paging.contains(&limits), "docs/protocol.md: the score queries' paging does not say `{limits}`");
 }

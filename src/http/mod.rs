@@ -1,9 +1,10 @@
 //! The HTTP interface: REST under `/api/v1` (the lobby, the settlement
-//! calculator), the table WebSockets, and `/healthz`.
+//! calculator, the score queries), the table WebSockets, and `/healthz`.
 //!
 //! Every refusal is a JSON body `{"error": {"code": ..., "message": ...}}`
 //! with a 4xx status; nothing about a refused request changes any state.
 
+pub mod games;
 pub mod tables;
 pub mod ws;
 
@@ -44,7 +45,13 @@ pub fn router(state: AppState) -> Router {
         .route("/tables/{id}/start", post(tables::start))
         .route("/tables/{id}/ws", get(ws::upgrade))
         .route("/settle", post(tables::settle))
-        .route("/presets", get(tables::presets));
+        .route("/presets", get(tables::presets))
+        .route("/games", get(games::list))
+        .route("/games/{id}", get(games::get_one))
+        .route("/games/{id}/hands", get(games::hands))
+        .route("/games/{id}/hands/{n}", get(games::hand))
+        .route("/games/{id}/hands/{n}/events", get(games::hand_events))
+        .route("/standings", get(games::standings));
     Router::new()
         .nest("/api/v1", api)
         .route("/healthz", get(|| async { "ok" }))

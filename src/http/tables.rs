@@ -217,7 +217,7 @@ pub async fn sit(State(state): State<AppState>, Path(id): Path<String>, body: By
 }
 
 /// The seat token from `Authorization: Bearer TOKEN`.
-fn bearer(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+pub(crate) fn bearer(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     let Some(value) = headers.get(axum::http::header::AUTHORIZATION) else { return Ok(None) };
     let text = value.to_str().map_err(|_| ApiError::bad_request("the Authorization header is not text"))?;
     match text.strip_prefix("Bearer ") {

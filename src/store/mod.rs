@@ -15,8 +15,10 @@
 //! waiting in one transaction (group commit), which is what lets one SQLite
 //! file keep up with thousands of tables.
 
+pub mod dates;
 pub mod journal;
 pub mod projection;
+pub mod queries;
 pub mod records;
 pub mod saved;
 
@@ -159,6 +161,13 @@ fn normalise_url(url: &str) -> Result<(Backend, String), StoreError> {
         return Ok((Backend::Sqlite, url));
     }
     Err(StoreError::Url(url.to_string()))
+}
+
+/// A seat token's SHA-256, in hex: all the table and the store keep of a
+/// token, so that neither a database dump nor a log can act for a seat.
+pub fn token_sha256(token: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(token.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Now, in microseconds since the Unix epoch (the store's time unit).

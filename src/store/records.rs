@@ -191,7 +191,7 @@ pub struct HandPlayerRow {
 }
 
 /// One payment of a settlement, between player ids.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct PaymentRow {
     /// Who pays.
     pub from_player: i64,

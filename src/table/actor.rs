@@ -39,6 +39,7 @@ use crate::rules::game::Game;
 use crate::rules::view;
 use crate::store::{
     Batch, EventRow, GameRow, HandProjector, Input, InputRow, SavedGame, SeatChange, SeatRow, Store, StoreError,
+    token_sha256,
 };
 
 /// mj-server's largest reasonable pause between actions: 5 seconds.
@@ -1049,12 +1050,6 @@ impl Actor {
         }
         Ok(())
     }
-}
-
-/// A seat token's SHA-256, in hex: what the table and the store keep.
-fn token_sha256(token: &str) -> String {
-    use sha2::{Digest, Sha256};
-    Sha256::digest(token.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn to_text(message: &ServerMessage) -> Arc<str> {

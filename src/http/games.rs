@@ -1,0 +1,234 @@
+//! REST: the score queries over the stored games (`/api/v1/games...`,
+//! `/api/v1/standings`). They read the store only, so they answer for
+//! finished games long after their tables have closed, and for live games
+//! as far as the table has written (it writes before it sends).
+//!
+//! Query parameters are checked here, each with its own message; unknown
+//! ones are refused, so that a misspelt filter never silently lists
+//! everything.
+
+use axum::Json;
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use serde::Deserialize;
+
+use super::tables::bearer;
+use super::{ApiError, AppState};
+use crate::store::dates::parse_time;
+use crate::store::queries::{
+    GameDetail, GameFilter, GamePage, GameProgress, HandDetail, HandHistory, HandPage, StandingsPage, Viewer, Window,
+};
+
+/// Items per page unless `limit` says otherwise.
+pub const DEFAULT_LIMIT: i64 = 20;
+
+/// The most items a page may hold.
+pub const MAX_LIMIT: i64 = 100;
+
+/// The largest `offset` taken (far beyond any list; it keeps sums in range).
+const MAX_OFFSET: i64 = 1_000_000_000;
+
+/// The query of `GET /api/v1/games`. Values are read as text and checked
+/// one by one, for messages that name the parameter.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GamesQuery {
+    /// Only games where a player of this name sits.
+    pub player: Option<String>,
+    /// `open`, `playing` or `over`.
+    pub state: Option<String>,
+    /// `live`, `loaded` or `mj-server`.
+    pub source: Option<String>,
+    /// Opened at or after this date.
+    pub from: Option<String>,
+    /// Opened before this date.
+    pub to: Option<String>,
+    /// Games per page.
+    pub limit: Option<String>,
+    /// Games skipped.
+    pub offset: Option<String>,
+}
+
+/// The query of `GET /api/v1/games/{id}/hands`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PageQuery {
+    /// Items per page.
+    pub limit: Option<String>,
+    /// Items skipped.
+    pub offset: Option<String>,
+}
+
+/// The query of `GET /api/v1/standings`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StandingsQuery {
+    /// Only this player.
+    pub player: Option<String>,
+    /// Players per page.
+    pub limit: Option<String>,
+    /// Players skipped.
+    pub offset: Option<String>,
+}
+
+/// The query, or a 400 naming what is wrong with it (an unknown or
+/// repeated parameter).
+fn query<T>(query: Result<Query<T>, QueryRejection>) -> Result<T, ApiError> {
+    query.map(|Query(q)| q).map_err(|e| ApiError::bad_request(e.body_text()))
+}
+
+/// `limit` and `offset`, checked.
+fn window(limit: Option<&str>, offset: Option<&str>) -> Result<Window, ApiError> {
+    let number = |name: &str, text: &str, lo: i64, hi: i64| {
+        text.trim().parse::<i64>().ok().filter(|n| (lo..=hi).contains(n)).ok_or_else(|| {
+            ApiError::bad_request(format!("{name} must be a whole number from {lo} to {hi}, not '{text}'"))
+        })
+    };
+    Ok(Window {
+        limit: limit.map_or(Ok(DEFAULT_LIMIT), |t| number("limit", t, 1, MAX_LIMIT))?,
+        offset: offset.map_or(Ok(0), |t| number("offset", t, 0, MAX_OFFSET))?,
+    })
+}
+
+/// A player's name to filter on: not blank.
+fn player(name: Option<String>) -> Result<Option<String>, ApiError> {
+    match name {
+        Some(n) if n.trim().is_empty() => Err(ApiError::bad_request("player must name a player: it is empty")),
+        Some(n) => Ok(Some(n.trim().to_string())),
+        None => Ok(None),
+    }
+}
+
+/// A value that must be one of `allowed`.
+fn one_of(name: &str, value: Option<String>, allowed: &[&str]) -> Result<Option<String>, ApiError> {
+    match value {
+        Some(v) if !allowed.contains(&v.as_str()) => {
+            Err(ApiError::bad_request(format!("{name} must be one of {}, not '{v}'", allowed.join(", "))))
+        }
+        v => Ok(v),
+    }
+}
+
+/// A date parameter, in µs since the epoch.
+fn date(name: &str, value: Option<&str>) -> Result<Option<i64>, ApiError> {
+    value.map(|v| parse_time(v).map_err(|e| ApiError::bad_request(format!("{name}: {e}")))).transpose()
+}
+
+/// A hand number from the path.
+fn hand_number(text: &str) -> Result<i64, ApiError> {
+    text.parse::<i64>()
+        .ok()
+        .filter(|&n| n >= 1)
+        .ok_or_else(|| ApiError::bad_request(format!("a hand number is a whole number from 1, not '{text}'")))
+}
+
+/// The game's progress, or 404.
+async fn progress(state: &AppState, id: &str) -> Result<GameProgress, ApiError> {
+    state
+        .lobby
+        .store()
+        .game_progress(id)
+        .await?
+        .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "no_such_game", format!("no game {id}")))
+}
+
+/// The 404 for a hand the game does not have (finished, for `finished`).
+fn no_such_hand(id: &str, n: i64, game: &GameProgress, finished: bool) -> ApiError {
+    let why = if n <= game.hands && finished {
+        format!("hand {n} of game {id} has not finished")
+    } else {
+        format!("game {id} has no hand {n}: {} dealt", game.hands)
+    };
+    ApiError::new(StatusCode::NOT_FOUND, "no_such_hand", why)
+}
+
+/// `GET /api/v1/games`: the stored games, newest first.
+pub async fn list(
+    State(state): State<AppState>,
+    q: Result<Query<GamesQuery>, QueryRejection>,
+) -> Result<Json<GamePage>, ApiError> {
+    let q = query(q)?;
+    let window = window(q.limit.as_deref(), q.offset.as_deref())?;
+    let filter = GameFilter {
+        from_us: date("from", q.from.as_deref())?,
+        to_us: date("to", q.to.as_deref())?,
+        player: player(q.player)?,
+        state: one_of("state", q.state, &["open", "playing", "over"])?,
+        source: one_of("source", q.source, &["live", "loaded", "mj-server"])?,
+    };
+    if let (Some(from), Some(to)) = (filter.from_us, filter.to_us)
+        && from >= to
+    {
+        return Err(ApiError::bad_request("from must be before to (from is inclusive, to exclusive)"));
+    }
+    Ok(Json(state.lobby.store().list_games(&filter, window).await?))
+}
+
+/// `GET /api/v1/games/{id}`: one game.
+pub async fn get_one(State(state): State<AppState>, Path(id): Path<String>) -> Result<Json<GameDetail>, ApiError> {
+    let game = state.lobby.store().game_detail(&id).await?;
+    game.map(Json).ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "no_such_game", format!("no game {id}")))
+}
+
+/// `GET /api/v1/games/{id}/hands`: its finished hands, in order.
+pub async fn hands(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    q: Result<Query<PageQuery>, QueryRejection>,
+) -> Result<Json<HandPage>, ApiError> {
+    let q = query(q)?;
+    let window = window(q.limit.as_deref(), q.offset.as_deref())?;
+    progress(&state, &id).await?;
+    Ok(Json(state.lobby.store().list_hands(&id, window).await?))
+}
+
+/// `GET /api/v1/games/{id}/hands/{n}`: one finished hand.
+pub async fn hand(
+    State(state): State<AppState>,
+    Path((id, n)): Path<(String, String)>,
+) -> Result<Json<HandDetail>, ApiError> {
+    let n = hand_number(&n)?;
+    let game = progress(&state, &id).await?;
+    let hand = state.lobby.store().hand_detail(&id, n).await?;
+    hand.map(Json).ok_or_else(|| no_such_hand(&id, n, &game, true))
+}
+
+/// `GET /api/v1/games/{id}/hands/{n}/events`: a hand's history for replay.
+/// Everything once the game is over; while it is live, what a spectator
+/// sees, or with `Authorization: Bearer SEAT_TOKEN` what that seat sees.
+pub async fn hand_events(
+    State(state): State<AppState>,
+    Path((id, n)): Path<(String, String)>,
+    headers: HeaderMap,
+) -> Result<Json<HandHistory>, ApiError> {
+    let n = hand_number(&n)?;
+    let game = progress(&state, &id).await?;
+    let store = state.lobby.store();
+    // A token is checked even when the game is over: a wrong one is a
+    // mistake worth telling, not something to ignore.
+    let seat = match bearer(&headers)? {
+        Some(token) => Some(store.seat_of_token(&id, &token).await?.ok_or_else(|| {
+            ApiError::new(StatusCode::UNAUTHORIZED, "bad_token", format!("not a seat token of game {id}"))
+        })?),
+        None => None,
+    };
+    let viewer = match seat {
+        _ if game.state == "over" => Viewer::Everything,
+        Some(s) => Viewer::Player(s),
+        None => Viewer::Spectator,
+    };
+    let history = store.hand_history(&id, n, viewer).await?;
+    history.map(Json).ok_or_else(|| no_such_hand(&id, n, &game, false))
+}
+
+/// `GET /api/v1/standings`: every player's record, best first.
+pub async fn standings(
+    State(state): State<AppState>,
+    q: Result<Query<StandingsQuery>, QueryRejection>,
+) -> Result<Json<StandingsPage>, ApiError> {
+    let q = query(q)?;
+    let window = window(q.limit.as_deref(), q.offset.as_deref())?;
+    let player = player(q.player)?;
+    Ok(Json(state.lobby.store().standings(player.as_deref(), window).await?))
+}

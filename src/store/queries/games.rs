@@ -1,0 +1,282 @@
+//! Games: the filtered, paginated list, and one game with its players and
+//! the options in force.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sqlx::Row;
+
+use super::{Conditions, Paging, Param, Window, json};
+use crate::rules::GameOptions;
+use crate::store::dates::format_time;
+use crate::store::records::Input;
+use crate::store::{Store, StoreError};
+
+/// Which games to list. Every filter given must hold.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GameFilter {
+    /// A player of that name sits at the game (robots have names too).
+    pub player: Option<String>,
+    /// `open`, `playing` or `over`.
+    pub state: Option<String>,
+    /// `live`, `loaded` or `mj-server`.
+    pub source: Option<String>,
+    /// Opened at or after this time (µs since the epoch).
+    pub from_us: Option<i64>,
+    /// Opened before this time.
+    pub to_us: Option<i64>,
+}
+
+/// A player in a list of games.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayerSummary {
+    /// The seat (the player id in the game).
+    pub seat: i64,
+    /// The name shown.
+    pub name: String,
+    /// A robot plays the seat.
+    pub robot: bool,
+}
+
+/// A game in a list.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GameSummary {
+    /// The game's (and its table's) id.
+    pub id: String,
+    /// The table's name.
+    pub name: String,
+    /// The rule preset it started from.
+    pub preset: String,
+    /// `live`, `loaded` or `mj-server`.
+    pub source: String,
+    /// `open`, `playing` or `over`.
+    pub state: String,
+    /// When the table opened, `YYYY-MM-DDTHH:MM:SSZ`.
+    pub created: String,
+    /// The same, in µs since the epoch.
+    pub created_us: i64,
+    /// When the game ended, if it has.
+    pub finished: Option<String>,
+    /// The same, in µs since the epoch.
+    pub finished_us: Option<i64>,
+    /// Hands dealt so far.
+    pub hands: i64,
+    /// The seated players, by seat.
+    pub players: Vec<PlayerSummary>,
+    /// Cumulative scores by player id.
+    pub scores: [i64; 4],
+}
+
+/// A page of games, newest first.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GamePage {
+    /// The games.
+    pub games: Vec<GameSummary>,
+    /// Where the page sits.
+    #[serde(flatten)]
+    pub paging: Paging,
+}
+
+/// A player of one game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GamePlayer {
+    /// The seat (the player id in the game).
+    pub seat: i64,
+    /// The name shown.
+    pub name: String,
+    /// A robot's strategy; `null` for a person.
+    pub robot: Option<Value>,
+    /// Penalties recorded against the player (`--disconnect-penalties`).
+    pub penalty: i64,
+}
+
+/// One game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct GameDetail {
+    /// The game's id.
+    pub id: String,
+    /// The table's name.
+    pub name: String,
+    /// The rule preset it started from.
+    pub preset: String,
+    /// `live`, `loaded` or `mj-server`.
+    pub source: String,
+    /// `open`, `playing` or `over`.
+    pub state: String,
+    /// When the table opened, `YYYY-MM-DDTHH:MM:SSZ`.
+    pub created: String,
+    /// The same, in µs since the epoch.
+    pub created_us: i64,
+    /// When the store last wrote the game, in µs since the epoch.
+    pub updated_us: i64,
+    /// When the game ended, if it has.
+    pub finished: Option<String>,
+    /// The same, in µs since the epoch.
+    pub finished_us: Option<i64>,
+    /// Hands dealt so far.
+    pub hands: i64,
+    /// Hands finished (won or washed out): those `/hands` lists.
+    pub hands_finished: i64,
+    /// The game manager's seat.
+    pub manager: Option<i64>,
+    /// The seated players, by seat.
+    pub players: Vec<GamePlayer>,
+    /// The options in force: the table's, with every change the manager made
+    /// since, by catalogue name.
+    pub options: serde_json::Map<String, Value>,
+    /// Cumulative scores by player id.
+    pub scores: [i64; 4],
+}
+
+impl Store {
+    /// A page of the games that pass `filter`, newest first.
+    pub async fn list_games(&self, filter: &GameFilter, window: Window) -> Result<GamePage, StoreError> {
+        let mut c = Conditions::default();
+        if let Some(name) = &filter.player {
+            c.push("EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.name = ?)", Param::Text(name.clone()));
+        }
+        if let Some(state) = &filter.state {
+            c.push("g.state = ?", Param::Text(state.clone()));
+        }
+        if let Some(source) = &filter.source {
+            c.push("g.source = ?", Param::Text(source.clone()));
+        }
+        if let Some(from) = filter.from_us {
+            c.push("g.created_us >= ?", Param::Int(from));
+        }
+        if let Some(to) = filter.to_us {
+            c.push("g.created_us < ?", Param::Int(to));
+        }
+        let count = format!("SELECT COUNT(*) FROM games g WHERE 1 = 1{}", c.and());
+        let total: i64 = c.bind(sqlx::query(&count)).fetch_one(self.pool()).await?.get(0);
+        let n = c.next();
+        let select = format!(
+            "SELECT g.id, g.name, g.preset, g.source, g.state, g.created_us, g.finished_us, g.hands, g.scores \
+             FROM games g WHERE 1 = 1{} ORDER BY g.created_us DESC, g.id DESC LIMIT ${n} OFFSET ${}",
+            c.and(),
+            n + 1
+        );
+        let rows = c.bind(sqlx::query(&select)).bind(window.limit).bind(window.offset).fetch_all(self.pool()).await?;
+        let ids: Vec<String> = rows.iter().map(|r| r.get(0)).collect();
+        let mut players = self.players_of(&ids).await?;
+        let mut games = Vec::with_capacity(rows.len());
+        for r in &rows {
+            let id: String = r.get(0);
+            let scores: String = r.get(8);
+            let created_us: i64 = r.get(5);
+            let finished_us: Option<i64> = r.get(6);
+            games.push(GameSummary {
+                players: players.remove(&id).unwrap_or_default(),
+                scores: json(&id, "scores", &scores)?,
+                name: r.get(1),
+                preset: r.get(2),
+                source: r.get(3),
+                state: r.get(4),
+                created: format_time(created_us),
+                created_us,
+                finished: finished_us.map(format_time),
+                finished_us,
+                hands: r.get(7),
+                id,
+            });
+        }
+        Ok(GamePage { games, paging: Paging::new(window, total) })
+    }
+
+    /// The seated players of these games, by game, in seat order.
+    async fn players_of(&self, ids: &[String]) -> Result<BTreeMap<String, Vec<PlayerSummary>>, StoreError> {
+        let mut out: BTreeMap<String, Vec<PlayerSummary>> = BTreeMap::new();
+        if ids.is_empty() {
+            return Ok(out);
+        }
+        let list: Vec<String> = (1..=ids.len()).map(|i| format!("${i}")).collect();
+        let sql = format!(
+            "SELECT game_id, seat, name, robot FROM seats WHERE game_id IN ({}) ORDER BY game_id, seat",
+            list.join(", ")
+        );
+        let mut query = sqlx::query(&sql);
+        for id in ids {
+            query = query.bind(id.as_str());
+        }
+        for r in query.fetch_all(self.pool()).await? {
+            let robot: Option<String> = r.get(3);
+            out.entry(r.get(0)).or_default().push(PlayerSummary {
+                seat: r.get(1),
+                name: r.get(2),
+                robot: robot.is_some(),
+            });
+        }
+        Ok(out)
+    }
+
+    /// One game; `None` if there is no such game.
+    pub async fn game_detail(&self, id: &str) -> Result<Option<GameDetail>, StoreError> {
+        let Some(r) = sqlx::query(
+            "SELECT name, preset, source, state, settings, created_us, updated_us, finished_us, hands, scores, \
+             manager, (SELECT COUNT(*) FROM hands h WHERE h.game_id = g.id) FROM games g WHERE id = $1",
+        )
+        .bind(id)
+        .fetch_optional(self.pool())
+        .await?
+        else {
+            return Ok(None);
+        };
+        let settings: String = r.get(4);
+        let scores: String = r.get(9);
+        let created_us: i64 = r.get(5);
+        let finished_us: Option<i64> = r.get(7);
+        let mut players = Vec::new();
+        for s in sqlx::query("SELECT seat, name, robot, penalty FROM seats WHERE game_id = $1 ORDER BY seat")
+            .bind(id)
+            .fetch_all(self.pool())
+            .await?
+        {
+            let robot: Option<String> = s.get(2);
+            let robot = robot.map(|text| json::<Value>(id, "robot", &text)).transpose()?;
+            players.push(GamePlayer { seat: s.get(0), name: s.get(1), robot, penalty: s.get(3) });
+        }
+        Ok(Some(GameDetail {
+            id: id.to_string(),
+            name: r.get(0),
+            preset: r.get(1),
+            source: r.get(2),
+            state: r.get(3),
+            created: format_time(created_us),
+            created_us,
+            updated_us: r.get(6),
+            finished: finished_us.map(format_time),
+            finished_us,
+            hands: r.get(8),
+            hands_finished: r.get(11),
+            manager: r.get(10),
+            players,
+            options: self.options_in_force(id, &settings).await?.to_json_map(),
+            scores: json(id, "scores", &scores)?,
+        }))
+    }
+
+    /// The table's options with every option change since applied, in order:
+    /// what the game plays by now (or played by at its end).
+    async fn options_in_force(&self, id: &str, settings: &str) -> Result<GameOptions, StoreError> {
+        let settings: Value = json(id, "settings", settings)?;
+        let mut options: GameOptions =
+            json(id, "settings.options", &settings.get("options").map(Value::to_string).unwrap_or_default())?;
+        // Only option changes matter; the pattern keeps the engine's commands
+        // (most of a game's inputs) in the database.
+        let changes = sqlx::query("SELECT body FROM inputs WHERE game_id = $1 AND body LIKE $2 ORDER BY n")
+            .bind(id)
+            .bind("%\"set_option\"%")
+            .fetch_all(self.pool())
+            .await?;
+        for r in changes {
+            let body: String = r.get(0);
+            if let Input::SetOption { name, value } = json::<Input>(id, "input", &body)? {
+                options
+                    .set_checked(&name, &value)
+                    .map_err(|e| StoreError::Corrupt { game: id.to_string(), why: format!("option {name}: {e}") })?;
+            }
+        }
+        Ok(options)
+    }
+}

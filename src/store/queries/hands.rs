@@ -1,0 +1,201 @@
+//! A game's finished hands: who won and how, each player's score with its
+//! breakdown, the settlement and its payments.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sqlx::Row;
+
+use super::{Paging, Window, json};
+use crate::store::records::PaymentRow;
+use crate::store::{Store, StoreError};
+
+/// One player's part in a finished hand.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HandPlayer {
+    /// The player id (seat).
+    pub player: i64,
+    /// The player's name.
+    pub name: String,
+    /// The player's seat wind this hand.
+    pub wind: String,
+    /// The player went out (won the hand).
+    pub won: bool,
+    /// The hand score's points (0 when not scored).
+    pub points: i64,
+    /// The hand score with its breakdown, as in the `hand_scored` event;
+    /// `null` when the hand was not scored.
+    pub score: Option<Value>,
+    /// The change of the player's score in the settlement.
+    pub delta: i64,
+    /// The player's cumulative score after the hand.
+    pub total: i64,
+}
+
+/// A finished hand (won and settled, or washed out).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HandDetail {
+    /// The hand's number in the game, from 1.
+    pub hand: i64,
+    /// The prevailing wind.
+    pub round: String,
+    /// The player who was East.
+    pub east: i64,
+    /// `won` or `washed_out`.
+    pub outcome: String,
+    /// The winners' player ids.
+    pub winners: Vec<i64>,
+    /// How the first winner went out: `self_drawn`, `discard` or `robbed_kong`.
+    pub how: Option<String>,
+    /// The player who supplied the winning tile.
+    pub discarder: Option<i64>,
+    /// The dice thrown for the deal.
+    pub dice: Option<[u8; 2]>,
+    /// The sequence number of the hand's first event (`hand_started`).
+    pub first_seq: i64,
+    /// The sequence number of its last (`settled` or `washed_out`).
+    pub last_seq: i64,
+    /// When it was dealt, in µs since the epoch.
+    pub started_us: i64,
+    /// When it ended.
+    pub ended_us: i64,
+    /// Each player's part, by player id.
+    pub players: Vec<HandPlayer>,
+    /// The settlement as in the `settled` event (indexed by seat wind);
+    /// `null` for a wash-out.
+    pub settlement: Option<Value>,
+    /// The settlement's payments, between player ids, in order.
+    pub payments: Vec<PaymentRow>,
+}
+
+/// A page of a game's finished hands, in the order they were played.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HandPage {
+    /// The game's id.
+    pub game: String,
+    /// The hands.
+    pub hands: Vec<HandDetail>,
+    /// Where the page sits.
+    #[serde(flatten)]
+    pub paging: Paging,
+}
+
+/// The hands asked for: a page, or one.
+#[derive(Clone, Copy, Debug)]
+enum Which {
+    Page(Window),
+    One(i64),
+}
+
+impl Store {
+    /// A page of a game's finished hands (the caller checks that the game
+    /// exists: a game without finished hands has an empty page).
+    pub async fn list_hands(&self, id: &str, window: Window) -> Result<HandPage, StoreError> {
+        let total: i64 =
+            sqlx::query("SELECT COUNT(*) FROM hands WHERE game_id = $1").bind(id).fetch_one(self.pool()).await?.get(0);
+        let hands = self.hands(id, Which::Page(window)).await?;
+        Ok(HandPage { game: id.to_string(), hands, paging: Paging::new(window, total) })
+    }
+
+    /// One finished hand; `None` if the game has no such finished hand.
+    pub async fn hand_detail(&self, id: &str, hand: i64) -> Result<Option<HandDetail>, StoreError> {
+        Ok(self.hands(id, Which::One(hand)).await?.pop())
+    }
+
+    /// The hands asked for, with their players and payments.
+    async fn hands(&self, id: &str, which: Which) -> Result<Vec<HandDetail>, StoreError> {
+        const COLUMNS: &str = "hand, round, east, outcome, winners, how, discarder, dice, first_seq, last_seq, \
+                               started_us, ended_us, settlement";
+        let rows = match which {
+            Which::Page(w) => {
+                let sql = format!("SELECT {COLUMNS} FROM hands WHERE game_id = $1 ORDER BY hand LIMIT $2 OFFSET $3");
+                sqlx::query(&sql).bind(id).bind(w.limit).bind(w.offset).fetch_all(self.pool()).await?
+            }
+            Which::One(n) => {
+                let sql = format!("SELECT {COLUMNS} FROM hands WHERE game_id = $1 AND hand = $2");
+                sqlx::query(&sql).bind(id).bind(n).fetch_all(self.pool()).await?
+            }
+        };
+        let (Some(first), Some(last)) = (rows.first(), rows.last()) else { return Ok(Vec::new()) };
+        let (lo, hi): (i64, i64) = (first.get(0), last.get(0));
+        let mut players = self.hand_players(id, lo, hi).await?;
+        let mut payments = self.payments(id, lo, hi).await?;
+        let mut out = Vec::with_capacity(rows.len());
+        for r in rows {
+            let hand: i64 = r.get(0);
+            let winners: String = r.get(4);
+            let dice: Option<String> = r.get(7);
+            let settlement: Option<String> = r.get(12);
+            out.push(HandDetail {
+                hand,
+                round: r.get(1),
+                east: r.get(2),
+                outcome: r.get(3),
+                winners: json(id, "winners", &winners)?,
+                how: r.get(5),
+                discarder: r.get(6),
+                dice: dice.map(|d| json(id, "dice", &d)).transpose()?,
+                first_seq: r.get(8),
+                last_seq: r.get(9),
+                started_us: r.get(10),
+                ended_us: r.get(11),
+                players: players.remove(&hand).unwrap_or_default(),
+                settlement: settlement.map(|s| json(id, "settlement", &s)).transpose()?,
+                payments: payments.remove(&hand).unwrap_or_default(),
+            });
+        }
+        Ok(out)
+    }
+
+    /// The players' parts in hands `lo..=hi`, by hand, in player order.
+    async fn hand_players(&self, id: &str, lo: i64, hi: i64) -> Result<BTreeMap<i64, Vec<HandPlayer>>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT hand, player, name, wind, won, points, score, delta, total FROM hand_players \
+             WHERE game_id = $1 AND hand >= $2 AND hand <= $3 ORDER BY hand, player",
+        )
+        .bind(id)
+        .bind(lo)
+        .bind(hi)
+        .fetch_all(self.pool())
+        .await?;
+        let mut out: BTreeMap<i64, Vec<HandPlayer>> = BTreeMap::new();
+        for r in rows {
+            let score: Option<String> = r.get(6);
+            out.entry(r.get(0)).or_default().push(HandPlayer {
+                player: r.get(1),
+                name: r.get(2),
+                wind: r.get(3),
+                won: r.get::<i64, _>(4) != 0,
+                points: r.get(5),
+                score: score.map(|s| json(id, "score", &s)).transpose()?,
+                delta: r.get(7),
+                total: r.get(8),
+            });
+        }
+        Ok(out)
+    }
+
+    /// The payments of hands `lo..=hi`, by hand, in order.
+    async fn payments(&self, id: &str, lo: i64, hi: i64) -> Result<BTreeMap<i64, Vec<PaymentRow>>, StoreError> {
+        let rows = sqlx::query(
+            "SELECT hand, from_player, to_player, amount, kind FROM payments \
+             WHERE game_id = $1 AND hand >= $2 AND hand <= $3 ORDER BY hand, n",
+        )
+        .bind(id)
+        .bind(lo)
+        .bind(hi)
+        .fetch_all(self.pool())
+        .await?;
+        let mut out: BTreeMap<i64, Vec<PaymentRow>> = BTreeMap::new();
+        for r in rows {
+            out.entry(r.get(0)).or_default().push(PaymentRow {
+                from_player: r.get(1),
+                to_player: r.get(2),
+                amount: r.get(3),
+                kind: r.get(4),
+            });
+        }
+        Ok(out)
+    }
+}

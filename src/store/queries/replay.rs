@@ -1,0 +1,143 @@
+//! One hand's history for replay: its events from the log, as far as the
+//! requester may see them.
+//!
+//! A finished game hides nothing: every event of every audience is given,
+//! each with its audience, so a replay can show every concealed hand. While
+//! the game is live the log is filtered exactly as the table's stream is
+//! ([`Audience::includes`]): a spectator gets what a spectator's socket got,
+//! a player with its seat token what its own socket got. A concealed tile is
+//! thus never shown early through the archive.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sqlx::Row;
+
+use super::json;
+use crate::rules::PlayerId;
+use crate::rules::event::Audience;
+use crate::store::records::audience_from_columns;
+use crate::store::{Store, StoreError};
+
+/// Who is asking, which decides what is shown.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Viewer {
+    /// Anyone, once the game is over: every event.
+    Everything,
+    /// The player in this seat (its token was given) while the game is live.
+    Player(u8),
+    /// Anyone else while the game is live.
+    Spectator,
+}
+
+/// How a history was filtered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SeenAs {
+    /// Unfiltered (the game is over).
+    Everything,
+    /// As the seat's own stream showed it.
+    Player,
+    /// As a spectator's stream showed it.
+    Spectator,
+}
+
+/// One event of a hand's history.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReplayEvent {
+    /// Its sequence number in the table's stream.
+    pub seq: i64,
+    /// When the table sent it, in µs since the epoch.
+    pub at_us: i64,
+    /// Who could see it.
+    pub audience: Audience,
+    /// The game or table event, exactly as the stream's `event` message had it.
+    pub event: Value,
+}
+
+/// A hand's history.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct HandHistory {
+    /// The game's id.
+    pub game: String,
+    /// The hand's number, from 1.
+    pub hand: i64,
+    /// The hand has ended (won and settled, or washed out); otherwise it is
+    /// being played and more events will follow.
+    pub finished: bool,
+    /// How the events were filtered.
+    pub seen_as: SeenAs,
+    /// The requester's seat, when it gave its token.
+    pub seat: Option<u8>,
+    /// The events, in order.
+    pub events: Vec<ReplayEvent>,
+}
+
+impl Store {
+    /// The events of hand `hand` as `viewer` may see them: from its deal to
+    /// its end for a finished hand, every event numbered with the hand so
+    /// far for one being played. `None` if the game has no such hand (the
+    /// caller checks that the game exists).
+    pub async fn hand_history(&self, id: &str, hand: i64, viewer: Viewer) -> Result<Option<HandHistory>, StoreError> {
+        let range = sqlx::query("SELECT first_seq, last_seq FROM hands WHERE game_id = $1 AND hand = $2")
+            .bind(id)
+            .bind(hand)
+            .fetch_optional(self.pool())
+            .await?
+            .map(|r| (r.get::<i64, _>(0), r.get::<i64, _>(1)));
+        let rows = match range {
+            Some((first, last)) => {
+                sqlx::query(
+                    "SELECT seq, at_us, audience, audience_player, body FROM events \
+                     WHERE game_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq",
+                )
+                .bind(id)
+                .bind(first)
+                .bind(last)
+                .fetch_all(self.pool())
+                .await?
+            }
+            None => {
+                // A hand without a row has not ended (or was cut short): its
+                // events are those numbered with it, if it was ever dealt.
+                let dealt: i64 = sqlx::query("SELECT hands FROM games WHERE id = $1")
+                    .bind(id)
+                    .fetch_optional(self.pool())
+                    .await?
+                    .map_or(0, |r| r.get(0));
+                if hand < 1 || hand > dealt {
+                    return Ok(None);
+                }
+                sqlx::query(
+                    "SELECT seq, at_us, audience, audience_player, body FROM events \
+                     WHERE game_id = $1 AND hand = $2 ORDER BY seq",
+                )
+                .bind(id)
+                .bind(hand)
+                .fetch_all(self.pool())
+                .await?
+            }
+        };
+        let (seen_as, seat) = match viewer {
+            Viewer::Everything => (SeenAs::Everything, None),
+            Viewer::Player(s) => (SeenAs::Player, Some(s)),
+            Viewer::Spectator => (SeenAs::Spectator, None),
+        };
+        let mut events = Vec::with_capacity(rows.len());
+        for r in rows {
+            let kind: String = r.get(2);
+            let audience = audience_from_columns(&kind, r.get(3))
+                .ok_or_else(|| StoreError::Corrupt { game: id.to_string(), why: format!("audience '{kind}'") })?;
+            if viewer != Viewer::Everything && !audience.includes(seat.map(PlayerId)) {
+                continue;
+            }
+            let body: String = r.get(4);
+            let mut message: Value = json(id, "event", &body)?;
+            let event = message.get_mut("event").map(Value::take).ok_or_else(|| StoreError::Corrupt {
+                game: id.to_string(),
+                why: "a stored event without its event".into(),
+            })?;
+            events.push(ReplayEvent { seq: r.get(0), at_us: r.get(1), audience, event });
+        }
+        Ok(Some(HandHistory { game: id.to_string(), hand, finished: range.is_some(), seen_as, seat, events }))
+    }
+}

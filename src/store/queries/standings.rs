@@ -1,0 +1,117 @@
+//! Player standings: each player's record over every game it played.
+//!
+//! Players are known by name (there are no accounts): every game where a
+//! name sat counts for that name. Robots are named after their seat
+//! (`Robot 1`...), so a robot's line gathers every robot that sat there; a
+//! robot and a person of the same name are kept apart.
+
+use serde::{Deserialize, Serialize};
+use sqlx::Row;
+
+use super::{Conditions, Paging, Param, Window};
+use crate::store::{Store, StoreError};
+
+/// One player's record.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Standing {
+    /// The player's name.
+    pub name: String,
+    /// A robot played under this name.
+    pub robot: bool,
+    /// Games started (being played or over) with the player seated.
+    pub games_played: i64,
+    /// Finished games the player ended with the highest score (a tie counts
+    /// for each player in it; a game that ended before any hand finished
+    /// counts for nobody).
+    pub games_won: i64,
+    /// Hands finished (won or washed out) with the player seated.
+    pub hands_played: i64,
+    /// Hands the player won.
+    pub mah_jongs: i64,
+    /// The mean of the player's hand scores (points before settlement) over
+    /// its hands, to two decimals; `null` before its first hand.
+    pub mean_score: Option<f64>,
+    /// The sum of its settlement deltas: points won less points paid.
+    pub net_settlement: i64,
+}
+
+/// A page of standings: best net settlement first, then by name.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct StandingsPage {
+    /// The players.
+    pub standings: Vec<Standing>,
+    /// Where the page sits.
+    #[serde(flatten)]
+    pub paging: Paging,
+}
+
+/// Every seat of a started game, with the player's name and kind; the other
+/// parts sum what these seats did. `{}` is where a filter on the name goes.
+const SEATED: &str = "seated AS ( \
+    SELECT s.game_id, s.seat, s.name, CAST(CASE WHEN s.robot IS NULL THEN 0 ELSE 1 END AS BIGINT) AS is_robot, \
+    g.state FROM seats s JOIN games g ON g.id = s.game_id WHERE g.state <> 'open'{})";
+
+/// Per seat of a game: its hands, wins, points and deltas; and its total
+/// after the game's last finished hand, with the best such total of the game.
+const TALLIES: &str = "per_seat AS ( \
+    SELECT game_id, player, COUNT(*) AS hands, SUM(won) AS wins, SUM(points) AS points, SUM(delta) AS net \
+    FROM hand_players WHERE game_id IN (SELECT game_id FROM seated) GROUP BY game_id, player), \
+  last_hand AS ( \
+    SELECT game_id, MAX(hand) AS hand FROM hand_players \
+    WHERE game_id IN (SELECT game_id FROM seated) GROUP BY game_id), \
+  finals AS ( \
+    SELECT hp.game_id, hp.player, hp.total FROM hand_players hp \
+    JOIN last_hand l ON l.game_id = hp.game_id AND l.hand = hp.hand), \
+  tops AS (SELECT game_id, MAX(total) AS top FROM finals GROUP BY game_id)";
+
+impl Store {
+    /// A page of standings, of every player or of the one named.
+    pub async fn standings(&self, player: Option<&str>, window: Window) -> Result<StandingsPage, StoreError> {
+        let mut c = Conditions::default();
+        if let Some(name) = player {
+            c.push("s.name = ?", Param::Text(name.to_string()));
+        }
+        let seated = SEATED.replace("{}", &c.and());
+        let count = format!(
+            "WITH {seated} SELECT COUNT(*) FROM (SELECT name, is_robot FROM seated GROUP BY name, is_robot) players"
+        );
+        let total: i64 = c.bind(sqlx::query(&count)).fetch_one(self.pool()).await?.get(0);
+        let n = c.next();
+        let select = format!(
+            "WITH {seated}, {TALLIES} \
+             SELECT p.name, p.is_robot, COUNT(*) AS games_played, \
+               CAST(SUM(CASE WHEN p.state = 'over' AND f.total = t.top THEN 1 ELSE 0 END) AS BIGINT) AS games_won, \
+               CAST(COALESCE(SUM(h.hands), 0) AS BIGINT) AS hands_played, \
+               CAST(COALESCE(SUM(h.wins), 0) AS BIGINT) AS mah_jongs, \
+               CAST(COALESCE(SUM(h.points), 0) AS BIGINT) AS points, \
+               CAST(COALESCE(SUM(h.net), 0) AS BIGINT) AS net_settlement \
+             FROM seated p \
+             LEFT JOIN per_seat h ON h.game_id = p.game_id AND h.player = p.seat \
+             LEFT JOIN finals f ON f.game_id = p.game_id AND f.player = p.seat \
+             LEFT JOIN tops t ON t.game_id = p.game_id \
+             GROUP BY p.name, p.is_robot \
+             ORDER BY net_settlement DESC, p.name, p.is_robot LIMIT ${n} OFFSET ${}",
+            n + 1
+        );
+        let rows = c.bind(sqlx::query(&select)).bind(window.limit).bind(window.offset).fetch_all(self.pool()).await?;
+        let standings = rows
+            .iter()
+            .map(|r| {
+                let hands: i64 = r.get(4);
+                let points: i64 = r.get(6);
+                Standing {
+                    name: r.get(0),
+                    robot: r.get::<i64, _>(1) != 0,
+                    games_played: r.get(2),
+                    games_won: r.get(3),
+                    hands_played: hands,
+                    mah_jongs: r.get(5),
+                    // Two decimals are all a table of standings shows.
+                    mean_score: (hands > 0).then(|| (points as f64 / hands as f64 * 100.0).round() / 100.0),
+                    net_settlement: r.get(7),
+                }
+            })
+            .collect();
+        Ok(StandingsPage { standings, paging: Paging::new(window, total) })
+    }
+}
