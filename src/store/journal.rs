@@ -41,7 +41,9 @@ enum Job {
 /// The journal's handle.
 #[derive(Clone, Debug)]
 pub struct Journal {
-    sender: mpsc::Sender<Job>,
+    /// One writer task per shard; a game always goes to the same one, so its
+    /// batches are committed in order.
+    shards: Vec<mpsc::Sender<Job>>,
 }
 
 impl std::fmt::Debug for Job {
@@ -51,17 +53,33 @@ impl std::fmt::Debug for Job {
 }
 
 impl Journal {
-    /// Starts the journal's task on `pool`.
-    pub fn start(pool: AnyPool) -> Journal {
-        let (sender, receiver) = mpsc::channel(QUEUE);
-        tokio::spawn(run(pool, receiver));
-        Journal { sender }
+    /// Starts the journal's `writers` tasks on `pool` (at least one). SQLite
+    /// has a single writer anyway; Postgres commits several groups at once,
+    /// each on its own connection.
+    pub fn start(pool: AnyPool, writers: usize) -> Journal {
+        let shards = (0..writers.max(1))
+            .map(|_| {
+                let (sender, receiver) = mpsc::channel(QUEUE);
+                tokio::spawn(run(pool.clone(), receiver));
+                sender
+            })
+            .collect();
+        Journal { shards }
+    }
+
+    /// The writer of a game's batches.
+    fn shard(&self, game_id: &str) -> &mpsc::Sender<Job> {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        game_id.hash(&mut hasher);
+        &self.shards[(hasher.finish() % self.shards.len() as u64) as usize]
     }
 
     /// Writes a batch; returns once it is committed, or why it could not be.
     pub async fn write(&self, batch: Batch) -> Result<(), StoreError> {
         let (reply, done) = oneshot::channel();
-        self.sender.send(Job::Write(Box::new(batch), reply)).await.map_err(|_| StoreError::Closed)?;
+        let shard = self.shard(&batch.game_id);
+        shard.send(Job::Write(Box::new(batch), reply)).await.map_err(|_| StoreError::Closed)?;
         match done.await {
             Ok(Ok(())) => Ok(()),
             Ok(Err(why)) => Err(StoreError::Database(sqlx::Error::Protocol(why))),
@@ -69,11 +87,13 @@ impl Journal {
         }
     }
 
-    /// Commits everything handed over so far, then stops the task.
+    /// Commits everything handed over so far, then stops the tasks.
     pub async fn stop(&self) {
-        let (reply, done) = oneshot::channel();
-        if self.sender.send(Job::Stop(reply)).await.is_ok() {
-            let _ = done.await;
+        for shard in &self.shards {
+            let (reply, done) = oneshot::channel();
+            if shard.send(Job::Stop(reply)).await.is_ok() {
+                let _ = done.await;
+            }
         }
     }
 }
