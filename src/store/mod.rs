@@ -15,7 +15,9 @@
 //! waiting in one transaction (group commit), which is what lets one SQLite
 //! file keep up with thousands of tables.
 
+pub mod archive;
 pub mod journal;
+pub mod mj_server;
 pub mod projection;
 pub mod records;
 pub mod saved;
@@ -159,6 +161,22 @@ fn normalise_url(url: &str) -> Result<(Backend, String), StoreError> {
         return Ok((Backend::Sqlite, url));
     }
     Err(StoreError::Url(url.to_string()))
+}
+
+/// A new seat token: 128 bits from the operating system's randomness (never
+/// the table's seeded stream, which a seed would make predictable), in hex.
+pub fn new_seat_token() -> String {
+    use rand::RngCore;
+    let mut bytes = [0u8; 16];
+    rand::rngs::OsRng.fill_bytes(&mut bytes);
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A seat token's SHA-256, in hex: all the tables and the store keep of it,
+/// so that a copy of the database (or of an export) cannot act for a player.
+pub fn token_sha256(token: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(token.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
 }
 
 /// Now, in microseconds since the Unix epoch (the store's time unit).
