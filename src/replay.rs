@@ -14,12 +14,12 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use serde::Serialize;
 
 use crate::protocol::{ControllerMessage, Direction, LogError, LogMessage, LogRecord, PlayerMessage, read_log};
-use crate::store::Input;
 use crate::rules::options::{GameOptions, OptionLine};
 use crate::rules::{
     Action, Claim, ClosedSet, Command, DiscardUse, Emitted, Event, Game, GameError, PlayerId, Tile, WallSource,
     hand::Phase,
 };
+use crate::store::Input;
 
 /// One hand as our engine played and scored it, keyed by the log's player ids.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]

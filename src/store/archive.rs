@@ -199,7 +199,9 @@ pub fn read_any(text: &str, now_us: i64) -> Result<(Checked, Source), ArchiveErr
     } else if start.starts_with("<cnx") || start.starts_with(">cnx") {
         Ok((check(&super::mj_server::game_file(text, now_us)?)?, Source::MjServer))
     } else {
-        Err(ArchiveError::Format("neither a game file (a JSON object) nor an mj-server log (<cnxN and >cnxN records)".into()))
+        Err(ArchiveError::Format(
+            "neither a game file (a JSON object) nor an mj-server log (<cnxN and >cnxN records)".into(),
+        ))
     }
 }
 
@@ -276,9 +278,8 @@ pub fn check(file: &GameFile) -> Result<Checked, ArchiveError> {
     }
 
     // The hands, as a live table would have projected them.
-    let names = std::array::from_fn(|p| {
-        seats.iter().find(|s| s.seat == p as i64).map(|s| s.name.clone()).unwrap_or_default()
-    });
+    let names =
+        std::array::from_fn(|p| seats.iter().find(|s| s.seat == p as i64).map(|s| s.name.clone()).unwrap_or_default());
     let mut projector = HandProjector::new(names);
     let mut hand_rows = Vec::new();
     for e in &events {
@@ -346,7 +347,8 @@ fn check_seats(seats: &[FileSeat], state: TableState) -> Result<Vec<SeatRow>, Ar
     let mut taken = [false; 4];
     let mut rows = Vec::new();
     for s in seats {
-        let seat = usize::try_from(s.seat).ok().filter(|&i| i < 4).ok_or_else(|| invalid(format!("seat {}", s.seat)))?;
+        let seat =
+            usize::try_from(s.seat).ok().filter(|&i| i < 4).ok_or_else(|| invalid(format!("seat {}", s.seat)))?;
         if std::mem::replace(&mut taken[seat], true) {
             return Err(invalid(format!("seat {seat} is listed twice")));
         }
@@ -396,7 +398,8 @@ fn check_events(events: &[FileEvent], last_seq: i64) -> Result<Vec<ReadEvent>, A
         }
         let audience = audience_from_columns(&e.audience, e.audience_player)
             .ok_or_else(|| at(format!("audience '{}' {:?}", e.audience, e.audience_player)))?;
-        let message: ServerMessage = serde_json::from_value(e.body.clone()).map_err(|err| at(format!("body: {err}")))?;
+        let message: ServerMessage =
+            serde_json::from_value(e.body.clone()).map_err(|err| at(format!("body: {err}")))?;
         let ServerMessage::Event { seq, at_us, event } = &message else {
             return Err(at("the body is not an event message".into()));
         };
@@ -461,15 +464,33 @@ fn replay_inputs(
             let Some(read) = game_events.next() else {
                 return Err(at(format!("the engine emits {:?}, which the file lacks", event_type(&emitted.event))));
             };
-            let same = read.game_event.as_ref() == Some(&emitted.event) && read.row.audience == emitted.to;
-            if read.row.seq != position || !same {
+            // Compared as sent: some of an event's working detail is never
+            // written (a score's realised dangers), so the text is the event.
+            let sent = ServerMessage::Event {
+                seq: position as u64,
+                at_us: read.row.at_us as u64,
+                event: StreamEvent::Game(emitted.event.clone()),
+            };
+            let sent = serde_json::to_string(&sent).unwrap_or_default();
+            let ours = event_type(&emitted.event);
+            if read.row.seq != position {
                 return Err(at(format!(
-                    "the engine emits {} for {} as event {position}; the file has {} for {} as event {}",
-                    event_type(&emitted.event),
-                    audience_text(emitted.to),
-                    read.game_event.as_ref().map_or_else(|| "?".into(), event_type),
-                    audience_text(read.row.audience),
+                    "the engine emits {ours} as event {position}; the file's next game event is event {}",
                     read.row.seq
+                )));
+            }
+            if read.row.audience != emitted.to {
+                return Err(at(format!(
+                    "event {position}: the engine emits {ours} for {}; the file has it for {}",
+                    audience_text(emitted.to),
+                    audience_text(read.row.audience)
+                )));
+            }
+            if sent != read.row.body {
+                return Err(at(format!(
+                    "event {position}: the file's event is not the engine's {ours}: the file has {}, the engine {}",
+                    around_difference(&read.row.body, &sent),
+                    around_difference(&sent, &read.row.body)
                 )));
             }
         }
@@ -487,6 +508,23 @@ fn event_type(event: &Event) -> String {
         .ok()
         .and_then(|v| v.get("type").and_then(Value::as_str).map(str::to_string))
         .unwrap_or_else(|| "an event".into())
+}
+
+/// Where `text` stops agreeing with `other`, with a little context: two
+/// events' texts are long and mostly alike.
+fn around_difference(text: &str, other: &str) -> String {
+    let chars: Vec<char> = text.chars().collect();
+    let same = chars.iter().zip(other.chars()).take_while(|(a, b)| **a == *b).count();
+    let start = same.saturating_sub(40);
+    let end = (same + 60).min(chars.len());
+    let mut out: String = chars[start..end].iter().collect();
+    if start > 0 {
+        out.insert_str(0, "...");
+    }
+    if end < chars.len() {
+        out.push_str("...");
+    }
+    out
 }
 
 fn audience_text(audience: Audience) -> String {
@@ -533,7 +571,14 @@ impl Store {
             .map(|e| {
                 let body = serde_json::from_str(&e.body).map_err(|err| corrupt(format!("event {}: {err}", e.seq)))?;
                 let (audience, audience_player) = audience_columns(e.audience);
-                Ok(FileEvent { seq: e.seq, at_us: e.at_us, hand: e.hand, audience: audience.into(), audience_player, body })
+                Ok(FileEvent {
+                    seq: e.seq,
+                    at_us: e.at_us,
+                    hand: e.hand,
+                    audience: audience.into(),
+                    audience_player,
+                    body,
+                })
             })
             .collect::<Result<_, StoreError>>()?;
         Ok(Some(GameFile {

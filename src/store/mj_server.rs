@@ -44,7 +44,10 @@ fn file_from_capture(capture: Capture, at_us: i64) -> GameFile {
     let mut stream = Stream { at_us, events: Vec::new(), hands: 0 };
     // The stream opens as a table's does: the players sit, the game starts.
     for (seat, name) in (0u8..).zip(&names) {
-        stream.push(Audience::Everyone, StreamEvent::Table(TableEvent::SeatTaken { seat, name: name.clone(), robot: None }));
+        stream.push(
+            Audience::Everyone,
+            StreamEvent::Table(TableEvent::SeatTaken { seat, name: name.clone(), robot: None }),
+        );
     }
     let mut inputs = Vec::with_capacity(steps.len());
     for (input, emitted) in steps {

@@ -57,7 +57,11 @@ impl Store {
     }
 }
 
-async fn load_game_on(conn: &mut AnyConnection, id: &str, events_from_hand: i64) -> Result<Option<SavedGame>, StoreError> {
+async fn load_game_on(
+    conn: &mut AnyConnection,
+    id: &str,
+    events_from_hand: i64,
+) -> Result<Option<SavedGame>, StoreError> {
     let corrupt = |why: String| StoreError::Corrupt { game: id.to_string(), why };
     let Some(row) = sqlx::query(
         "SELECT name, preset, source, state, settings, created_us, finished_us, hands, scores, manager, \
@@ -102,8 +106,10 @@ async fn load_game_on(conn: &mut AnyConnection, id: &str, events_from_hand: i64)
     })
     .collect();
     let mut inputs = Vec::new();
-    for r in
-        sqlx::query("SELECT n, seq, body FROM inputs WHERE game_id = $1 ORDER BY n").bind(id).fetch_all(&mut *conn).await?
+    for r in sqlx::query("SELECT n, seq, body FROM inputs WHERE game_id = $1 ORDER BY n")
+        .bind(id)
+        .fetch_all(&mut *conn)
+        .await?
     {
         let body: String = r.get(2);
         let input = serde_json::from_str::<Input>(&body).map_err(|e| corrupt(format!("input: {e}")))?;
@@ -125,10 +131,8 @@ async fn events_on(conn: &mut AnyConnection, id: &str, from_hand: i64) -> Result
     rows.iter()
         .map(|r| {
             let kind: String = r.get(3);
-            let audience = audience_from_columns(&kind, r.get(4)).ok_or_else(|| StoreError::Corrupt {
-                game: id.to_string(),
-                why: format!("audience '{kind}'"),
-            })?;
+            let audience = audience_from_columns(&kind, r.get(4))
+                .ok_or_else(|| StoreError::Corrupt { game: id.to_string(), why: format!("audience '{kind}'") })?;
             Ok(EventRow { seq: r.get(0), at_us: r.get(1), hand: r.get(2), audience, body: r.get(5) })
         })
         .collect()

@@ -29,10 +29,6 @@ use tokio::time::Instant;
 
 use super::rebuild::{Rebuild, new_game};
 use super::{Connection, SeatGrant, TableCommand, TableError, TableHandle, TableSettings};
-use crate::store::{
-    Batch, EventRow, GameRow, HandProjector, Input, InputRow, SavedGame, SeatChange, SeatRow, Store, StoreError,
-    token_sha256,
-};
 use crate::bots::Robot;
 use crate::bots::strategy::Strategy;
 use crate::protocol::ws::{
@@ -42,6 +38,10 @@ use crate::rules::command::{Command, PlayerId, WallSource};
 use crate::rules::event::{Audience, Emitted};
 use crate::rules::game::Game;
 use crate::rules::view;
+use crate::store::{
+    Batch, EventRow, GameRow, HandProjector, Input, InputRow, SavedGame, SeatChange, SeatRow, Store, StoreError,
+    token_sha256,
+};
 
 /// mj-server's largest reasonable pause between actions: 5 seconds.
 const MAX_PAUSE_DECISECONDS: u32 = 50;

@@ -71,12 +71,10 @@ impl Lobby {
         let Some(mut saved) = self.store.load_game(id, i64::MAX).await? else { return Ok(false) };
         // Only the previous and current hands' events are kept for resuming.
         saved.events = self.store.events(id, (saved.game.hands - 1).max(0)).await?;
-        let handle = actor::recover(saved, self.store.clone())
-            .await
-            .map_err(|why| StoreError::Corrupt {
-                game: id.to_string(),
-                why: why.strip_prefix(&format!("game {id}: ")).unwrap_or(&why).to_string(),
-            })?;
+        let handle = actor::recover(saved, self.store.clone()).await.map_err(|why| StoreError::Corrupt {
+            game: id.to_string(),
+            why: why.strip_prefix(&format!("game {id}: ")).unwrap_or(&why).to_string(),
+        })?;
         self.insert(handle);
         Ok(true)
     }
