@@ -1,9 +1,10 @@
-//! The HTTP interface: REST under `/api/v1` (the lobby, the settlement
-//! calculator), the table WebSockets, and `/healthz`.
+//! The HTTP interface: REST under `/api/v1` (the lobby, game files, the
+//! settlement calculator), the table WebSockets, and `/healthz`.
 //!
 //! Every refusal is a JSON body `{"error": {"code": ..., "message": ...}}`
 //! with a 4xx status; nothing about a refused request changes any state.
 
+pub mod archive;
 pub mod tables;
 pub mod ws;
 
@@ -44,7 +45,8 @@ pub fn router(state: AppState) -> Router {
         .route("/tables/{id}/start", post(tables::start))
         .route("/tables/{id}/ws", get(ws::upgrade))
         .route("/settle", post(tables::settle))
-        .route("/presets", get(tables::presets));
+        .route("/presets", get(tables::presets))
+        .merge(game_files());
     Router::new()
         .nest("/api/v1", api)
         .route("/healthz", get(|| async { "ok" }))
@@ -52,6 +54,16 @@ pub fn router(state: AppState) -> Router {
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::map_response(json_errors))
         .with_state(state)
+}
+
+/// The game file routes, with their own body limit (set inside the
+/// server-wide one, so it is the one in force for them).
+fn game_files() -> Router<AppState> {
+    Router::new()
+        .route("/games/{id}/export", get(archive::export))
+        .route("/games/import", post(archive::import))
+        .route("/games/import-mj-server", post(archive::import_mj_server))
+        .layer(DefaultBodyLimit::max(archive::MAX_GAME_FILE))
 }
 
 /// Refusals made by axum itself (a body over the limit, a wrong method, a
