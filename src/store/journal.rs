@@ -82,7 +82,8 @@ async fn run(pool: AnyPool, mut receiver: mpsc::Receiver<Job>) {
     while let Some(job) = receiver.recv().await {
         let mut next = Some(job);
         // Take whatever else is already waiting.
-        while let Some(job) = next.take().or_else(|| if group.len() < GROUP { receiver.try_recv().ok() } else { None }) {
+        while let Some(job) = next.take().or_else(|| if group.len() < GROUP { receiver.try_recv().ok() } else { None })
+        {
             match job {
                 Job::Write(batch, reply) => group.push((batch, reply)),
                 Job::Stop(reply) => {
@@ -119,7 +120,10 @@ async fn commit_group(pool: &AnyPool, group: &mut Vec<(Box<Batch>, Reply)>) {
             }
         }
         Err(e) => {
-            tracing::warn!("the journal's group commit of {} batches failed ({e}); writing them one by one", group.len());
+            tracing::warn!(
+                "the journal's group commit of {} batches failed ({e}); writing them one by one",
+                group.len()
+            );
             for (batch, reply) in group.drain(..) {
                 let _ = reply.send(commit_alone(pool, &batch).await);
             }
@@ -237,10 +241,17 @@ async fn write_batch(tx: &mut Transaction<'_, Any>, b: &Batch) -> Result<(), sql
         q.bind(r.n).bind(r.seq).bind(json(&r.input))
     })
     .await?;
-    insert_rows(tx, &b.game_id, "events (game_id, seq, at_us, hand, audience, audience_player, body)", 7, &b.events, |q, r| {
-        let (kind, player) = r.audience_columns();
-        q.bind(r.seq).bind(r.at_us).bind(r.hand).bind(kind).bind(player).bind(&r.body)
-    })
+    insert_rows(
+        tx,
+        &b.game_id,
+        "events (game_id, seq, at_us, hand, audience, audience_player, body)",
+        7,
+        &b.events,
+        |q, r| {
+            let (kind, player) = r.audience_columns();
+            q.bind(r.seq).bind(r.at_us).bind(r.hand).bind(kind).bind(player).bind(&r.body)
+        },
+    )
     .await?;
     for h in &b.hands {
         sqlx::query(
@@ -290,9 +301,7 @@ async fn write_batch(tx: &mut Transaction<'_, Any>, b: &Batch) -> Result<(), sql
             "payments (game_id, hand, n, from_player, to_player, amount, kind)",
             7,
             &numbered,
-            |q, (n, p)| {
-                q.bind(h.hand).bind(*n).bind(p.from_player).bind(p.to_player).bind(p.amount).bind(&p.kind)
-            },
+            |q, (n, p)| q.bind(h.hand).bind(*n).bind(p.from_player).bind(p.to_player).bind(p.amount).bind(&p.kind),
         )
         .await?;
     }
