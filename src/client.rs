@@ -261,6 +261,9 @@ pub async fn play_seat_into(socket: &mut TableSocket, plan: SeatPlan, log: &mut 
             }
             ServerMessage::Snapshot { game: Some(view), .. } => {
                 asked = false;
+                // Not waited for: any earlier wait is over (a table resumed
+                // after a restart deals no hand and announces no pause).
+                ready_sent = false;
                 let r = robot.get_or_insert_with(|| Robot::new(strategy, view.options.clone()));
                 if view.hand.as_ref().is_some_and(|h| h.my_decision.is_some())
                     && let Some(action) = r.decide(&view)

@@ -70,6 +70,29 @@ enum Commands {
     /// Measure the store: events persisted per second while many tables
     /// write at once (SQLite or Postgres).
     Storebench(mahjong::storebench::StorebenchArgs),
+    /// Write a stored game as a game file (JSON). Unlike the REST export, an
+    /// unfinished game too: its file then holds every concealed tile and the
+    /// walls to come (mj-server's --save-on-exit).
+    Export {
+        /// The store (as `serve --database`).
+        #[arg(long, env = "DATABASE_URL", default_value = mahjong::store::DEFAULT_DATABASE)]
+        database: String,
+        /// The game's id (its table's id).
+        game_id: String,
+        /// Write the file here rather than to standard output.
+        #[arg(short = 'o', long)]
+        output: Option<PathBuf>,
+    },
+    /// Store a game file, or a game log of the original mj-server (told apart
+    /// by their content), as a new game. A game not over resumes as a table
+    /// when the server next starts; its people's new seat tokens are printed.
+    Import {
+        /// The store (as `serve --database`).
+        #[arg(long, env = "DATABASE_URL", default_value = mahjong::store::DEFAULT_DATABASE)]
+        database: String,
+        /// The game file or mj-server log.
+        file: PathBuf,
+    },
 }
 
 fn main() -> ExitCode {
@@ -97,6 +120,8 @@ fn main() -> ExitCode {
             }
         }
         Commands::Settle => settle(),
+        Commands::Export { database, game_id, output } => export(&database, &game_id, output.as_deref()),
+        Commands::Import { database, file } => import(&database, &file),
         Commands::Loadtest(args) => mahjong::loadtest::run_command(args),
         Commands::Storebench(args) => mahjong::storebench::run_command(args),
         Commands::Presets { json } => presets(json),
@@ -225,6 +250,121 @@ fn presets(json: bool) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// Runs `work` on a new runtime (the store needs one).
+fn block_on(work: impl std::future::Future<Output = ExitCode>) -> ExitCode {
+    match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime.block_on(work),
+        Err(e) => {
+            eprintln!("cannot start the runtime: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Opens the store, or says why not.
+async fn open_store(database: &str) -> Result<mahjong::store::Store, ExitCode> {
+    mahjong::store::Store::open(database).await.map_err(|e| {
+        eprintln!("cannot open the database {database}: {e}");
+        ExitCode::from(2)
+    })
+}
+
+/// `export`: a stored game as a game file.
+fn export(database: &str, game_id: &str, output: Option<&std::path::Path>) -> ExitCode {
+    block_on(async {
+        let store = match open_store(database).await {
+            Ok(s) => s,
+            Err(code) => return code,
+        };
+        let exported = store.export_game(game_id).await;
+        store.close().await;
+        let file = match exported {
+            Ok(Some(file)) => file,
+            Ok(None) => {
+                eprintln!("no game {game_id} in {database}");
+                return ExitCode::from(2);
+            }
+            Err(e) => {
+                eprintln!("cannot export game {game_id}: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        if file.game.state != "over" {
+            eprintln!(
+                "game {game_id} is not over: the file holds every player's concealed tiles and the walls to come"
+            );
+        }
+        let text = match serde_json::to_string(&file) {
+            Ok(t) => t + "\n",
+            Err(e) => {
+                eprintln!("cannot write the game file: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let written = match output {
+            Some(path) => std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display())),
+            None => {
+                use std::io::Write;
+                std::io::stdout().write_all(text.as_bytes()).map_err(|e| format!("cannot write: {e}"))
+            }
+        };
+        match written {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("{e}");
+                ExitCode::FAILURE
+            }
+        }
+    })
+}
+
+/// Reads and checks a game file or an mj-server log.
+fn read_game(
+    path: &std::path::Path,
+) -> Result<(mahjong::store::archive::Checked, mahjong::store::archive::Source), String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    // mj-server wrote bytes; only its names are free text.
+    let text = String::from_utf8_lossy(&bytes);
+    mahjong::store::archive::read_any(&text, mahjong::store::now_us()).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// `import`: a game file or an mj-server log stored as a new game; prints
+/// the new game's id, state and seat tokens as JSON.
+fn import(database: &str, path: &std::path::Path) -> ExitCode {
+    let (checked, source) = match read_game(path) {
+        Ok(read) => read,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::from(2);
+        }
+    };
+    block_on(async {
+        let store = match open_store(database).await {
+            Ok(s) => s,
+            Err(code) => return code,
+        };
+        let imported = store.import_game(checked, source).await;
+        store.close().await;
+        match imported {
+            Ok(imported) => {
+                if imported.state != "over" {
+                    eprintln!(
+                        "game {} is stored; it resumes as a table when the server starts on this database. \
+                         Give each player the token of its seat.",
+                        imported.id
+                    );
+                }
+                println!("{}", serde_json::to_string_pretty(&imported).unwrap_or_default());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("cannot store the game: {e}");
+                ExitCode::FAILURE
+            }
+        }
+    })
+}
+
 /// `serve`: runs the server until SIGINT or SIGTERM.
 fn serve(args: mahjong::server::ServeArgs) -> ExitCode {
     tracing_subscriber::fmt()
@@ -237,14 +377,19 @@ fn serve(args: mahjong::server::ServeArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let runtime = match tokio::runtime::Runtime::new() {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
+    // The game to load is checked before anything is served: a bad file is
+    // the operator's to fix, not a table that fails later.
+    let load = match &args.load_game {
+        Some(path) => match read_game(path) {
+            Ok(read) => Some((path.clone(), read)),
+            Err(e) => {
+                eprintln!("--load-game {e}");
+                return ExitCode::from(2);
+            }
+        },
+        None => None,
     };
-    runtime.block_on(async move {
+    block_on(async move {
         let listener = match tokio::net::TcpListener::bind(args.listen).await {
             Ok(l) => l,
             Err(e) => {
@@ -256,13 +401,26 @@ fn serve(args: mahjong::server::ServeArgs) -> ExitCode {
             Ok(addr) => tracing::info!("serving on http://{addr}"),
             Err(e) => tracing::warn!("listening, address unknown: {e}"),
         }
-        let store = match mahjong::store::Store::open(&args.database).await {
+        let store = match open_store(&args.database).await {
             Ok(s) => s,
-            Err(e) => {
-                eprintln!("cannot open the database {}: {e}", args.database);
-                return ExitCode::from(2);
-            }
+            Err(code) => return code,
         };
+        // A loaded game not over is stored as unfinished: the server resumes
+        // it as a table with every other unfinished game.
+        if let Some((path, (checked, source))) = load {
+            match store.import_game(checked, source).await {
+                Ok(imported) => {
+                    tracing::info!(table = %imported.id, state = %imported.state, "loaded {}", path.display());
+                    for grant in &imported.seats {
+                        tracing::info!(table = %imported.id, seat = grant.seat, token = %grant.token, "seat token");
+                    }
+                }
+                Err(e) => {
+                    eprintln!("cannot store the game of {}: {e}", path.display());
+                    return ExitCode::FAILURE;
+                }
+            }
+        }
         match mahjong::server::serve(listener, defaults, store, mahjong::server::shutdown_signal()).await {
             Ok(()) => {
                 tracing::info!("shut down");

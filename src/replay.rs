@@ -19,6 +19,7 @@ use crate::rules::{
     Action, Claim, ClosedSet, Command, DiscardUse, Emitted, Event, Game, GameError, PlayerId, Tile, WallSource,
     hand::Phase,
 };
+use crate::store::Input;
 
 /// One hand as our engine played and scored it, keyed by the log's player ids.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -109,8 +110,36 @@ struct LoggedDanger {
     line: usize,
 }
 
+/// What a replay fed our engine and what the engine said back: enough to
+/// store the game as if it had been played here (`store::mj_server`). The
+/// capture only watches; the replay checks the same things with or without it.
+#[derive(Clone, Debug)]
+pub struct Capture {
+    /// The players' names by our player id (from the log's `Player` messages).
+    pub names: [String; 4],
+    /// The options announced at the start: the game's options.
+    pub options: GameOptions,
+    /// The inputs in order (`StartGame`, then every engine command the
+    /// replay applied), each with the events the engine emitted for it.
+    pub steps: Vec<(Input, Vec<Emitted>)>,
+    /// Our engine's game at the end of the log.
+    pub game: Game,
+}
+
 /// Replays a reference game log.
 pub fn replay_log(text: &str) -> Result<Replay, ReplayError> {
+    replay(text, false).map(|(replay, _)| replay)
+}
+
+/// Replays a reference game log and captures every command applied and
+/// every event emitted (see [`Capture`]).
+pub fn replay_log_captured(text: &str) -> Result<(Replay, Capture), ReplayError> {
+    let (replay, capture) = replay(text, true)?;
+    let capture = capture.ok_or_else(|| ReplayError::Setup("the log has no hand".into()))?;
+    Ok((replay, capture))
+}
+
+fn replay(text: &str, capture: bool) -> Result<(Replay, Option<Capture>), ReplayError> {
     let records = read_log(text)?;
     let setup = Setup::read(&records)?;
     let mut driver = Driver {
@@ -120,11 +149,21 @@ pub fn replay_log(text: &str) -> Result<Replay, ReplayError> {
         expected_draws: VecDeque::new(),
         expected_dangers: VecDeque::new(),
         current: None,
+        steps: capture.then(|| vec![(Input::StartGame, Vec::new())]),
     };
     driver.run(&records)?;
     let game = driver.game.as_ref().ok_or_else(|| ReplayError::Setup("the log has no hand".into()))?;
     let final_scores = driver.by_id(game.scores());
-    Ok(Replay { hands: driver.hands, final_scores })
+    let capture = driver.steps.take().map(|steps| Capture {
+        names: std::array::from_fn(|p| {
+            let id = driver.setup.ids[p];
+            driver.setup.names.get(&id).cloned().unwrap_or_else(|| format!("Player {id}"))
+        }),
+        options: driver.setup.options.clone(),
+        steps,
+        game: game.clone(),
+    });
+    Ok((Replay { hands: driver.hands, final_scores }, capture))
 }
 
 /// What a replay needs before the first hand.
@@ -133,17 +172,24 @@ struct Setup {
     ids: [i32; 4],
     /// Log id of each connection.
     cnx_ids: HashMap<u32, i32>,
+    /// Each log id's name, as the reference announced it.
+    names: HashMap<i32, String>,
     options: GameOptions,
 }
 
 impl Setup {
     fn read(records: &[LogRecord]) -> Result<Setup, ReplayError> {
         let mut cnx_ids = HashMap::new();
+        let mut names = HashMap::new();
         for r in records {
-            if let LogMessage::Controller(ControllerMessage::ConnectReply { id, .. }) = &r.message
-                && *id != 0
-            {
-                cnx_ids.insert(r.connection, *id);
+            match &r.message {
+                LogMessage::Controller(ControllerMessage::ConnectReply { id, .. }) if *id != 0 => {
+                    cnx_ids.insert(r.connection, *id);
+                }
+                LogMessage::Controller(ControllerMessage::Player { id, name }) => {
+                    names.entry(*id).or_insert_with(|| name.clone());
+                }
+                _ => {}
             }
         }
         let (game_at, ids) = records
@@ -175,7 +221,7 @@ impl Setup {
                 .apply_line(&line)
                 .map_err(|e| ReplayError::Setup(format!("line {}: option {}: {e}", r.line, optentry.name)))?;
         }
-        Ok(Setup { ids, cnx_ids, options })
+        Ok(Setup { ids, cnx_ids, names, options })
     }
 
     fn player(&self, id: i32) -> Option<PlayerId> {
@@ -190,9 +236,18 @@ struct Driver {
     expected_draws: VecDeque<LoggedDraw>,
     expected_dangers: VecDeque<LoggedDanger>,
     current: Option<ReplayedHand>,
+    /// The capture's inputs and events, when capturing.
+    steps: Option<Vec<(Input, Vec<Emitted>)>>,
 }
 
 impl Driver {
+    /// Records a command our engine accepted, when capturing.
+    fn captured(&mut self, command: Command, events: &[Emitted]) {
+        if let Some(steps) = self.steps.as_mut() {
+            steps.push((Input::Engine { command }, events.to_vec()));
+        }
+    }
+
     fn by_id(&self, values: [i64; 4]) -> BTreeMap<String, i64> {
         (0..4).map(|p| (self.setup.ids[p].to_string(), values[p])).collect()
     }
@@ -279,13 +334,15 @@ impl Driver {
             score_lines: BTreeMap::new(),
             settlement_lines: Vec::new(),
         });
+        let command = Command::StartHand { dice: None, wall: WallSource::Tiles(wall) };
         let events = self
             .game
             .as_mut()
-            .map(|g| g.apply(Command::StartHand { dice: None, wall: WallSource::Tiles(wall) }))
+            .map(|g| g.apply(command.clone()))
             .transpose()
             .map_err(|e| ReplayError::Setup(format!("line {line}: cannot deal: {e}")))?
             .unwrap_or_default();
+        self.captured(command, &events);
         self.absorb(&events, line)
     }
 
@@ -304,7 +361,8 @@ impl Driver {
             .ok_or_else(|| ReplayError::Setup(format!("line {}: player {id} is not seated", r.line)))?;
         let Some(action) = to_action(m, hand) else { return Ok(()) };
         let is_pass = matches!(action, Action::Pass { .. });
-        let events = match game.apply(Command::Act { player, action }) {
+        let command = Command::Act { player, action };
+        let events = match game.apply(command.clone()) {
             Ok(_) if refused_by_reference => {
                 return Err(ReplayError::Diverged {
                     line: r.line,
@@ -323,6 +381,7 @@ impl Driver {
             }
             Err(error) => return Err(ReplayError::Illegal { line: r.line, request: r.raw.clone(), error }),
         };
+        self.captured(command, &events);
         self.absorb(&events, r.line)
     }
 
@@ -335,6 +394,7 @@ impl Driver {
         let events = game
             .apply(Command::ClaimTimeout)
             .map_err(|e| ReplayError::Diverged { line: r.line, what: format!("cannot time out the claims: {e}") })?;
+        self.captured(Command::ClaimTimeout, &events);
         self.absorb(&events, r.line)
     }
 

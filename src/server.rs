@@ -70,6 +70,11 @@ pub struct ServeArgs {
     /// the end of a round. Told only to that player.
     #[arg(long, env = "MAHJONG_DISCONNECT_PENALTIES", value_parser = parse_penalties, default_value = "0,0,0")]
     pub disconnect_penalties: Penalties,
+    /// A game file (or an mj-server game log) to load into a new table at
+    /// start-up; its people's seat tokens are logged. A game that is over is
+    /// only stored.
+    #[arg(long, env = "MAHJONG_LOAD_GAME")]
+    pub load_game: Option<PathBuf>,
 }
 
 /// `--disconnect-penalties N1,N2,N3`.
@@ -112,6 +117,7 @@ impl ServeArgs {
             robot_takeover: None,
             end_on_disconnect: false,
             disconnect_penalties: Penalties::default(),
+            load_game: None,
         }
     }
 

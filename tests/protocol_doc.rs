@@ -35,6 +35,7 @@ use mahjong::rules::scoring::HandScore;
 use mahjong::rules::settlement::Settlement;
 use mahjong::rules::view::{HandView, SeatView};
 use mahjong::rules::{Action, TableView, TileSet};
+use mahjong::store::archive::{FileInput, GameFile, Imported};
 use mahjong::store::queries::{GameDetail, GamePage, HandDetail, HandHistory, HandPage, StandingsPage};
 use mahjong::table::SeatGrant;
 use serde::de::DeserializeOwned;
@@ -185,6 +186,10 @@ const REST_ERROR_CODES: &[&str] = &[
     "closed",
     "not_found",
     "store_unavailable",
+    "unsupported_file",
+    "not_finished",
+    "invalid_game",
+    "invalid_log",
 ];
 
 /// The WebSocket error codes (src/table/actor.rs, src/http/ws.rs).
@@ -355,6 +360,14 @@ fn check_block(block: &Block, seen: &mut Seen, settle_answer: &mut Option<(usize
                 assert_eq!(answer, expected, "{where_}: not the answer to the request at line {line}");
             }
         }
+        "GameFile" => {
+            // A game file example must also be a file the server loads.
+            if let Some(file) = round_trip::<GameFile>(block, &json) {
+                mahjong::store::archive::check(&file).unwrap_or_else(|e| panic!("{where_}: {e}"));
+            }
+        }
+        "FileInput" => drop(round_trip::<FileInput>(block, &json)),
+        "Imported" => drop(round_trip::<Imported>(block, &json)),
         "PresetList" => {
             assert_eq!(block.mode, Mode::Exact, "{where_}: presets are only sent");
             let list: PresetList = serde_json::from_value(json).unwrap_or_else(|e| panic!("{where_}: {e}"));
@@ -454,6 +467,7 @@ fn the_limits_quoted_are_the_code_limits() {
         format!("{MAX_CLIENT_MESSAGE} bytes"),
         format!("{MAX_CHAT_CHARS} characters"),
         format!("{} bytes", mahjong::http::MAX_BODY),
+        format!("{} bytes", mahjong::http::archive::MAX_GAME_FILE),
         format!("every {} seconds", mahjong::http::ws::PING_EVERY.as_secs()),
         format!("{} seconds", mahjong::http::ws::IDLE_LIMIT.as_secs()),
         format!("`{}`", mahjong::http::ws::CLOSE_DROPPED),

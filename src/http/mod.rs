@@ -1,9 +1,10 @@
 //! The HTTP interface: REST under `/api/v1` (the lobby, the settlement
-//! calculator, the score queries), the table WebSockets, and `/healthz`.
+//! calculator, the score queries, game files), the table WebSockets, and `/healthz`.
 //!
 //! Every refusal is a JSON body `{"error": {"code": ..., "message": ...}}`
 //! with a 4xx status; nothing about a refused request changes any state.
 
+pub mod archive;
 pub mod games;
 pub mod tables;
 pub mod ws;
@@ -51,7 +52,8 @@ pub fn router(state: AppState) -> Router {
         .route("/games/{id}/hands", get(games::hands))
         .route("/games/{id}/hands/{n}", get(games::hand))
         .route("/games/{id}/hands/{n}/events", get(games::hand_events))
-        .route("/standings", get(games::standings));
+        .route("/standings", get(games::standings))
+        .merge(game_files());
     Router::new()
         .nest("/api/v1", api)
         .route("/healthz", get(|| async { "ok" }))
@@ -59,6 +61,16 @@ pub fn router(state: AppState) -> Router {
         .layer(DefaultBodyLimit::max(MAX_BODY))
         .layer(axum::middleware::map_response(json_errors))
         .with_state(state)
+}
+
+/// The game file routes, with their own body limit (set inside the
+/// server-wide one, so it is the one in force for them).
+fn game_files() -> Router<AppState> {
+    Router::new()
+        .route("/games/{id}/export", get(archive::export))
+        .route("/games/import", post(archive::import))
+        .route("/games/import-mj-server", post(archive::import_mj_server))
+        .layer(DefaultBodyLimit::max(archive::MAX_GAME_FILE))
 }
 
 /// Refusals made by axum itself (a body over the limit, a wrong method, a

@@ -15,8 +15,10 @@
 //! waiting in one transaction (group commit), which is what lets one SQLite
 //! file keep up with thousands of tables.
 
+pub mod archive;
 pub mod dates;
 pub mod journal;
+pub mod mj_server;
 pub mod projection;
 pub mod queries;
 pub mod records;
@@ -169,8 +171,17 @@ fn normalise_url(url: &str) -> Result<(Backend, String), StoreError> {
     Err(StoreError::Url(url.to_string()))
 }
 
-/// A seat token's SHA-256, in hex: all the table and the store keep of a
-/// token, so that neither a database dump nor a log can act for a seat.
+/// A new seat token: 128 bits from the operating system's randomness (never
+/// the table's seeded stream, which a seed would make predictable), in hex.
+pub fn new_seat_token() -> String {
+    use rand::RngCore;
+    let mut bytes = [0u8; 16];
+    rand::rngs::OsRng.fill_bytes(&mut bytes);
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A seat token's SHA-256, in hex: all the tables and the store keep of it,
+/// so that a copy of the database (or of an export) cannot act for a player.
 pub fn token_sha256(token: &str) -> String {
     use sha2::{Digest, Sha256};
     Sha256::digest(token.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()

@@ -1,9 +1,9 @@
 //! Reading a game back whole: what recovery needs to rebuild a table, and
 //! what an export writes out.
 
-use sqlx::Row;
+use sqlx::{AnyConnection, Row};
 
-use super::records::{EventRow, GameRow, Input, SeatRow, audience_from_columns};
+use super::records::{EventRow, GameRow, Input, InputRow, SeatRow, audience_from_columns};
 use super::{Store, StoreError};
 
 /// A stored game, read back.
@@ -17,8 +17,8 @@ pub struct SavedGame {
     pub settings: String,
     /// Its seats, in seat order.
     pub seats: Vec<SeatRow>,
-    /// Every input, in order.
-    pub inputs: Vec<Input>,
+    /// Every input, in order, with its place in the event stream.
+    pub inputs: Vec<InputRow>,
     /// The events asked for, in order.
     pub events: Vec<EventRow>,
 }
@@ -34,78 +34,106 @@ impl Store {
 
     /// Reads a game back, with its events from hand `events_from_hand` on
     /// (0: all of them). `None` if there is no such game.
+    ///
+    /// The reads share one snapshot of the database: a running table may
+    /// write the game meanwhile (an export from the command line, chat after
+    /// a game is over), and the row, the inputs and the events must agree.
     pub async fn load_game(&self, id: &str, events_from_hand: i64) -> Result<Option<SavedGame>, StoreError> {
-        let corrupt = |why: String| StoreError::Corrupt { game: id.to_string(), why };
-        let Some(row) = sqlx::query(
-            "SELECT name, preset, source, state, settings, created_us, finished_us, hands, scores, manager, \
-             last_seq, rng_pos FROM games WHERE id = $1",
-        )
-        .bind(id)
-        .fetch_optional(self.pool())
-        .await?
-        else {
-            return Ok(None);
-        };
-        let scores: String = row.get(8);
-        let rng_pos: String = row.get(11);
-        let game = GameRow {
-            name: row.get(0),
-            preset: row.get(1),
-            source: row.get(2),
-            state: row.get(3),
-            created_us: row.get(5),
-            finished_us: row.get(6),
-            hands: row.get(7),
-            scores: serde_json::from_str(&scores).map_err(|e| corrupt(format!("scores: {e}")))?,
-            manager: row.get(9),
-            last_seq: row.get(10),
-            rng_pos: rng_pos.parse().map_err(|e| corrupt(format!("rng_pos: {e}")))?,
-        };
-        let settings: String = row.get(4);
-        let seats = sqlx::query(
-            "SELECT seat, name, robot, token_sha256, pause_request, penalty FROM seats WHERE game_id = $1 ORDER BY seat",
-        )
-        .bind(id)
-        .fetch_all(self.pool())
-        .await?
-        .iter()
-        .map(|r| SeatRow {
-            seat: r.get(0),
-            name: r.get(1),
-            robot: r.get(2),
-            token_sha256: r.get(3),
-            pause_request: r.get(4),
-            penalty: r.get(5),
-        })
-        .collect();
-        let mut inputs = Vec::new();
-        for r in
-            sqlx::query("SELECT body FROM inputs WHERE game_id = $1 ORDER BY n").bind(id).fetch_all(self.pool()).await?
-        {
-            let body: String = r.get(0);
-            inputs.push(serde_json::from_str::<Input>(&body).map_err(|e| corrupt(format!("input: {e}")))?);
+        let mut tx = self.pool().begin().await?;
+        if self.backend() == super::Backend::Postgres {
+            // Postgres gives each statement its own snapshot unless asked;
+            // an SQLite read transaction keeps one snapshot already (WAL).
+            sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ").execute(&mut *tx).await?;
         }
-        let events = self.events(id, events_from_hand).await?;
-        Ok(Some(SavedGame { id: id.to_string(), game, settings, seats, inputs, events }))
+        let game = load_game_on(&mut tx, id, events_from_hand).await?;
+        tx.commit().await?;
+        Ok(game)
     }
 
     /// A game's events from hand `from_hand` on, in order.
     pub async fn events(&self, id: &str, from_hand: i64) -> Result<Vec<EventRow>, StoreError> {
-        let rows = sqlx::query(
-            "SELECT seq, at_us, hand, audience, audience_player, body FROM events \
-             WHERE game_id = $1 AND hand >= $2 ORDER BY seq",
-        )
-        .bind(id)
-        .bind(from_hand)
-        .fetch_all(self.pool())
-        .await?;
-        rows.iter()
-            .map(|r| {
-                let kind: String = r.get(3);
-                let audience = audience_from_columns(&kind, r.get(4))
-                    .ok_or_else(|| StoreError::Corrupt { game: id.to_string(), why: format!("audience '{kind}'") })?;
-                Ok(EventRow { seq: r.get(0), at_us: r.get(1), hand: r.get(2), audience, body: r.get(5) })
-            })
-            .collect()
+        let mut conn = self.pool().acquire().await?;
+        events_on(&mut conn, id, from_hand).await
     }
+}
+
+async fn load_game_on(
+    conn: &mut AnyConnection,
+    id: &str,
+    events_from_hand: i64,
+) -> Result<Option<SavedGame>, StoreError> {
+    let corrupt = |why: String| StoreError::Corrupt { game: id.to_string(), why };
+    let Some(row) = sqlx::query(
+        "SELECT name, preset, source, state, settings, created_us, finished_us, hands, scores, manager, \
+         last_seq, rng_pos FROM games WHERE id = $1",
+    )
+    .bind(id)
+    .fetch_optional(&mut *conn)
+    .await?
+    else {
+        return Ok(None);
+    };
+    let scores: String = row.get(8);
+    let rng_pos: String = row.get(11);
+    let game = GameRow {
+        name: row.get(0),
+        preset: row.get(1),
+        source: row.get(2),
+        state: row.get(3),
+        created_us: row.get(5),
+        finished_us: row.get(6),
+        hands: row.get(7),
+        scores: serde_json::from_str(&scores).map_err(|e| corrupt(format!("scores: {e}")))?,
+        manager: row.get(9),
+        last_seq: row.get(10),
+        rng_pos: rng_pos.parse().map_err(|e| corrupt(format!("rng_pos: {e}")))?,
+    };
+    let settings: String = row.get(4);
+    let seats = sqlx::query(
+        "SELECT seat, name, robot, token_sha256, pause_request, penalty FROM seats WHERE game_id = $1 ORDER BY seat",
+    )
+    .bind(id)
+    .fetch_all(&mut *conn)
+    .await?
+    .iter()
+    .map(|r| SeatRow {
+        seat: r.get(0),
+        name: r.get(1),
+        robot: r.get(2),
+        token_sha256: r.get(3),
+        pause_request: r.get(4),
+        penalty: r.get(5),
+    })
+    .collect();
+    let mut inputs = Vec::new();
+    for r in sqlx::query("SELECT n, seq, body FROM inputs WHERE game_id = $1 ORDER BY n")
+        .bind(id)
+        .fetch_all(&mut *conn)
+        .await?
+    {
+        let body: String = r.get(2);
+        let input = serde_json::from_str::<Input>(&body).map_err(|e| corrupt(format!("input: {e}")))?;
+        inputs.push(InputRow { n: r.get(0), seq: r.get(1), input });
+    }
+    let events = events_on(conn, id, events_from_hand).await?;
+    Ok(Some(SavedGame { id: id.to_string(), game, settings, seats, inputs, events }))
+}
+
+async fn events_on(conn: &mut AnyConnection, id: &str, from_hand: i64) -> Result<Vec<EventRow>, StoreError> {
+    let rows = sqlx::query(
+        "SELECT seq, at_us, hand, audience, audience_player, body FROM events \
+         WHERE game_id = $1 AND hand >= $2 ORDER BY seq",
+    )
+    .bind(id)
+    .bind(from_hand)
+    .fetch_all(&mut *conn)
+    .await?;
+    rows.iter()
+        .map(|r| {
+            let kind: String = r.get(3);
+            let audience = audience_from_columns(&kind, r.get(4))
+                .ok_or_else(|| StoreError::Corrupt { game: id.to_string(), why: format!("audience '{kind}'") })?;
+            Ok(EventRow { seq: r.get(0), at_us: r.get(1), hand: r.get(2), audience, body: r.get(5) })
+        })
+        .collect()
 }

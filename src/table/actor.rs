@@ -27,6 +27,7 @@ use rand_chacha::ChaCha8Rng;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use super::rebuild::{Rebuild, new_game};
 use super::{Connection, SeatGrant, TableCommand, TableError, TableHandle, TableSettings};
 use crate::bots::Robot;
 use crate::bots::strategy::Strategy;
@@ -351,10 +352,7 @@ impl Actor {
             return Err(TableError::Invalid("a name has 1 to 40 characters".into()));
         }
         let s = self.free_seat(seat)?;
-        let mut bytes = [0u8; 16];
-        // Tokens come from the OS's randomness, not the table's seeded stream.
-        rand::rngs::OsRng.fill_bytes(&mut bytes);
-        let token: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+        let token = crate::store::new_seat_token();
         self.seats[s as usize] = Some(Seat {
             name: name.clone(),
             token_sha256: Some(token_sha256(&token)),
@@ -473,10 +471,15 @@ impl Actor {
         Ok(())
     }
 
-    /// The game begins with the table's options (at the start, or rebuilt).
+    /// The game begins with the table's options.
     fn begin_game(&mut self) {
-        let options = self.settings.options.clone();
-        self.game = Some(Game::new(options).with_no_special_scores(self.settings.no_special_scores));
+        let game = new_game(self.settings.options.clone(), self.settings.no_special_scores);
+        self.start_following(game);
+    }
+
+    /// Takes the game (new, or rebuilt) and follows its hands by the seated names.
+    fn start_following(&mut self, game: Game) {
+        self.game = Some(game);
         let names = std::array::from_fn(|i| self.seats[i].as_ref().map(|s| s.name.clone()).unwrap_or_default());
         self.projector = HandProjector::new(names);
     }
@@ -1111,22 +1114,14 @@ pub async fn recover(saved: SavedGame, store: Store) -> Result<TableHandle, Stri
         actor.penalties[seat] = row.penalty;
     }
     // The game, input by input.
-    for input in &saved.inputs {
-        match (input, actor.game.as_mut()) {
-            (Input::SetOption { name, value }, None) => actor.settings.options.set_checked(name, value),
-            (Input::SetOption { name, value }, Some(game)) => game.set_option(name, value),
-            (Input::StartGame, _) => {
-                actor.begin_game();
-                Ok(())
-            }
-            (Input::Engine { command }, Some(game)) => {
-                game.apply(command.clone()).map_err(|e| bad(format!("the engine refused {command:?}: {e}")))?;
-                Ok(())
-            }
-            (Input::Engine { .. }, None) => return Err(bad("a command before the game started".into())),
-        }
-        .map_err(|e| bad(format!("option: {e}")))?;
+    let mut rebuild = Rebuild::new(&actor.settings);
+    for row in &saved.inputs {
+        rebuild.apply(&row.input).map_err(|e| bad(format!("input {}: {e}", row.n)))?;
         actor.inputs += 1;
+    }
+    actor.settings.options = rebuild.options;
+    if let Some(game) = rebuild.game {
+        actor.start_following(game);
     }
     if let Some(game) = &actor.game {
         if game.scores() != saved.game.scores || i64::from(game.hands_started()) != saved.game.hands {

@@ -4,7 +4,8 @@ use std::collections::HashMap;
 use std::sync::RwLock;
 
 use super::{TableError, TableHandle, TableSettings, actor};
-use crate::protocol::ws::TableInfo;
+use crate::protocol::ws::{TableInfo, TableState};
+use crate::store::archive::{Checked, Imported, Source};
 use crate::store::{Store, StoreError};
 
 /// Every table of the server, by id. The lock is only ever held to look up or
@@ -53,18 +54,41 @@ impl Lobby {
     pub async fn recover(&self) -> Result<usize, StoreError> {
         let mut recovered = 0;
         for id in self.store.unfinished_games().await? {
-            let Some(mut saved) = self.store.load_game(&id, i64::MAX).await? else { continue };
-            // Only the previous and current hands' events are kept for resuming.
-            saved.events = self.store.events(&id, (saved.game.hands - 1).max(0)).await?;
-            match actor::recover(saved, self.store.clone()).await {
-                Ok(handle) => {
-                    self.insert(handle);
-                    recovered += 1;
-                }
-                Err(e) => tracing::error!("cannot recover {e}"),
+            match self.resume(&id).await {
+                Ok(true) => recovered += 1,
+                Ok(false) => {}
+                Err(StoreError::Corrupt { game, why }) => tracing::error!("cannot recover game {game}: {why}"),
+                Err(e) => return Err(e),
             }
         }
         Ok(recovered)
+    }
+
+    /// Rebuilds a stored game as a running table and adds it to the lobby.
+    /// False if there is no such game; a game that cannot be rebuilt is
+    /// `StoreError::Corrupt`.
+    async fn resume(&self, id: &str) -> Result<bool, StoreError> {
+        let Some(mut saved) = self.store.load_game(id, i64::MAX).await? else { return Ok(false) };
+        // Only the previous and current hands' events are kept for resuming.
+        saved.events = self.store.events(id, (saved.game.hands - 1).max(0)).await?;
+        let handle = actor::recover(saved, self.store.clone()).await.map_err(|why| StoreError::Corrupt {
+            game: id.to_string(),
+            why: why.strip_prefix(&format!("game {id}: ")).unwrap_or(&why).to_string(),
+        })?;
+        self.insert(handle);
+        Ok(true)
+    }
+
+    /// Stores a checked game file (or mj-server log) as a new game. A game
+    /// that is over is only stored; any other is opened as a table at once,
+    /// its people's seats waiting for them to connect with the new tokens
+    /// returned and say ready.
+    pub async fn load(&self, checked: Checked, source: Source) -> Result<Imported, StoreError> {
+        let imported = self.store.import_game(checked, source).await?;
+        if imported.state != TableState::Over.as_str() {
+            self.resume(&imported.id).await?;
+        }
+        Ok(imported)
     }
 
     /// The table with this id (a closed table is no longer found).

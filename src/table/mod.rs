@@ -5,6 +5,7 @@
 
 pub mod actor;
 pub mod lobby;
+pub mod rebuild;
 
 use tokio::sync::{mpsc, oneshot};
 

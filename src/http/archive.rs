@@ -1,0 +1,82 @@
+//! REST: game files. A finished game is exported as a game file; a game file
+//! is loaded as a new game (a table again if it is not over); a log of the
+//! original mj-server is imported as a finished game. See docs/protocol.md,
+//! "Game files".
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+
+use super::{ApiError, AppState};
+use crate::protocol::ws::TableState;
+use crate::store::archive::{self, ArchiveError, Checked, Source};
+
+/// The largest game file or log these routes take, in bytes: a long game's
+/// log runs to megabytes, far beyond the other requests' limit.
+pub const MAX_GAME_FILE: usize = 32 * 1024 * 1024;
+
+impl From<ArchiveError> for ApiError {
+    fn from(e: ArchiveError) -> ApiError {
+        let (status, code) = match &e {
+            ArchiveError::Json(_) => (StatusCode::BAD_REQUEST, "bad_request"),
+            ArchiveError::Format(_) | ArchiveError::Version(_) => (StatusCode::BAD_REQUEST, "unsupported_file"),
+            ArchiveError::Invalid(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_game"),
+            ArchiveError::Log(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_log"),
+        };
+        ApiError::new(status, code, e.to_string())
+    }
+}
+
+/// `GET /api/v1/games/{id}/export`: a finished game's file.
+pub async fn export(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    let file = state
+        .lobby
+        .store()
+        .export_game(&id)
+        .await?
+        .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "no_such_game", format!("no game {id}")))?;
+    if file.game.state != TableState::Over.as_str() {
+        // Its log holds every player's concealed tiles and its inputs the
+        // walls to come: handing it out would spoil the game.
+        return Err(ApiError::new(
+            StatusCode::CONFLICT,
+            "not_finished",
+            format!(
+                "game {id} is not over: an unfinished game's log holds the concealed tiles and the wall \
+                 (the server's operator can export it with `mahjong-server export`)"
+            ),
+        ));
+    }
+    let disposition = format!("attachment; filename=\"mahjong-game-{id}.json\"");
+    Ok(([(header::CONTENT_DISPOSITION, disposition)], Json(file)).into_response())
+}
+
+/// Reads and checks off the async threads: a long game replays for a while.
+async fn checked(read: impl FnOnce() -> Result<Checked, ArchiveError> + Send + 'static) -> Result<Checked, ApiError> {
+    tokio::task::spawn_blocking(read)
+        .await
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?
+        .map_err(ApiError::from)
+}
+
+/// `POST /api/v1/games/import`: loads a game file as a new game.
+pub async fn import(State(state): State<AppState>, body: Bytes) -> Result<Response, ApiError> {
+    let text = String::from_utf8(body.to_vec()).map_err(|_| ApiError::bad_request("the body is not UTF-8"))?;
+    let checked = checked(move || archive::parse(&text).and_then(|file| archive::check(&file))).await?;
+    let imported = state.lobby.load(checked, Source::GameFile).await?;
+    Ok((StatusCode::CREATED, Json(imported)).into_response())
+}
+
+/// `POST /api/v1/games/import-mj-server`: imports an mj-server game log
+/// (the body, as text) as a finished game.
+pub async fn import_mj_server(State(state): State<AppState>, body: Bytes) -> Result<Response, ApiError> {
+    // mj-server wrote bytes; names are the only free text, so a stray byte
+    // costs at most a character of a name.
+    let text = String::from_utf8_lossy(&body).into_owned();
+    let now = crate::store::now_us();
+    let checked = checked(move || archive::check(&crate::store::mj_server::game_file(&text, now)?)).await?;
+    let imported = state.lobby.load(checked, Source::MjServer).await?;
+    Ok((StatusCode::CREATED, Json(imported)).into_response())
+}
