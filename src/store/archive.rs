@@ -322,6 +322,8 @@ pub fn check(file: &GameFile) -> Result<Checked, ArchiveError> {
 fn check_settings(value: &Value) -> Result<TableSettings, ArchiveError> {
     let settings: TableSettings =
         serde_json::from_value(value.clone()).map_err(|e| invalid(format!("settings: {e}")))?;
+    // Combinations of options a table would refuse.
+    settings.options.check().map_err(|e| invalid(format!("settings: {e}")))?;
     let name = settings.name.trim();
     if name.is_empty() || settings.name.chars().count() > 80 {
         return Err(invalid("settings: a table name has 1 to 80 characters"));
@@ -633,5 +635,38 @@ impl Store {
         batch.hands = checked.hands;
         self.write(batch).await?;
         Ok(imported)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_format_and_version_are_read_before_anything_else() {
+        assert!(matches!(parse("{\"format\":"), Err(ArchiveError::Json(_))));
+        assert!(matches!(parse("[1, 2]"), Err(ArchiveError::Format(_))));
+        assert!(matches!(parse(r#"{"format": "zip", "version": 1}"#), Err(ArchiveError::Format(_))));
+        let later = parse(r#"{"format": "mahjong-server game", "version": 2, "game": 7}"#).unwrap_err();
+        assert_eq!(later.to_string(), "game file version 2 is not supported: this server reads version 1");
+        let broken = parse(r#"{"format": "mahjong-server game", "version": 1, "game": 7}"#).unwrap_err();
+        assert!(matches!(broken, ArchiveError::Invalid(_)), "{broken}");
+    }
+
+    #[test]
+    fn a_difference_is_shown_where_it_starts() {
+        let a = format!("{}X{}", "a".repeat(100), "b".repeat(100));
+        let b = format!("{}Y{}", "a".repeat(100), "b".repeat(100));
+        let shown = around_difference(&a, &b);
+        assert_eq!(shown, format!("...{}X{}...", "a".repeat(40), "b".repeat(59)));
+        assert_eq!(around_difference("short", "shirt"), "short");
+    }
+
+    #[test]
+    fn settings_beyond_the_servers_own_limits_are_refused() {
+        let mut settings = serde_json::to_value(TableSettings::new("t", Default::default(), 1)).unwrap();
+        assert!(check_settings(&settings).is_ok());
+        settings["subscriber_queue"] = serde_json::json!(u64::MAX);
+        assert!(check_settings(&settings).unwrap_err().to_string().contains("subscriber_queue"));
     }
 }

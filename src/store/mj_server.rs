@@ -120,3 +120,13 @@ impl Stream {
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn names_fit_our_seats() {
+        assert_eq!(super::player_name("  R1 "), "R1");
+        assert_eq!(super::player_name(""), "Player");
+        assert_eq!(super::player_name(&"x".repeat(50)).chars().count(), 40);
+    }
+}
