@@ -176,8 +176,11 @@ async fn a_spectator_follows_a_whole_game_and_sees_no_concealed_tile() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_player_who_reconnects_with_its_token_misses_nothing() {
-    // A robot stands in for a disconnected player at once, so the game goes on meanwhile.
-    let addr = server(TableDefaults { robot_takeover_secs: Some(0), ..TableDefaults::default() }).await;
+    // A robot stands in for a disconnected player at once, so the game goes on
+    // meanwhile; a pause between actions keeps it from racing more than a hand
+    // past the player (the table keeps two hands' events for resuming).
+    let addr =
+        server(TableDefaults { robot_takeover_secs: Some(0), pause_deciseconds: 1, ..TableDefaults::default() }).await;
     let id = table(addr, &[1, 2, 3], json!({"NumRounds": 1})).await;
     let token = sit(addr, &id, "Eve", 0).await;
     let mut witness = TableSocket::connect(addr, &id, None, None).await.unwrap();
@@ -217,7 +220,7 @@ async fn a_player_who_reconnects_with_its_token_misses_nothing() {
             && *seq <= end
             && !own_draw_for_others
         {
-            assert!(unique.contains(seq), "public event {seq} was missed across the reconnection");
+            assert!(unique.contains(seq), "public event {seq} was missed across the reconnection: {m:?}");
             checked += 1;
         }
     }
