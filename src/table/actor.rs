@@ -477,6 +477,15 @@ impl Actor {
         self.start_following(game);
     }
 
+    /// Gives every robot the options in force (the game's, or the table's
+    /// before it starts): after an option change, and after a rebuild.
+    fn brief_robots(&mut self) {
+        let options = self.game.as_ref().map_or(&self.settings.options, Game::options).clone();
+        for (strategy, robot) in self.seats.iter_mut().flatten().filter_map(|s| s.robot.as_mut()) {
+            *robot = Robot::new(*strategy, options.clone());
+        }
+    }
+
     /// Takes the game (new, or rebuilt) and follows its hands by the seated names.
     fn start_following(&mut self, game: Game) {
         self.game = Some(game);
@@ -780,12 +789,7 @@ impl Actor {
                 };
                 changed.map_err(|e| ("bad_option", e.to_string()))?;
                 self.record(Input::SetOption { name: name.clone(), value: value.clone() });
-                let options = self.game.as_ref().map_or(&self.settings.options, Game::options).clone();
-                for s in self.seats.iter_mut().flatten() {
-                    if let Some((strategy, robot)) = &mut s.robot {
-                        *robot = Robot::new(*strategy, options.clone());
-                    }
-                }
+                self.brief_robots();
                 self.broadcast_table(TableEvent::OptionChanged { name, value });
                 Ok(())
             }
@@ -1133,15 +1137,12 @@ pub async fn recover(saved: SavedGame, store: Store) -> Result<TableHandle, Stri
                 saved.game.hands
             )));
         }
-        let options = game.options().clone();
-        for (strategy, robot) in actor.seats.iter_mut().flatten().filter_map(|s| s.robot.as_mut()) {
-            *robot = Robot::new(*strategy, options.clone());
-        }
         actor.projector.set_totals(game.scores());
         if game.hands_started() > 0 {
             actor.settings.first_wall = None;
         }
     }
+    actor.brief_robots();
     actor.rng.set_word_pos(saved.game.rng_pos);
     // The stream: its position, and the recent events for resuming.
     actor.seq = u64::try_from(saved.game.last_seq).unwrap_or(0);
