@@ -211,7 +211,9 @@ fn refusals_are_specific_and_change_nothing() {
         GameError::HandInProgress
     );
     refused(&mut g, 1, Action::FinishDeclaring, "not your turn to declare");
-    refused(&mut g, 0, Action::Discard { tile: t("1C"), calling: false }, "not your turn to discard");
+    // While declaring, a discard is refused for what it is, not as out of turn.
+    refused(&mut g, 0, Action::Discard { tile: t("1C"), calling: false }, "cannot discard while declaring");
+    refused(&mut g, 2, Action::Discard { tile: t("1C"), calling: false }, "still declaring");
     for p in PlayerId::ALL {
         ok(&mut g, p.0, Action::FinishDeclaring);
     }

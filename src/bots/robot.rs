@@ -16,13 +16,13 @@ use super::shape::{Counts, is_major_index};
 use super::strategy::Strategy;
 use crate::rules::arrangement;
 use crate::rules::command::{Action, Claim};
-use crate::rules::hand::{Konging, Phase};
+use crate::rules::hand::Phase;
 use crate::rules::options::GameOptions;
 use crate::rules::scoring::Whence;
 use crate::rules::swap::MAX_LOTS;
 use crate::rules::tile::{NORMAL_KINDS, Suit, Tile};
 use crate::rules::tileset::{ChowPosition, SetKind, TileSet};
-use crate::rules::view::{Decision, HandView, TableView};
+use crate::rules::view::{Decision, TableView};
 
 // Values are in the evaluation's units: one tile of distance to a winning
 // shape is worth `eval::STEP` (100), one unseen helpful tile 1.
@@ -72,6 +72,8 @@ pub struct Robot {
 /// nobody wants).
 struct Ctx<'v> {
     seen: Seen<'v>,
+    /// The moves the engine lists for the robot's seat: it chooses among them.
+    legal: &'v [Action],
     strategy: Strategy,
     unseen: OnceCell<Counts>,
     bias: OnceCell<[f32; NORMAL_KINDS]>,
@@ -79,6 +81,20 @@ struct Ctx<'v> {
 }
 
 impl Ctx<'_> {
+    /// True if the engine lists this move.
+    fn listed(&self, action: &Action) -> bool {
+        self.legal.contains(action)
+    }
+
+    /// The faces the engine lists to discard (without a call) or to pass in
+    /// the tile swap, as bits by tile index.
+    fn listed_tiles(&self) -> u64 {
+        self.legal.iter().fold(0, |bits, a| match a {
+            Action::Discard { tile, calling: false } | Action::PassTile { tile } => bits | 1 << tile.index(),
+            _ => bits,
+        })
+    }
+
     fn unseen(&self) -> &Counts {
         self.unseen.get_or_init(|| self.seen.unseen())
     }
@@ -132,16 +148,21 @@ impl Robot {
     pub fn decide(&self, view: &TableView) -> Option<Action> {
         let hv = view.hand.as_ref()?;
         let decision = hv.my_decision?;
-        let Some(seen) = Seen::read(view) else { return Some(fallback(decision, hv)) };
+        let legal = hv.my_actions.as_slice();
+        if legal.is_empty() {
+            return None;
+        }
+        let Some(seen) = Seen::read(view) else { return Some(fallback(legal)) };
         let ctx = Ctx {
             seen,
+            legal,
             strategy: self.playing_strategy(),
             unseen: OnceCell::new(),
             bias: OnceCell::new(),
             target: OnceCell::new(),
         };
         let options = &self.options;
-        Some(match decision {
+        let action = match decision {
             Decision::Declare => self.declare(&ctx),
             Decision::Discard => self.play_turn(&ctx),
             Decision::AnswerDiscard => self.answer_discard(&ctx),
@@ -156,7 +177,10 @@ impl Robot {
             Decision::ChooseSwap => self.choose_swap(&ctx),
             // The tile passed is the one the robot would discard.
             Decision::PassTile => Action::PassTile { tile: self.choose_discard(&ctx) },
-        })
+        };
+        // The robot's judgement works within the list; should it ever pick
+        // a move the engine does not list, a listed one is made instead.
+        Some(if ctx.listed(&action) { action } else { fallback(legal) })
     }
 
     /// The strategy the robot plays: its own, except that under
@@ -169,21 +193,6 @@ impl Robot {
             s.suitness = s.suitness.max(OCOS_SUITNESS);
         }
         s
-    }
-
-    /// True if the robot may go out with its hand (and `claimed`, a discard
-    /// or robbed kong it would claim): always when no restriction on going
-    /// out is in force, otherwise as the engine will judge it.
-    fn may_go_out(&self, ctx: &Ctx<'_>, claimed: Option<(Tile, Whence)>) -> bool {
-        let seen = &ctx.seen;
-        let (whence, tile) = match claimed {
-            Some((t, whence)) => (whence, Some(t)),
-            None => (seen.view.whence, seen.view.drawn),
-        };
-        match seen.going_out(&self.options, whence, tile) {
-            None => true,
-            Some(judge) => judge.check(&seen.hand, claimed.map(|c| c.0)).is_ok(),
-        }
     }
 
     /// Under `OneChowOneSuit`, true if a set of `set` can still be part of a
@@ -265,7 +274,7 @@ impl Robot {
         for (i, &c) in counts.iter().enumerate() {
             let Some(t) = Tile::from_index(i) else { continue };
             if c < 4
-                || !ctx.seen.hand.can_declare_closed_kong(t)
+                || !ctx.listed(&Action::DeclareClosedKong { tile: t })
                 || !self.set_keeps_one_chow_one_suit(ctx, TileSet::new(SetKind::ClosedKong, t))
             {
                 continue;
@@ -287,7 +296,7 @@ impl Robot {
         let counts = &ctx.seen.counts;
         let mut before = None;
         for s in &ctx.seen.hand.sets {
-            if s.tile.is_bonus() || !ctx.seen.hand.can_add_to_pung(s.tile) {
+            if s.tile.is_bonus() || !ctx.listed(&Action::AddToPung { tile: s.tile }) {
                 continue;
             }
             let before = *before.get_or_insert_with(|| self.hand_value(ctx, counts, need));
@@ -303,13 +312,13 @@ impl Robot {
     /// Decision `Discard`: go out, declare, or discard.
     fn play_turn(&self, ctx: &Ctx<'_>) -> Action {
         let seen = &ctx.seen;
-        if seen.hand.can_mah_jong(None, self.options.seven_pairs) && self.may_go_out(ctx, None) {
+        if ctx.listed(&Action::MahJong) {
             return Action::MahJong;
         }
         // Bonus tiles and kongs only after drawing, not after claiming.
         if seen.view.whence != Whence::Discard {
-            if let Some(&tile) = seen.hand.concealed.iter().find(|t| t.is_bonus()) {
-                return Action::DeclareBonus { tile };
+            if let Some(bonus) = ctx.legal.iter().find(|a| matches!(a, Action::DeclareBonus { .. })) {
+                return bonus.clone();
             }
             if let Some(tile) = self.kong_to_declare(ctx) {
                 return Action::DeclareClosedKong { tile };
@@ -346,7 +355,11 @@ impl Robot {
             }
         }
         let ev = self.evaluator(ctx, seen.need());
-        let allowed = self.discardable(ctx, counts);
+        let listed = ctx.listed_tiles();
+        let allowed = match self.discardable(ctx, counts) & listed {
+            0 => listed,
+            wanted => wanted,
+        };
         let best = ev.best_discard(counts, |i| allowed >> i & 1 == 1, |i| tie[i].min(0.9), false);
         best.and_then(|(i, _)| Tile::from_index(i))
             .or_else(|| seen.hand.concealed.iter().copied().find(|t| !t.is_bonus()))
@@ -375,35 +388,36 @@ impl Robot {
         let Some(c) = seen.view.claimable else { return Action::Pass { discard: 0 } };
         let (t, serial) = (c.tile, c.discard);
         let pass = Action::Pass { discard: serial };
-        let seven = self.options.seven_pairs;
         if t.is_bonus() {
             return pass; // the engine never offers one; nothing could use it
         }
-        if seen.hand.can_mah_jong(Some(t), seven) && self.may_go_out(ctx, Some((t, Whence::Discard))) {
+        let mah_jong = Action::Claim { discard: serial, claim: Claim::MahJong };
+        if ctx.listed(&mah_jong) {
             if !self.declines_discard_win(ctx) {
-                return Action::Claim { discard: serial, claim: Claim::MahJong };
+                return mah_jong;
             }
             return pass;
         }
         if seen.hand.calling || ctx.strategy.hiddenness >= 1.0 {
             return pass;
         }
-        match self.best_claim(ctx, t, seen.follows(c.from)) {
+        match self.best_claim(ctx, t, serial) {
             Some(claim) => Action::Claim { discard: serial, claim },
             None => pass,
         }
     }
 
-    /// The most valuable claim on `t`, if any is worth its cost.
-    fn best_claim(&self, ctx: &Ctx<'_>, t: Tile, may_chow: bool) -> Option<Claim> {
+    /// The most valuable listed claim on `t` (discard number `serial`), if
+    /// any is worth its cost.
+    fn best_claim(&self, ctx: &Ctx<'_>, t: Tile, serial: u32) -> Option<Claim> {
         let seen = &ctx.seen;
         let need = seen.need();
-        let hand = &seen.hand;
-        let can_pung = hand.can_pung(t);
-        let may_chow = may_chow && ctx.strategy.chowness > -1.0 && t.is_numbered();
+        let listed = |claim: Claim| ctx.listed(&Action::Claim { discard: serial, claim });
+        let can_pung = listed(Claim::Pung);
+        let may_chow = ctx.strategy.chowness > -1.0;
         let chows = ChowPosition::ALL.map(|p| {
             may_chow
-                && hand.can_chow(t, Some(p))
+                && listed(Claim::Chow(Some(p)))
                 && p.lowest_tile(t)
                     .is_some_and(|low| self.set_keeps_one_chow_one_suit(ctx, TileSet::new(SetKind::Chow, low)))
         });
@@ -437,7 +451,7 @@ impl Robot {
                 best = Some((claim, value));
             }
         };
-        if can_pung && hand.can_kong(t) {
+        if can_pung && listed(Claim::Kong) {
             let mut after = *counts;
             after[t.index()] = after[t.index()].saturating_sub(3);
             let kong = TileSet::new(SetKind::Kong { annexed: false }, t);
@@ -476,19 +490,9 @@ impl Robot {
 
     /// Decision `AnswerKong`: rob it when that goes out.
     fn answer_kong(&self, ctx: &Ctx<'_>) -> Action {
-        let seen = &ctx.seen;
-        let Some(c) = seen.view.claimable else { return Action::Pass { discard: 0 } };
-        let seven = self.options.seven_pairs;
-        let hand = &seen.hand;
-        let robbable = !c.tile.is_bonus()
-            && hand.can_mah_jong(Some(c.tile), seven)
-            && (c.kong != Some(Konging::DeclaringKong) || hand.can_thirteen_wonders(Some(c.tile)))
-            && self.may_go_out(ctx, Some((c.tile, Whence::RobbedKong)));
-        if robbable {
-            Action::Claim { discard: c.discard, claim: Claim::MahJong }
-        } else {
-            Action::Pass { discard: c.discard }
-        }
+        let Some(c) = ctx.seen.view.claimable else { return Action::Pass { discard: 0 } };
+        let rob = Action::Claim { discard: c.discard, claim: Claim::MahJong };
+        if ctx.listed(&rob) { rob } else { Action::Pass { discard: c.discard } }
     }
 
     /// Decision `ChooseChowPosition` for a chow claimed without a position
@@ -500,7 +504,7 @@ impl Robot {
         let mut best: Option<(ChowPosition, f32)> = None;
         for pos in ChowPosition::ALL {
             let (Some(t), Some(low)) = (t, t.and_then(|t| pos.lowest_tile(t))) else { continue };
-            if !seen.hand.can_chow(t, Some(pos)) {
+            if !ctx.listed(&Action::ChooseChowPosition { position: pos }) {
                 continue;
             }
             let mut after = seen.counts;
@@ -516,17 +520,11 @@ impl Robot {
     }
 }
 
-/// A move for a view the robot cannot read (no seat or no tiles of its own):
-/// passing and showing are always possible; the rest is a guess.
-fn fallback(decision: Decision, hv: &HandView) -> Action {
-    match decision {
-        Decision::AnswerDiscard | Decision::AnswerKong => {
-            Action::Pass { discard: hv.claimable.map_or(0, |c| c.discard) }
-        }
-        Decision::Declare => Action::FinishDeclaring,
-        Decision::ChooseSwap => Action::ChooseSwap { lots: 0 },
-        _ => Action::ShowTiles,
-    }
+/// A listed move for a view the robot cannot read (no seat or no tiles of
+/// its own): passing, showing and finishing first, else the first listed.
+fn fallback(legal: &[Action]) -> Action {
+    let safe = |a: &&Action| matches!(a, Action::Pass { .. } | Action::ShowTiles | Action::FinishDeclaring);
+    legal.iter().find(safe).or(legal.first()).cloned().unwrap_or(Action::ShowTiles)
 }
 
 #[cfg(test)]

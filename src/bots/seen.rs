@@ -104,11 +104,6 @@ impl<'v> Seen<'v> {
         self.hand.sets.iter().all(|s| s.kind.is_concealed())
     }
 
-    /// The robot's seat is the next to play after the seat of `player`.
-    pub fn follows(&self, player: crate::rules::PlayerId) -> bool {
-        self.view.seats.iter().find(|s| s.player == player).is_some_and(|s| s.wind.next() == self.wind)
-    }
-
     /// The numbered suit to collect for a one-suit hand: the one with most of
     /// the robot's tiles among those its exposed sets still allow; `None` when
     /// its sets already mix two numbered suits.

@@ -8,7 +8,7 @@
 
 use super::command::{Action, Command, GameError, PlayerId, WallSource};
 use super::event::{Emitted, Event};
-use super::hand::{Ctx, Hand, Outcome, Phase};
+use super::hand::{Ctx, Hand, Outcome, Phase, Rules};
 use super::options::GameOptions;
 use super::tile::Wind;
 use super::wall::Wall;
@@ -126,6 +126,37 @@ impl Game {
         self.hand.as_ref().is_some_and(|h| h.phase() != Phase::Finished)
     }
 
+    /// The rules moves are judged by.
+    fn rules(&self) -> Rules<'_> {
+        Rules { options: &self.options, no_special_scores: self.no_special_scores }
+    }
+
+    /// Every move `player` may make now (empty when nothing is awaited of
+    /// it, between hands, or once the game is over). `apply` accepts an
+    /// `Act` of `player` exactly when its action is in this list.
+    pub fn legal_actions(&self, player: PlayerId) -> Vec<Action> {
+        match self.hand.as_ref() {
+            Some(h) if !self.over && player.index() < 4 && h.phase() != Phase::Finished => {
+                h.legal_actions(h.seat_of(player), self.rules())
+            }
+            _ => Vec::new(),
+        }
+    }
+
+    /// Why `apply` would refuse `player`'s `action` now, without applying it.
+    pub fn check_action(&self, player: PlayerId, action: &Action) -> Result<(), GameError> {
+        if player.index() >= 4 {
+            return Err(GameError::NoSuchPlayer(player.0));
+        }
+        if self.over {
+            return Err(GameError::GameOver);
+        }
+        match self.hand.as_ref() {
+            Some(h) if h.phase() != Phase::Finished => h.check(h.seat_of(player), action, self.rules()),
+            _ => Err(GameError::NoHand),
+        }
+    }
+
     /// Applies a command. Returns the events it caused, each tagged with who
     /// may see it, or an error that leaves the game unchanged.
     pub fn apply(&mut self, command: Command) -> Result<Vec<Emitted>, GameError> {
@@ -173,7 +204,7 @@ impl Game {
         }
         match self.hand.as_mut() {
             Some(h) if h.phase() != Phase::Finished => {
-                Ok((h, Ctx { options: &self.options, no_special_scores: self.no_special_scores, out }))
+                Ok((h, Ctx { rules: Rules { options: &self.options, no_special_scores: self.no_special_scores }, out }))
             }
             _ => Err(GameError::NoHand),
         }
@@ -217,7 +248,7 @@ impl Game {
             },
         });
         self.new_round = false;
-        let mut ctx = Ctx { options: &self.options, no_special_scores: self.no_special_scores, out };
+        let mut ctx = Ctx { rules: self.rules(), out };
         let mut hand = Hand::deal(self.hands_started, self.east, self.round, self.east_wins, wall, &mut ctx);
         hand.extra_hands = self.extra_hands;
         hand.dice = dice;
@@ -301,10 +332,9 @@ fn dice_from_seed(seed: u64) -> [u8; 2] {
     [rng.gen_range(1..=6), rng.gen_range(1..=6)]
 }
 
+/// Checks a player's move, then makes it: the check is the only refusal.
 fn act(hand: &mut Hand, seat: Wind, action: Action, ctx: &mut Ctx<'_>) -> Result<(), GameError> {
-    if !action.is_tile_swap() {
-        hand.check_not_swapping()?;
-    }
+    hand.check(seat, &action, ctx.rules)?;
     match action {
         Action::DeclareBonus { tile } => hand.declare_bonus(seat, tile, ctx),
         Action::FinishDeclaring => hand.finish_declaring(seat, ctx),
@@ -318,7 +348,8 @@ fn act(hand: &mut Hand, seat: Wind, action: Action, ctx: &mut Ctx<'_>) -> Result
         Action::UseDiscard { use_as } => hand.use_discard(seat, use_as, ctx),
         Action::FormClosedSet { set } => hand.form_closed_set(seat, set, ctx),
         Action::ShowTiles => hand.show_tiles(seat, ctx),
-        Action::ChooseSwap { lots } => hand.choose_swap(seat, lots, ctx),
+        Action::ChooseSwap { lots } => hand.choose_swap(lots, ctx),
         Action::PassTile { tile } => hand.pass_tile(seat, tile, ctx),
     }
+    Ok(())
 }

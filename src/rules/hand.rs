@@ -9,7 +9,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::arrangement::GoingOut;
 use super::command::{Claim, ClosedSet, DiscardUse, GameError, PlayerId};
 use super::danger::{self, Danger};
 use super::event::{Audience, Emitted, Event};
@@ -147,11 +146,25 @@ fn illegal(reason: &'static str) -> GameError {
     GameError::Illegal(reason)
 }
 
-/// The handlers need the options and where to put events.
-pub(crate) struct Ctx<'a> {
+/// The rules a move is judged by: the game's options and mj-server's
+/// `--no-special-scores`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Rules<'a> {
     pub options: &'a GameOptions,
     pub no_special_scores: bool,
+}
+
+/// The moves need the rules and where to put events.
+pub(crate) struct Ctx<'a> {
+    pub rules: Rules<'a>,
     pub out: &'a mut Vec<Emitted>,
+}
+
+impl<'a> std::ops::Deref for Ctx<'a> {
+    type Target = Rules<'a>;
+    fn deref(&self) -> &Rules<'a> {
+        &self.rules
+    }
 }
 
 impl Ctx<'_> {
@@ -353,58 +366,27 @@ impl Hand {
         self.phase == Phase::Discarded || self.konging.is_some()
     }
 
-    fn check_no_kong_pending(&self) -> Result<(), GameError> {
-        if self.konging.is_some() {
-            return Err(illegal("a kong is waiting for the other players to rob it or pass"));
-        }
-        Ok(())
-    }
-
     // ----- declaring bonus tiles -------------------------------------------
 
-    pub(crate) fn declare_bonus(&mut self, seat: Wind, t: Tile, ctx: &mut Ctx<'_>) -> Result<(), GameError> {
-        let allowed =
-            self.phase == Phase::Declaring || (self.phase == Phase::Discarding && self.whence != Whence::Discard);
-        if !allowed {
-            return Err(illegal("bonus tiles can only be declared at the start of the hand or after drawing a tile"));
-        }
-        if self.player != seat {
-            return Err(illegal("it is not your turn to declare"));
-        }
-        self.check_no_kong_pending()?;
-        if !t.is_bonus() {
-            return Err(illegal("only flowers, seasons and animals are bonus tiles"));
-        }
-        let mut after = self.seats[seat.index()].clone();
-        after.declare_bonus(t).map_err(illegal)?;
-        self.seats[seat.index()] = after;
+    /// Sets a bonus tile aside and draws its replacement.
+    pub(crate) fn declare_bonus(&mut self, seat: Wind, t: Tile, ctx: &mut Ctx<'_>) {
+        let _ = self.seats[seat.index()].declare_bonus(t);
         self.exposed[t.index()] += 1;
         ctx.all(Event::DeclaredBonus { player: self.player_at(seat), tile: t });
         let loose = ctx.options.flowers_loose;
         let next = if loose { self.wall.peek_loose() } else { self.wall.peek_live() };
         if next.is_none() {
             self.wash_out(ctx);
-            return Ok(());
+            return;
         }
         if self.phase == Phase::Discarding {
             self.snapshot(seat);
         }
-        if loose {
-            self.draw_loose(seat, ctx)
-        } else {
-            self.draw_live(seat, ctx)
-        }
-        Ok(())
+        if loose { self.draw_loose(seat, ctx) } else { self.draw_live(seat, ctx) }
     }
 
-    pub(crate) fn finish_declaring(&mut self, seat: Wind, ctx: &mut Ctx<'_>) -> Result<(), GameError> {
-        if self.phase != Phase::Declaring {
-            return Err(illegal("declaring is over: play has started"));
-        }
-        if self.player != seat {
-            return Err(illegal("it is not your turn to declare"));
-        }
-        self.check_no_kong_pending()?;
+    /// The player to declare is done; after North, play (or the tile swap) starts.
+    pub(crate) fn finish_declaring(&mut self, seat: Wind, ctx: &mut Ctx<'_>) {
         ctx.all(Event::FinishedDeclaring { player: self.player_at(seat) });
         if seat == Wind::North {
             self.phase = Phase::Discarding;
@@ -419,7 +401,6 @@ impl Hand {
         } else {
             self.player = seat.next();
         }
-        Ok(())
     }
 
     fn draw_live(&mut self, seat: Wind, ctx: &mut Ctx<'_>) {
@@ -446,35 +427,16 @@ impl Hand {
 
     // ----- kongs from the hand ----------------------------------------------
 
-    pub(crate) fn declare_closed_kong(&mut self, seat: Wind, t: Tile, ctx: &mut Ctx<'_>) -> Result<(), GameError> {
-        let allowed =
-            self.phase == Phase::Declaring || (self.phase == Phase::Discarding && self.whence != Whence::Discard);
-        if !allowed || self.player != seat {
-            return Err(illegal("a concealed kong can only be declared on your turn, after drawing a tile"));
-        }
-        self.check_no_kong_pending()?;
-        if !self.seats[seat.index()].can_declare_closed_kong(t) {
-            return Err(illegal("you do not hold four of that tile"));
-        }
+    /// Declares a concealed kong; the others may rob it (Thirteen Unique Wonders only).
+    pub(crate) fn declare_closed_kong(&mut self, seat: Wind, t: Tile, ctx: &mut Ctx<'_>) {
         let _ = self.seats[seat.index()].declare_closed_kong(t);
         self.start_kong(seat, t, Konging::DeclaringKong);
         self.exposed[t.index()] += 4;
         ctx.all(Event::DeclaredClosedKong { player: self.player_at(seat), tile: t, discard: self.serial });
-        Ok(())
     }
 
-    pub(crate) fn add_to_pung(&mut self, seat: Wind, t: Tile, ctx: &mut Ctx<'_>) -> Result<(), GameError> {
-        // Since mj-server 1.11 a pung just claimed may be made a kong at once
-        // with the fourth tile from the hand.
-        let just_punged = self.answers[seat.index()] == Answer::Claim(Claim::Pung) && self.tile == Some(t);
-        let allowed = self.phase == Phase::Discarding && (self.whence != Whence::Discard || just_punged);
-        if !allowed || self.player != seat {
-            return Err(illegal("you can only add to a pung on your turn, after drawing a tile"));
-        }
-        self.check_no_kong_pending()?;
-        if !self.seats[seat.index()].can_add_to_pung(t) {
-            return Err(illegal("you need an exposed pung of that tile and the fourth tile in your hand"));
-        }
+    /// Adds the fourth tile to an exposed pung; the others may rob the kong.
+    pub(crate) fn add_to_pung(&mut self, seat: Wind, t: Tile, ctx: &mut Ctx<'_>) {
         let _ = self.seats[seat.index()].add_to_pung(t);
         self.start_kong(seat, t, Konging::AddingToPung);
         self.exposed[t.index()] += 1;
@@ -482,7 +444,6 @@ impl Hand {
         self.dangerous_discard = false;
         self.no_choice = false;
         ctx.all(Event::AddedToPung { player: self.player_at(seat), tile: t, discard: self.serial });
-        Ok(())
     }
 
     fn start_kong(&mut self, seat: Wind, t: Tile, how: Konging) {
@@ -504,32 +465,8 @@ impl Hand {
 
     // ----- discards and claims ----------------------------------------------
 
-    pub(crate) fn discard(&mut self, seat: Wind, t: Tile, calling: bool, ctx: &mut Ctx<'_>) -> Result<(), GameError> {
-        if self.phase != Phase::Discarding || self.player != seat {
-            return Err(illegal("it is not your turn to discard"));
-        }
-        self.check_no_kong_pending()?;
-        let hand = &self.seats[seat.index()];
-        if calling {
-            if hand.concealed.len() < 14 {
-                return Err(illegal("a calling declaration needs a fully concealed hand"));
-            }
-            if hand.calling {
-                return Err(illegal("you are already calling"));
-            }
-            if !hand.no_discard {
-                return Err(illegal("only an Original Call, with your first discard, is allowed"));
-            }
-        }
-        if hand.calling && self.tile != Some(t) {
-            return Err(illegal("a calling hand can only discard the tile just drawn"));
-        }
-        if t.is_bonus() {
-            return Err(illegal("bonus tiles are declared, not discarded"));
-        }
-        if hand.count(t) == 0 {
-            return Err(illegal("you do not hold that tile"));
-        }
+    /// Discards a tile (with an Original Call if `calling`); the others answer.
+    pub(crate) fn discard(&mut self, seat: Wind, t: Tile, calling: bool, ctx: &mut Ctx<'_>) {
         let hand = &mut self.seats[seat.index()];
         let first = hand.no_discard;
         let _ = hand.discard(t);
@@ -551,83 +488,21 @@ impl Hand {
         self.discarded[t.index()] += 1;
         self.discards.push((seat, t));
         ctx.all(Event::Discarded { player: self.player_at(seat), tile: t, discard: self.serial, calling });
-        Ok(())
     }
 
-    fn check_answer(&self, seat: Wind, discard: u32) -> Result<(), GameError> {
-        if !self.claim_window_open() {
-            return Err(illegal("there is no discard or kong to claim"));
-        }
-        if discard != self.serial {
-            return Err(GameError::StaleDiscard { given: discard, current: self.serial });
-        }
-        if seat == self.player {
-            return Err(illegal("you cannot claim your own discard or kong"));
-        }
-        if self.chow_pending {
-            return Err(illegal("the claims on this discard have been decided"));
-        }
-        if self.answers[seat.index()] != Answer::Waiting {
-            return Err(illegal("you have already answered this discard; claims are irrevocable"));
-        }
-        Ok(())
-    }
-
-    pub(crate) fn pass(&mut self, seat: Wind, discard: u32, ctx: &mut Ctx<'_>) -> Result<(), GameError> {
-        self.check_answer(seat, discard)?;
+    /// The player at `seat` does not claim the current discard or kong.
+    pub(crate) fn pass(&mut self, seat: Wind, discard: u32, ctx: &mut Ctx<'_>) {
         self.answers[seat.index()] = Answer::NoClaim;
         ctx.only(self.player_at(seat), Event::Passed { player: self.player_at(seat), discard, timeout: false });
         self.resolve_claims(ctx);
-        Ok(())
     }
 
-    pub(crate) fn claim(&mut self, seat: Wind, discard: u32, claim: Claim, ctx: &mut Ctx<'_>) -> Result<(), GameError> {
-        self.check_answer(seat, discard)?;
-        let hand = &self.seats[seat.index()];
-        let Some(t) = self.tile else { return Err(illegal("there is no discard to claim")) };
-        let seven = ctx.options.seven_pairs;
-        if self.konging.is_some() {
-            if claim != Claim::MahJong {
-                return Err(illegal("a kong can only be robbed to go Mah-Jong"));
-            }
-            if !hand.can_mah_jong(Some(t), seven) {
-                return Err(illegal("you cannot go Mah-Jong with that tile"));
-            }
-            if self.konging == Some(Konging::DeclaringKong) && !hand.can_thirteen_wonders(Some(t)) {
-                return Err(illegal("a concealed kong can only be robbed for Thirteen Unique Wonders"));
-            }
-            self.check_claimed_mah_jong(seat, t, Whence::RobbedKong, ctx)?;
-        } else {
-            if hand.calling && claim != Claim::MahJong {
-                return Err(illegal("a calling player can only claim Mah-Jong"));
-            }
-            let ok = match claim {
-                Claim::Chow(pos) => {
-                    if seat != self.player.next() {
-                        return Err(illegal("only the next player may chow"));
-                    }
-                    hand.can_chow(t, pos)
-                }
-                Claim::Pung => hand.can_pung(t),
-                Claim::Kong => hand.can_kong(t),
-                Claim::MahJong => hand.can_mah_jong(Some(t), seven),
-            };
-            if !ok {
-                return Err(illegal(match claim {
-                    Claim::Chow(_) => "you cannot make that chow with this tile",
-                    Claim::Pung => "you need two matching tiles to pung",
-                    Claim::Kong => "you need three matching tiles to kong",
-                    Claim::MahJong => "you cannot go Mah-Jong with that tile",
-                }));
-            }
-            if claim == Claim::MahJong {
-                self.check_claimed_mah_jong(seat, t, Whence::Discard, ctx)?;
-            }
-        }
+    /// The player at `seat` claims the current discard or kong; claims are
+    /// resolved once everybody has answered.
+    pub(crate) fn claim(&mut self, seat: Wind, discard: u32, claim: Claim, ctx: &mut Ctx<'_>) {
         self.answers[seat.index()] = Answer::Claim(claim);
         ctx.all(Event::Claimed { player: self.player_at(seat), discard, claim });
         self.resolve_claims(ctx);
-        Ok(())
     }
 
     pub(crate) fn claim_timeout(&mut self, ctx: &mut Ctx<'_>) -> Result<(), GameError> {
@@ -805,24 +680,13 @@ impl Hand {
         }
     }
 
-    pub(crate) fn choose_chow_position(
-        &mut self,
-        seat: Wind,
-        pos: ChowPosition,
-        ctx: &mut Ctx<'_>,
-    ) -> Result<(), GameError> {
+    /// The claimant of a chow granted without a position says where the
+    /// tile goes (or the winner, for the chow it goes out with).
+    pub(crate) fn choose_chow_position(&mut self, seat: Wind, pos: ChowPosition, ctx: &mut Ctx<'_>) {
         if self.phase == Phase::MahJonging {
             return self.use_discard(seat, DiscardUse::Chow(Some(pos)), ctx);
         }
-        if !(self.phase == Phase::Discarded && self.chow_pending) || seat != self.player.next() {
-            return Err(illegal("you have no chow claim waiting for its position"));
-        }
-        let Some(t) = self.tile else { return Err(illegal("there is no discard")) };
-        if !self.seats[seat.index()].can_chow(t, Some(pos)) {
-            return Err(illegal("you cannot make that chow with this tile"));
-        }
         self.grant_chow(seat, pos, ctx);
-        Ok(())
     }
 
     /// Sets the claimant's own danger signals from its declared sets.
@@ -878,110 +742,51 @@ impl Hand {
 
     // ----- going out and declaring ------------------------------------------
 
-    pub(crate) fn mah_jong(&mut self, seat: Wind, ctx: &mut Ctx<'_>) -> Result<(), GameError> {
-        if self.claim_window_open() {
-            return Err(illegal("claim Mah-Jong on the discard or kong with its serial number"));
-        }
-        if self.phase != Phase::Discarding || self.player != seat {
-            return Err(illegal("you can only go Mah-Jong on your own turn or by claiming a discard"));
-        }
-        if !self.seats[seat.index()].can_mah_jong(None, ctx.options.seven_pairs) {
-            return Err(illegal("your hand is not complete"));
-        }
-        self.check_declaration(seat, &self.seats[seat.index()], ctx)?;
+    /// The player to move goes out with the tile it has just drawn.
+    pub(crate) fn mah_jong(&mut self, seat: Wind, ctx: &mut Ctx<'_>) {
         self.mj_pending = false;
         self.chow_pending = false;
         self.winners = vec![seat];
         self.phase = Phase::MahJonging;
         ctx.all(Event::MahJong { player: self.player_at(seat), tile: self.tile });
-        Ok(())
     }
 
-    pub(crate) fn use_discard(&mut self, seat: Wind, use_as: DiscardUse, ctx: &mut Ctx<'_>) -> Result<(), GameError> {
-        if self.phase != Phase::MahJonging || !self.mj_pending || seat != self.player {
-            return Err(illegal("there is no discard waiting to be placed in your hand"));
-        }
-        let Some(t) = self.tile else { return Err(illegal("there is no discard")) };
-        let seven = ctx.options.seven_pairs;
-        let current = &self.seats[seat.index()];
+    /// The winner on a discard says how it uses the discard.
+    pub(crate) fn use_discard(&mut self, seat: Wind, use_as: DiscardUse, ctx: &mut Ctx<'_>) {
+        let Some(t) = self.tile else { return };
         let p = self.player_at(seat);
         match use_as {
             DiscardUse::Chow(None) => {
-                let chowed = |pos: ChowPosition| {
-                    let mut h = current.clone();
-                    (h.chow(t, pos).is_ok() && h.can_mah_jong(None, seven)).then_some(h)
-                };
-                if !ChowPosition::ALL.into_iter().any(|pos| chowed(pos).is_some()) {
-                    return Err(illegal("you cannot go out by chowing that tile"));
-                }
-                // Some position must leave a way to go out.
-                if self.going_out_restricted(ctx)
-                    && let Some(judge) = self.going_out(seat, ctx)
-                {
-                    let chows: Vec<PlayerHand> = ChowPosition::ALL.into_iter().filter_map(chowed).collect();
-                    judge.judge(&chows)?;
-                }
                 self.chow_pending = true;
                 ctx.only(p, Event::ChowPositionNeeded { player: p, tile: t });
-                Ok(())
             }
-            DiscardUse::Chow(Some(pos)) => self.place_discard(
-                seat,
-                |h| h.chow(t, pos),
-                "you cannot go out with that chow",
-                Event::Chowed { player: p, tile: t, position: pos },
-                ctx,
-            ),
-            DiscardUse::Pung => self.place_discard(
-                seat,
-                |h| h.pung(t),
-                "you cannot go out with that pung",
-                Event::Punged { player: p, tile: t },
-                ctx,
-            ),
-            DiscardUse::Pair => self.place_discard(
-                seat,
-                |h| h.pair(t),
-                "you cannot go out with that pair",
-                Event::Paired { player: p, tile: t },
-                ctx,
-            ),
+            DiscardUse::Chow(Some(pos)) => {
+                self.place_discard(seat, |h| h.chow(t, pos), Event::Chowed { player: p, tile: t, position: pos }, ctx)
+            }
+            DiscardUse::Pung => self.place_discard(seat, |h| h.pung(t), Event::Punged { player: p, tile: t }, ctx),
+            DiscardUse::Pair => self.place_discard(seat, |h| h.pair(t), Event::Paired { player: p, tile: t }, ctx),
             DiscardUse::SpecialSet => {
-                if !current.can_thirteen_wonders(Some(t)) {
-                    return Err(illegal("you have no special hand to form with that tile"));
-                }
-                let mut h = current.clone();
-                h.draw(t).map_err(illegal)?;
+                let h = &mut self.seats[seat.index()];
+                let _ = h.draw(t);
                 h.hand_declared = true;
-                self.check_declaration(seat, &h, ctx)?;
                 let tiles = h.concealed.to_vec();
-                self.seats[seat.index()] = h;
                 self.mj_pending = false;
                 ctx.all(Event::DeclaredSpecialSet { player: p, tiles });
                 self.score_player(seat, ctx);
-                Ok(())
             }
         }
     }
 
-    /// The winner places the discard it went out with in a set (`make`),
-    /// which must leave a complete hand; the discard is then judged for
-    /// danger like any claimed discard.
+    /// The winner places the discard it went out with in a set (`make`); the
+    /// discard is then judged for danger like any claimed discard.
     fn place_discard(
         &mut self,
         seat: Wind,
         make: impl FnOnce(&mut PlayerHand) -> Result<(), &'static str>,
-        cannot: &'static str,
         event: Event,
         ctx: &mut Ctx<'_>,
-    ) -> Result<(), GameError> {
-        let mut h = self.seats[seat.index()].clone();
-        make(&mut h).map_err(illegal)?;
-        if !h.can_mah_jong(None, ctx.options.seven_pairs) {
-            return Err(illegal(cannot));
-        }
-        self.check_declaration(seat, &h, ctx)?;
-        self.seats[seat.index()] = h;
+    ) {
+        let _ = make(&mut self.seats[seat.index()]);
         self.chow_pending = false;
         self.mj_pending = false;
         // The winner's own danger signals are not refreshed: scoring replaces
@@ -990,75 +795,38 @@ impl Hand {
         ctx.all(event);
         self.announce_danger(ctx);
         self.score_if_declared(seat, ctx);
-        Ok(())
     }
 
-    pub(crate) fn form_closed_set(&mut self, seat: Wind, set: ClosedSet, ctx: &mut Ctx<'_>) -> Result<(), GameError> {
-        if self.phase != Phase::MahJonging {
-            return Err(illegal("sets are formed from the concealed tiles only after Mah-Jong"));
-        }
-        let current = &self.seats[seat.index()];
-        if current.hand_declared {
-            return Err(illegal("your hand is already declared"));
-        }
-        let winner = seat == self.player;
-        if !winner && self.winners.contains(&seat) {
-            return Err(illegal("you went out too: wait until the winners before you have declared"));
-        }
-        let seven = ctx.options.seven_pairs;
+    /// After Mah-Jong a player forms a set from its concealed tiles (the
+    /// winner's whole hand, for a special hand).
+    pub(crate) fn form_closed_set(&mut self, seat: Wind, set: ClosedSet, ctx: &mut Ctx<'_>) {
         let p = self.player_at(seat);
-        let mut h = current.clone();
+        let h = &mut self.seats[seat.index()];
         let formed = match set {
             ClosedSet::Pung(t) => h.form_closed_pung(t).map(|_| TileSet::new(SetKind::ClosedPung, t)),
             ClosedSet::Chow(t) => h.form_closed_chow(t).map(|_| TileSet::new(SetKind::ClosedChow, t)),
             ClosedSet::Pair(t) => h.form_closed_pair(t).map(|_| TileSet::new(SetKind::ClosedPair, t)),
             ClosedSet::SpecialSet => {
-                if !winner || self.mj_pending || !h.can_thirteen_wonders(None) {
-                    return Err(illegal("you have no special hand to declare"));
-                }
                 h.hand_declared = true;
-                self.check_declaration(seat, &h, ctx)?;
                 let tiles = h.concealed.to_vec();
-                self.seats[seat.index()] = h;
                 ctx.all(Event::DeclaredSpecialSet { player: p, tiles });
                 self.score_player(seat, ctx);
-                return Ok(());
+                return;
             }
-        }
-        .map_err(illegal)?;
-        if winner && !h.can_mah_jong(None, seven) {
-            return Err(illegal("that set does not leave a complete hand"));
-        }
-        if winner {
-            self.check_declaration(seat, &h, ctx)?;
-        }
-        self.seats[seat.index()] = h;
+        };
+        let Ok(formed) = formed else { return };
         ctx.all(Event::FormedClosedSet { player: p, set: formed });
         // Losers too: one whose sets use up every concealed tile (three
         // exposed sets and two pairs, say) has nothing left to show.
         self.score_if_declared(seat, ctx);
-        Ok(())
     }
 
-    pub(crate) fn show_tiles(&mut self, seat: Wind, ctx: &mut Ctx<'_>) -> Result<(), GameError> {
-        if self.phase != Phase::MahJonging {
-            return Err(illegal("tiles are shown only after Mah-Jong"));
-        }
-        let h = &self.seats[seat.index()];
-        if h.hand_declared || self.scores[seat.index()].is_some() {
-            return Err(illegal("your hand is already declared"));
-        }
-        if seat == self.player {
-            return Err(illegal("the winner must finish making its sets"));
-        }
-        if self.winners.contains(&seat) {
-            return Err(illegal("you went out too: you will declare your winning hand in turn"));
-        }
-        let tiles = h.concealed.to_vec();
+    /// After Mah-Jong a loser shows its remaining concealed tiles; its hand is scored.
+    pub(crate) fn show_tiles(&mut self, seat: Wind, ctx: &mut Ctx<'_>) {
+        let tiles = self.seats[seat.index()].concealed.to_vec();
         self.seats[seat.index()].hand_declared = true;
         ctx.all(Event::ShowedTiles { player: self.player_at(seat), tiles });
         self.score_player(seat, ctx);
-        Ok(())
     }
 
     fn score_if_declared(&mut self, seat: Wind, ctx: &mut Ctx<'_>) {
@@ -1070,12 +838,12 @@ impl Hand {
 
     /// How the winner at `seat` goes out, for scoring: the tile it went out
     /// with, where it came from, and the table as it is.
-    fn win_context(&self, seat: Wind) -> Option<WinContext<'_>> {
+    pub(crate) fn win_context(&self, seat: Wind) -> Option<WinContext<'_>> {
         let before = self.before_last_tile.as_ref().and_then(|(who, h)| (*who == seat).then_some(h));
         Some(self.context(self.whence, self.tile?, before, self.kong_upon_kong))
     }
 
-    fn context<'a>(
+    pub(crate) fn context<'a>(
         &'a self,
         whence: Whence,
         tile: Tile,
@@ -1093,56 +861,6 @@ impl Hand {
             east_wins_before: self.east_wins_before,
             kong_upon_kong,
         }
-    }
-
-    /// True when a restriction on going out is in force in this hand; when
-    /// false nothing about going out needs judging (the default game).
-    fn going_out_restricted(&self, ctx: &Ctx<'_>) -> bool {
-        GoingOut::restricted(ctx.options, self.minimum_doubles)
-    }
-
-    /// The judge of the winner at `seat` going out as it stands now.
-    fn going_out<'a>(&'a self, seat: Wind, ctx: &'a Ctx<'_>) -> Option<GoingOut<'a>> {
-        let win = self.win_context(seat)?;
-        Some(self.judge_with(seat, win, ctx))
-    }
-
-    fn judge_with<'a>(&self, seat: Wind, win: WinContext<'a>, ctx: &'a Ctx<'_>) -> GoingOut<'a> {
-        GoingOut {
-            options: ctx.options,
-            minimum_doubles: self.minimum_doubles,
-            seat,
-            prevailing: self.round,
-            no_special_scores: ctx.no_special_scores,
-            win,
-        }
-    }
-
-    /// Under a restriction on going out, the winner at `seat` (going out
-    /// self-drawn, or declaring after Mah-Jong) must keep at least one
-    /// qualifying way of completing `hand`.
-    fn check_declaration(&self, seat: Wind, hand: &PlayerHand, ctx: &Ctx<'_>) -> Result<(), GameError> {
-        if !self.going_out_restricted(ctx) {
-            return Ok(());
-        }
-        match self.going_out(seat, ctx) {
-            Some(judge) => judge.check(hand, None),
-            None => Ok(()),
-        }
-    }
-
-    /// Under a restriction on going out, a claim of Mah-Jong on the discard
-    /// or robbed kong `t` must have a qualifying way of placing it and
-    /// completing the hand, judged as the hand will be once the claim is
-    /// granted (the claimant's hand now is its hand before the winning tile;
-    /// a kong made before the discard is no kong upon kong).
-    fn check_claimed_mah_jong(&self, seat: Wind, t: Tile, whence: Whence, ctx: &Ctx<'_>) -> Result<(), GameError> {
-        if !self.going_out_restricted(ctx) {
-            return Ok(());
-        }
-        let hand = &self.seats[seat.index()];
-        let win = self.context(whence, t, Some(hand), false);
-        self.judge_with(seat, win, ctx).check(hand, Some(t))
     }
 
     fn score_player(&mut self, seat: Wind, ctx: &mut Ctx<'_>) {

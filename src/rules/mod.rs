@@ -10,6 +10,7 @@ pub mod event;
 pub mod game;
 pub mod hand;
 pub mod invariants;
+pub mod legal;
 pub mod options;
 pub mod player_hand;
 pub mod presets;

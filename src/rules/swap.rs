@@ -147,9 +147,9 @@ impl Hand {
         }
     }
 
-    /// East chooses how many lots to swap; with 0 play starts at once.
-    pub(crate) fn choose_swap(&mut self, seat: Wind, lots: u8, ctx: &mut Ctx<'_>) -> Result<(), GameError> {
-        let mut state = self.swap_under_way()?;
+    /// Checks East's choice of how many lots to swap.
+    pub(crate) fn check_choose_swap(&self, seat: Wind, lots: u8) -> Result<(), GameError> {
+        let state = self.swap_under_way()?;
         if seat != Wind::East {
             return Err(illegal("only East chooses how many lots of tiles to swap"));
         }
@@ -159,6 +159,12 @@ impl Hand {
         if lots > MAX_LOTS {
             return Err(illegal("East may swap at most 3 lots"));
         }
+        Ok(())
+    }
+
+    /// East chooses how many lots to swap; with 0 play starts at once.
+    pub(crate) fn choose_swap(&mut self, lots: u8, ctx: &mut Ctx<'_>) {
+        let Some(mut state) = self.swap else { return };
         emit(ctx, Audience::Everyone, Event::SwapChosen { player: self.east, lots });
         if lots == 0 {
             self.end_swap(None, ctx);
@@ -167,13 +173,11 @@ impl Hand {
             state.lot = 1;
             self.swap = Some(state);
         }
-        Ok(())
     }
 
-    /// A player puts a concealed tile face down for the current lot; when
-    /// all four have, the lot moves.
-    pub(crate) fn pass_tile(&mut self, seat: Wind, t: Tile, ctx: &mut Ctx<'_>) -> Result<(), GameError> {
-        let mut state = self.swap_under_way()?;
+    /// Checks a tile put down for the current lot.
+    pub(crate) fn check_pass_tile(&self, seat: Wind, t: Tile) -> Result<(), GameError> {
+        let state = self.swap_under_way()?;
         if state.lots.is_none() {
             return Err(illegal("East has not yet chosen how many lots to swap"));
         }
@@ -183,7 +187,14 @@ impl Hand {
         if t.is_bonus() {
             return Err(illegal("bonus tiles are declared, not passed"));
         }
-        self.seats[seat.index()].give(t).map_err(illegal)?;
+        self.seats[seat.index()].clone().give(t).map_err(illegal)
+    }
+
+    /// A player puts a concealed tile face down for the current lot; when
+    /// all four have, the lot moves.
+    pub(crate) fn pass_tile(&mut self, seat: Wind, t: Tile, ctx: &mut Ctx<'_>) {
+        let Some(mut state) = self.swap else { return };
+        let _ = self.seats[seat.index()].give(t);
         state.chosen[seat.index()] = Some(t);
         let p = self.player_at(seat);
         let lot = state.lot;
@@ -194,7 +205,6 @@ impl Hand {
         } else {
             self.swap = Some(state);
         }
-        Ok(())
     }
 
     /// Every player has put a tile down: all four move at once.

@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::command::{Claim, PlayerId};
+use super::command::{Action, Claim, PlayerId};
 use super::game::Game;
 use super::hand::{Answer, Hand, Konging, Outcome, Phase};
 use super::options::GameOptions;
@@ -81,6 +81,11 @@ pub struct HandView {
     pub my_answer: Option<Answer>,
     /// What the viewer is expected to do now.
     pub my_decision: Option<Decision>,
+    /// Every move the viewer may make now, exactly as `act` takes them (the
+    /// engine accepts a move exactly when it is listed); empty for
+    /// spectators and when nothing is awaited of the viewer.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub my_actions: Vec<Action>,
     /// East's tile swap, while it is under way.
     pub swap: Option<SwapView>,
     /// How the hand ended.
@@ -191,7 +196,11 @@ impl Game {
             round: self.round(),
             hands_started: self.hands_started(),
             game_over: self.is_over(),
-            hand: self.hand().map(|h| hand_view(h, viewer, self.options().show_on_washout)),
+            hand: self.hand().map(|h| {
+                let mut view = hand_view(h, viewer, self.options().show_on_washout);
+                view.my_actions = viewer.map(|p| self.legal_actions(p)).unwrap_or_default();
+                view
+            }),
         }
     }
 }
@@ -250,6 +259,7 @@ fn hand_view(h: &Hand, viewer: Option<PlayerId>, show_on_washout: bool) -> HandV
         minimum_doubles: h.minimum_doubles(),
         my_answer,
         my_decision: my_seat.and_then(|s| decision(h, s)),
+        my_actions: Vec::new(),
         swap: h.swap().map(|s| SwapView {
             lots: s.lots(),
             lot: s.lot(),
