@@ -13,6 +13,7 @@ pub mod invariants;
 pub mod options;
 pub mod player_hand;
 pub mod presets;
+pub mod rebuild;
 pub mod scoring;
 pub mod settlement;
 pub mod swap;
