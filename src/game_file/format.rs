@@ -134,7 +134,7 @@ pub(super) fn invalid(why: impl Into<String>) -> ArchiveError {
 
 /// Reads a game file: the format and version are checked first, so that a
 /// file of another version says so rather than failing on some field. The
-/// content is checked by [`super::check`].
+/// content is checked by [`super::check()`].
 pub fn parse(text: &str) -> Result<GameFile, ArchiveError> {
     let value: Value = serde_json::from_str(text).map_err(|e| ArchiveError::Json(e.to_string()))?;
     let Some(object) = value.as_object() else {

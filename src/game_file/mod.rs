@@ -3,7 +3,7 @@
 //!
 //! This module sits above the tables and the store: the store only writes a
 //! game's rows at once and reads them back ([`Store::import_game`],
-//! [`Store::load_game`]); the format ([`format`]), its checking by replay
+//! [`Store::load_game`]); the format ([`format`](mod@format)), its checking by replay
 //! through the engine ([`check()`]) and the reading of mj-server logs
 //! ([`mj_server`]) are here. A file is never trusted: see [`check()`].
 //! Loading a checked game stores its rows once and, when it is not over,
