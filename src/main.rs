@@ -276,7 +276,7 @@ fn export(database: &str, game_id: &str, output: Option<&std::path::Path>) -> Ex
             Ok(s) => s,
             Err(code) => return code,
         };
-        let exported = store.export_game(game_id).await;
+        let exported = mahjong::game_file::export(&store, game_id).await;
         store.close().await;
         let file = match exported {
             Ok(Some(file)) => file,
@@ -319,13 +319,11 @@ fn export(database: &str, game_id: &str, output: Option<&std::path::Path>) -> Ex
 }
 
 /// Reads and checks a game file or an mj-server log.
-fn read_game(
-    path: &std::path::Path,
-) -> Result<(mahjong::store::archive::Checked, mahjong::store::archive::Source), String> {
+fn read_game(path: &std::path::Path) -> Result<(mahjong::game_file::Checked, mahjong::game_file::Source), String> {
     let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
     // mj-server wrote bytes; only its names are free text.
     let text = String::from_utf8_lossy(&bytes);
-    mahjong::store::archive::read_any(&text, mahjong::store::now_us()).map_err(|e| format!("{}: {e}", path.display()))
+    mahjong::game_file::read_any(&text, mahjong::store::now_us()).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// `import`: a game file or an mj-server log stored as a new game; prints
@@ -343,7 +341,7 @@ fn import(database: &str, path: &std::path::Path) -> ExitCode {
             Ok(s) => s,
             Err(code) => return code,
         };
-        let imported = store.import_game(checked, source).await;
+        let imported = mahjong::game_file::import(&store, checked, source).await;
         store.close().await;
         match imported {
             Ok(imported) => {
@@ -381,7 +379,7 @@ fn serve(args: mahjong::server::ServeArgs) -> ExitCode {
     // the operator's to fix, not a table that fails later.
     let load = match &args.load_game {
         Some(path) => match read_game(path) {
-            Ok(read) => Some((path.clone(), read)),
+            Ok((checked, source)) => Some(mahjong::server::LoadGame { path: path.clone(), checked, source }),
             Err(e) => {
                 eprintln!("--load-game {e}");
                 return ExitCode::from(2);
@@ -405,23 +403,10 @@ fn serve(args: mahjong::server::ServeArgs) -> ExitCode {
             Ok(s) => s,
             Err(code) => return code,
         };
-        // A loaded game not over is stored as unfinished: the server resumes
-        // it as a table with every other unfinished game.
-        if let Some((path, (checked, source))) = load {
-            match store.import_game(checked, source).await {
-                Ok(imported) => {
-                    tracing::info!(table = %imported.id, state = %imported.state, "loaded {}", path.display());
-                    for grant in &imported.seats {
-                        tracing::info!(table = %imported.id, seat = grant.seat, token = %grant.token, "seat token");
-                    }
-                }
-                Err(e) => {
-                    eprintln!("cannot store the game of {}: {e}", path.display());
-                    return ExitCode::FAILURE;
-                }
-            }
-        }
-        match mahjong::server::serve(listener, defaults, store, mahjong::server::shutdown_signal()).await {
+        // A loaded game not over opens as a table once the unfinished games
+        // in the store have resumed.
+        match mahjong::server::serve_loading(listener, defaults, store, load, mahjong::server::shutdown_signal()).await
+        {
             Ok(()) => {
                 tracing::info!("shut down");
                 ExitCode::SUCCESS

@@ -15,11 +15,11 @@ use serde::Serialize;
 
 use crate::protocol::{ControllerMessage, Direction, LogError, LogMessage, LogRecord, PlayerMessage, read_log};
 use crate::rules::options::{GameOptions, OptionLine};
+use crate::rules::rebuild::Input;
 use crate::rules::{
     Action, Claim, ClosedSet, Command, DiscardUse, Emitted, Event, Game, GameError, PlayerId, Tile, WallSource,
     hand::Phase,
 };
-use crate::store::Input;
 
 /// One hand as our engine played and scored it, keyed by the log's player ids.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -111,7 +111,7 @@ struct LoggedDanger {
 }
 
 /// What a replay fed our engine and what the engine said back: enough to
-/// store the game as if it had been played here (`store::mj_server`). The
+/// store the game as if it had been played here (`game_file::mj_server`). The
 /// capture only watches; the replay checks the same things with or without it.
 #[derive(Clone, Debug)]
 pub struct Capture {

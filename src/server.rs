@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use tokio::net::TcpListener;
 
+use crate::game_file::{self, Checked, Source};
 use crate::http::tables::TableDefaults;
 use crate::http::{AppState, router};
 use crate::rules::presets;
@@ -174,6 +175,17 @@ fn read(path: &std::path::Path) -> Result<String, String> {
     std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
 }
 
+/// A game file (or mj-server log) to load when the server starts
+/// (`--load-game`), read and checked.
+pub struct LoadGame {
+    /// The file it was read from (for the log).
+    pub path: PathBuf,
+    /// The game, checked.
+    pub checked: Checked,
+    /// What kind of file it was.
+    pub source: Source,
+}
+
 /// Serves on an already-bound listener until `shutdown` completes, then
 /// stops accepting, lets open requests finish and commits what the tables
 /// have written. First, every unfinished game in the store resumes.
@@ -183,11 +195,38 @@ pub async fn serve(
     store: Store,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    serve_loading(listener, defaults, store, None, shutdown).await
+}
+
+/// As [`serve`], and once the unfinished games have resumed, `load` is
+/// stored as a new game (a table at once if it is not over), its people's
+/// new seat tokens written to the log.
+pub async fn serve_loading(
+    listener: TcpListener,
+    defaults: TableDefaults,
+    store: Store,
+    load: Option<LoadGame>,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
     let (stop, stopping) = tokio::sync::watch::channel(false);
     let lobby = Arc::new(Lobby::new(store.clone()));
     let recovered = lobby.recover().await.map_err(std::io::Error::other)?;
     if recovered > 0 {
         tracing::info!("{recovered} unfinished games resumed");
+    }
+    if let Some(LoadGame { path, checked, source }) = load {
+        match game_file::load(&lobby, checked, source).await {
+            Ok(imported) => {
+                tracing::info!(table = %imported.id, state = %imported.state, "loaded {}", path.display());
+                for grant in &imported.seats {
+                    tracing::info!(table = %imported.id, seat = grant.seat, token = %grant.token, "seat token");
+                }
+            }
+            Err(e) => {
+                store.close().await;
+                return Err(std::io::Error::other(format!("cannot load the game of {}: {e}", path.display())));
+            }
+        }
     }
     let state = AppState { lobby, defaults: Arc::new(defaults), shutdown: stopping.clone() };
     tokio::spawn(async move {

@@ -24,6 +24,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 
 use mahjong::bots::Strategy;
+use mahjong::game_file::{FileInput, GameFile, Imported};
 use mahjong::http::games::{GamesQuery, PageQuery, StandingsQuery};
 use mahjong::http::tables::{CreateTable, RobotRequest, SitRequest};
 use mahjong::protocol::ws::{
@@ -35,7 +36,6 @@ use mahjong::rules::scoring::HandScore;
 use mahjong::rules::settlement::Settlement;
 use mahjong::rules::view::{HandView, SeatView};
 use mahjong::rules::{Action, TableView, TileSet};
-use mahjong::store::archive::{FileInput, GameFile, Imported};
 use mahjong::store::queries::{GameDetail, GamePage, HandDetail, HandHistory, HandPage, StandingsPage};
 use mahjong::table::SeatGrant;
 use serde::de::DeserializeOwned;
@@ -363,7 +363,7 @@ fn check_block(block: &Block, seen: &mut Seen, settle_answer: &mut Option<(usize
         "GameFile" => {
             // A game file example must also be a file the server loads.
             if let Some(file) = round_trip::<GameFile>(block, &json) {
-                mahjong::store::archive::check(&file).unwrap_or_else(|e| panic!("{where_}: {e}"));
+                mahjong::game_file::check(&file).unwrap_or_else(|e| panic!("{where_}: {e}"));
             }
         }
         "FileInput" => drop(round_trip::<FileInput>(block, &json)),

@@ -10,8 +10,8 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 use super::{ApiError, AppState};
+use crate::game_file::{self, ArchiveError, Checked, Source};
 use crate::protocol::ws::TableState;
-use crate::store::archive::{self, ArchiveError, Checked, Source};
 
 /// The largest game file or log these routes take, in bytes: a long game's
 /// log runs to megabytes, far beyond the other requests' limit.
@@ -31,10 +31,7 @@ impl From<ArchiveError> for ApiError {
 
 /// `GET /api/v1/games/{id}/export`: a finished game's file.
 pub async fn export(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    let file = state
-        .lobby
-        .store()
-        .export_game(&id)
+    let file = game_file::export(state.lobby.store(), &id)
         .await?
         .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "no_such_game", format!("no game {id}")))?;
     if file.game.state != TableState::Over.as_str() {
@@ -64,8 +61,8 @@ async fn checked(read: impl FnOnce() -> Result<Checked, ArchiveError> + Send + '
 /// `POST /api/v1/games/import`: loads a game file as a new game.
 pub async fn import(State(state): State<AppState>, body: Bytes) -> Result<Response, ApiError> {
     let text = String::from_utf8(body.to_vec()).map_err(|_| ApiError::bad_request("the body is not UTF-8"))?;
-    let checked = checked(move || archive::parse(&text).and_then(|file| archive::check(&file))).await?;
-    let imported = state.lobby.load(checked, Source::GameFile).await?;
+    let checked = checked(move || game_file::parse(&text).and_then(|file| game_file::check(&file))).await?;
+    let imported = game_file::load(&state.lobby, checked, Source::GameFile).await?;
     Ok((StatusCode::CREATED, Json(imported)).into_response())
 }
 
@@ -76,7 +73,7 @@ pub async fn import_mj_server(State(state): State<AppState>, body: Bytes) -> Res
     // costs at most a character of a name.
     let text = String::from_utf8_lossy(&body).into_owned();
     let now = crate::store::now_us();
-    let checked = checked(move || archive::check(&crate::store::mj_server::game_file(&text, now)?)).await?;
-    let imported = state.lobby.load(checked, Source::MjServer).await?;
+    let checked = checked(move || game_file::check(&game_file::mj_server::game_file(&text, now)?)).await?;
+    let imported = game_file::load(&state.lobby, checked, Source::MjServer).await?;
     Ok((StatusCode::CREATED, Json(imported)).into_response())
 }

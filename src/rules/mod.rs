@@ -14,6 +14,7 @@ pub mod legal;
 pub mod options;
 pub mod player_hand;
 pub mod presets;
+pub mod rebuild;
 pub mod scoring;
 pub mod settlement;
 pub mod swap;

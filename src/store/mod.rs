@@ -15,10 +15,8 @@
 //! waiting in one transaction (group commit), which is what lets one SQLite
 //! file keep up with thousands of tables.
 
-pub mod archive;
 pub mod dates;
 pub mod journal;
-pub mod mj_server;
 pub mod projection;
 pub mod queries;
 pub mod records;
@@ -33,7 +31,7 @@ use sqlx::{AnyPool, Executor};
 pub use journal::Journal;
 pub use projection::HandProjector;
 pub use records::{Batch, EventRow, GameRow, HandPlayerRow, HandRow, Input, InputRow, PaymentRow, SeatChange, SeatRow};
-pub use saved::SavedGame;
+pub use saved::{NewGame, SavedGame};
 
 /// The database used when none is named: a file in the working directory.
 pub const DEFAULT_DATABASE: &str = "sqlite://mahjong.db";

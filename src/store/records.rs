@@ -4,29 +4,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::rules::command::Command;
 use crate::rules::event::Audience;
-
-/// An input that rebuilds a game: replaying a game's inputs in order through
-/// a new engine gives back the game.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "input", rename_all = "snake_case")]
-pub enum Input {
-    /// The manager changed an option (before the game, or between hands).
-    SetOption {
-        /// The option.
-        name: String,
-        /// Its value, as in an option file.
-        value: String,
-    },
-    /// The game started with the table's options at that moment.
-    StartGame,
-    /// A command the engine accepted.
-    Engine {
-        /// The command.
-        command: Command,
-    },
-}
+/// The inputs rows hold (the engine's, re-exported: the store only keeps them).
+pub use crate::rules::rebuild::Input;
 
 /// The game row: what a query needs to know of a game without reading its log.
 #[derive(Clone, Debug, PartialEq, Eq)]

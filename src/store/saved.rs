@@ -1,9 +1,9 @@
-//! Reading a game back whole: what recovery needs to rebuild a table, and
-//! what an export writes out.
+//! A game whole: read back (what recovery needs to rebuild a table, and what
+//! an export writes out), or written at once as a new game (an import).
 
 use sqlx::{AnyConnection, Row};
 
-use super::records::{EventRow, GameRow, Input, InputRow, SeatRow, audience_from_columns};
+use super::records::{Batch, EventRow, GameRow, HandRow, Input, InputRow, SeatChange, SeatRow, audience_from_columns};
 use super::{Store, StoreError};
 
 /// A stored game, read back.
@@ -23,7 +23,40 @@ pub struct SavedGame {
     pub events: Vec<EventRow>,
 }
 
+/// A whole game's rows, to be written at once as a new game (a game file
+/// that has been checked, or an imported log).
+#[derive(Clone, Debug)]
+pub struct NewGame {
+    /// Its row.
+    pub game: GameRow,
+    /// The table's settings when it opened, as JSON.
+    pub settings: String,
+    /// Its seats (a person's with the hash of its new token, if any).
+    pub seats: Vec<SeatRow>,
+    /// Every input, in order.
+    pub inputs: Vec<InputRow>,
+    /// Every event, in order.
+    pub events: Vec<EventRow>,
+    /// The finished hands.
+    pub hands: Vec<HandRow>,
+}
+
 impl Store {
+    /// Writes a whole game as a new game, in one transaction; returns its
+    /// new id.
+    pub async fn import_game(&self, game: NewGame) -> Result<String, StoreError> {
+        let id = uuid::Uuid::new_v4().simple().to_string();
+        let NewGame { game, settings, seats, inputs, events, hands } = game;
+        let mut batch = Batch::new(id.clone(), game);
+        batch.settings = Some(settings);
+        batch.seats = seats.into_iter().map(SeatChange::Set).collect();
+        batch.inputs = inputs;
+        batch.events = events;
+        batch.hands = hands;
+        self.write(batch).await?;
+        Ok(id)
+    }
+
     /// The ids of the games not over (open or being played), oldest first.
     pub async fn unfinished_games(&self) -> Result<Vec<String>, StoreError> {
         let rows = sqlx::query("SELECT id FROM games WHERE state <> 'over' ORDER BY created_us, id")

@@ -16,7 +16,8 @@
 //! and hand projections) and written to the store before any of its events
 //! is sent, and before a request that changed something is answered. If the
 //! store fails the table stops: it never shows anyone what it could lose.
-//! [`recover`] rebuilds a table from the store after a restart.
+//! [`recover`] rebuilds a table from the store after a restart; [`reopen`]
+//! opens one on a game already rebuilt (a loaded game file).
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
@@ -27,7 +28,6 @@ use rand_chacha::ChaCha8Rng;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
-use super::rebuild::{Rebuild, new_game};
 use super::{Connection, SeatGrant, TableCommand, TableError, TableHandle, TableSettings};
 use crate::bots::Robot;
 use crate::bots::strategy::Strategy;
@@ -37,6 +37,7 @@ use crate::protocol::ws::{
 use crate::rules::command::{Command, PlayerId, WallSource};
 use crate::rules::event::{Audience, Emitted};
 use crate::rules::game::Game;
+use crate::rules::rebuild::{Rebuild, new_game};
 use crate::rules::view;
 use crate::store::{
     Batch, EventRow, GameRow, HandProjector, Input, InputRow, SavedGame, SeatChange, SeatRow, Store, StoreError,
@@ -1075,16 +1076,55 @@ async fn sleep_until(deadline: Option<Instant>) {
     }
 }
 
+/// A game to be played on as a table again: its rows as stored, and the
+/// game its inputs rebuild.
+pub struct Rebuilt {
+    /// The game's id.
+    pub id: String,
+    /// The table's settings when it opened.
+    pub settings: TableSettings,
+    /// The game row.
+    pub game: GameRow,
+    /// The seats, with their token hashes.
+    pub seats: Vec<SeatRow>,
+    /// The inputs replayed (see [`crate::rules::rebuild`]).
+    pub rebuild: Rebuild,
+    /// How many inputs are stored.
+    pub inputs: i64,
+    /// The events of the previous and current hands (earlier ones are
+    /// ignored), for clients that resume.
+    pub events: Vec<EventRow>,
+}
+
 /// Rebuilds a table from its stored game and starts it. The game is replayed
-/// input by input through the engine (and checked against the stored
-/// scores); the seats, the manager, the random stream and the event stream's
-/// position come back, with the recent events for clients that resume. The
-/// players are away until they reconnect with their seat tokens; a game in
-/// play waits, paused, until every person is ready again.
+/// input by input through the engine (off the async threads: a long game
+/// replays for a while), then the table opens as [`reopen`] does.
 pub async fn recover(saved: SavedGame, store: Store) -> Result<TableHandle, String> {
+    let SavedGame { id, game, settings, seats, inputs, events } = saved;
+    let bad = |why: String| format!("game {id}: {why}");
+    let settings: TableSettings = serde_json::from_str(&settings).map_err(|e| bad(format!("settings: {e}")))?;
+    let mut rebuild = Rebuild::new(settings.options.clone(), settings.no_special_scores);
+    let rebuild = tokio::task::spawn_blocking(move || {
+        for row in &inputs {
+            rebuild.apply(&row.input).map_err(|e| format!("input {}: {e}", row.n))?;
+        }
+        Ok::<_, String>((rebuild, inputs.len() as i64))
+    })
+    .await
+    .map_err(|e| bad(format!("replaying the inputs: {e}")))?;
+    let (rebuild, inputs) = rebuild.map_err(bad)?;
+    reopen(Rebuilt { id: id.clone(), settings, game, seats, rebuild, inputs, events }, store).await
+}
+
+/// Opens a table again on a game already rebuilt from its inputs (checked
+/// against the stored scores) and starts it: the seats, the manager, the
+/// random stream and the event stream's position come back, with the recent
+/// events for clients that resume. The players are away until they reconnect
+/// with their seat tokens; a game in play waits, paused, until every person
+/// is ready again. The game's rows must already be stored.
+pub async fn reopen(saved: Rebuilt, store: Store) -> Result<TableHandle, String> {
     let bad = |why: String| format!("game {}: {why}", saved.id);
-    let settings: TableSettings = serde_json::from_str(&saved.settings).map_err(|e| bad(format!("settings: {e}")))?;
-    let mut actor = Actor::new(saved.id.clone(), settings, store);
+    let mut actor = Actor::new(saved.id.clone(), saved.settings, store);
     actor.settings_unwritten = false;
     actor.pending = Pending::default();
     actor.source = match saved.game.source.as_str() {
@@ -1117,14 +1157,10 @@ pub async fn recover(saved: SavedGame, store: Store) -> Result<TableHandle, Stri
         });
         actor.penalties[seat] = row.penalty;
     }
-    // The game, input by input.
-    let mut rebuild = Rebuild::new(&actor.settings);
-    for row in &saved.inputs {
-        rebuild.apply(&row.input).map_err(|e| bad(format!("input {}: {e}", row.n)))?;
-        actor.inputs += 1;
-    }
-    actor.settings.options = rebuild.options;
-    if let Some(game) = rebuild.game {
+    // The game, as its inputs rebuild it.
+    actor.inputs = saved.inputs;
+    actor.settings.options = saved.rebuild.options;
+    if let Some(game) = saved.rebuild.game {
         actor.start_following(game);
     }
     if let Some(game) = &actor.game {
@@ -1147,10 +1183,11 @@ pub async fn recover(saved: SavedGame, store: Store) -> Result<TableHandle, Stri
     // The stream: its position, and the recent events for resuming.
     actor.seq = u64::try_from(saved.game.last_seq).unwrap_or(0);
     let current = actor.hand_number();
-    actor.log_start = saved.events.first().map_or(actor.seq + 1, |e| e.seq as u64);
-    actor.hand_started_seq = saved.events.iter().find(|e| e.hand == current).map_or(actor.seq + 1, |e| e.seq as u64);
+    let events = saved.events.iter().filter(|e| e.hand >= current - 1);
+    actor.log_start = events.clone().next().map_or(actor.seq + 1, |e| e.seq as u64);
+    actor.hand_started_seq = events.clone().find(|e| e.hand == current).map_or(actor.seq + 1, |e| e.seq as u64);
     let in_progress = actor.game.as_ref().is_some_and(Game::hand_in_progress);
-    for e in &saved.events {
+    for e in events {
         actor.log.push_back(Logged { seq: e.seq as u64, to: e.audience, text: e.body.as_str().into() });
         // The hand being played is followed again, for its row when it ends.
         if in_progress

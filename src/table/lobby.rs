@@ -4,8 +4,7 @@ use std::collections::HashMap;
 use std::sync::RwLock;
 
 use super::{TableError, TableHandle, TableSettings, actor};
-use crate::protocol::ws::{TableInfo, TableState};
-use crate::store::archive::{Checked, Imported, Source};
+use crate::protocol::ws::TableInfo;
 use crate::store::{Store, StoreError};
 
 /// Every table of the server, by id. The lock is only ever held to look up or
@@ -79,16 +78,17 @@ impl Lobby {
         Ok(true)
     }
 
-    /// Stores a checked game file (or mj-server log) as a new game. A game
-    /// that is over is only stored; any other is opened as a table at once,
-    /// its people's seats waiting for them to connect with the new tokens
-    /// returned and say ready.
-    pub async fn load(&self, checked: Checked, source: Source) -> Result<Imported, StoreError> {
-        let imported = self.store.import_game(checked, source).await?;
-        if imported.state != TableState::Over.as_str() {
-            self.resume(&imported.id).await?;
-        }
-        Ok(imported)
+    /// Opens a table on a stored game already rebuilt from its inputs (a
+    /// loaded game file: `game_file::load`) and adds it to the
+    /// lobby. A game that cannot be played on is `StoreError::Corrupt`.
+    pub async fn reopen(&self, rebuilt: actor::Rebuilt) -> Result<TableHandle, StoreError> {
+        let id = rebuilt.id.clone();
+        let handle = actor::reopen(rebuilt, self.store.clone()).await.map_err(|why| StoreError::Corrupt {
+            why: why.strip_prefix(&format!("game {id}: ")).unwrap_or(&why).to_string(),
+            game: id,
+        })?;
+        self.insert(handle.clone());
+        Ok(handle)
     }
 
     /// The table with this id (a closed table is no longer found).

@@ -5,7 +5,6 @@
 
 pub mod actor;
 pub mod lobby;
-pub mod rebuild;
 
 use tokio::sync::{mpsc, oneshot};
 

@@ -1,13 +1,37 @@
-//! Rebuilding a game from its stored inputs, the one way both a restarted
-//! table ([`super::actor::recover`]) and an imported game file
-//! ([`crate::store::archive`]) do it: if they replayed inputs differently, a
-//! file that checks out could still fail to resume.
+//! Rebuilding a game from its inputs: what a table records of its game (the
+//! option changes, the start, every command the engine accepted) and the one
+//! way of replaying it. A restarted table (`table::actor::recover`) and a
+//! checked game file (`game_file::check`) both replay this way: if they
+//! replayed inputs differently, a file that checks out could still fail to
+//! resume.
 
-use super::TableSettings;
-use crate::rules::event::Emitted;
-use crate::rules::game::Game;
-use crate::rules::options::GameOptions;
-use crate::store::Input;
+use serde::{Deserialize, Serialize};
+
+use super::command::Command;
+use super::event::Emitted;
+use super::game::Game;
+use super::options::GameOptions;
+
+/// An input that rebuilds a game: replaying a game's inputs in order through
+/// a new engine gives back the game.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "input", rename_all = "snake_case")]
+pub enum Input {
+    /// The manager changed an option (before the game, or between hands).
+    SetOption {
+        /// The option.
+        name: String,
+        /// Its value, as in an option file.
+        value: String,
+    },
+    /// The game started with the table's options at that moment.
+    StartGame,
+    /// A command the engine accepted.
+    Engine {
+        /// The command.
+        command: Command,
+    },
+}
 
 /// A game being rebuilt input by input.
 #[derive(Clone, Debug)]
@@ -27,9 +51,10 @@ pub fn new_game(options: GameOptions, no_special_scores: bool) -> Game {
 }
 
 impl Rebuild {
-    /// Nothing replayed yet: the table as it opened.
-    pub fn new(settings: &TableSettings) -> Rebuild {
-        Rebuild { options: settings.options.clone(), no_special_scores: settings.no_special_scores, game: None }
+    /// Nothing replayed yet: the table as it opened, with its options and
+    /// its `--no-special-scores`.
+    pub fn new(options: GameOptions, no_special_scores: bool) -> Rebuild {
+        Rebuild { options, no_special_scores, game: None }
     }
 
     /// Replays one input; returns the events the engine emitted for it, or

@@ -1,217 +1,33 @@
-//! Game files: a game exported as one JSON document, and loaded back as a
-//! new game.
+//! Checking a game file: a file is never trusted.
 //!
-//! The document holds what the store holds of a game (its row, the table's
-//! settings, the seats, every input and every event with its audience) but
-//! never a seat token or its hash: a file can be handed around, and a game
-//! loaded from one gets fresh tokens.
-//!
-//! A file is never trusted. Loading replays its inputs through the engine and
-//! requires the file's game events to be exactly what the engine emits for
-//! them (same events, same audiences, at the sequence numbers the inputs
-//! give), and its row (scores, hands, state) to be what the replay ends
-//! with; the hands are rebuilt from the events by the same projector live
-//! tables use. Anything else is refused with the reason, and nothing is
-//! written. See docs/protocol.md, "Game files".
+//! Its inputs are replayed through the engine ([`crate::rules::rebuild`], as
+//! a restarted table replays its stored inputs), and the file's game events
+//! must be exactly what the engine emits for them (same events, same
+//! audiences, at the sequence numbers the inputs give), and its row (scores,
+//! hands, state) what the replay ends with; the hands are rebuilt from the
+//! events by the same projector live tables use. Anything else is refused
+//! with the reason. What passes is the game's rows as the store takes them,
+//! with the replayed game a table goes on from.
 
-use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::projection::HandProjector;
-use super::records::{
-    Batch, EventRow, GameRow, HandRow, Input, InputRow, SeatChange, SeatRow, audience_columns, audience_from_columns,
-};
-use super::{Store, StoreError};
-use crate::bots::strategy::Strategy;
+use super::format::{ArchiveError, FileEvent, FileInput, FileSeat, GameFile, invalid};
 use crate::protocol::ws::{ServerMessage, StreamEvent, TableEvent, TableState};
 use crate::rules::command::PlayerId;
 use crate::rules::event::{Audience, Event};
-use crate::table::rebuild::Rebuild;
-use crate::table::{SeatGrant, TableSettings};
+use crate::rules::rebuild::Rebuild;
+use crate::store::records::audience_from_columns;
+use crate::store::{EventRow, GameRow, HandProjector, HandRow, InputRow, SeatRow};
+use crate::table::TableSettings;
 
-/// The `format` of a game file.
-pub const FORMAT: &str = "mahjong-server game";
-
-/// The version of the format this server writes and reads.
-pub const VERSION: u64 = 1;
-
-/// A game file (see the module's documentation).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct GameFile {
-    /// Always [`FORMAT`].
-    pub format: String,
-    /// Always [`VERSION`].
-    pub version: u64,
-    /// The game's row.
-    pub game: FileGame,
-    /// The table's settings when it opened (later option changes are inputs).
-    pub settings: Value,
-    /// Who sat where.
-    pub seats: Vec<FileSeat>,
-    /// The inputs that rebuild the game, in order.
-    pub inputs: Vec<FileInput>,
-    /// Every event of the table's stream, in order.
-    pub events: Vec<FileEvent>,
-}
-
-/// A game file's game row.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FileGame {
-    /// The game's id where it was exported (a loaded game gets a new one).
-    pub id: String,
-    /// The table's name.
-    pub name: String,
-    /// The preset the options started from.
-    pub preset: String,
-    /// Where the game came from: `live`, `loaded` or `mj-server`.
-    pub source: String,
-    /// `open`, `playing` or `over`.
-    pub state: String,
-    /// When the table opened (µs since the epoch).
-    pub created_us: i64,
-    /// When the game ended.
-    pub finished_us: Option<i64>,
-    /// Hands dealt.
-    pub hands: i64,
-    /// Cumulative scores by player id.
-    pub scores: [i64; 4],
-    /// The manager's seat.
-    pub manager: Option<i64>,
-    /// The stream's last sequence number.
-    pub last_seq: i64,
-    /// The table's random stream position, in decimal: a 128-bit number is
-    /// beyond what JSON readers keep exactly.
-    pub rng_pos: String,
-}
-
-/// A seat in a game file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FileSeat {
-    /// 0-3 (the player id).
-    pub seat: i64,
-    /// The name shown.
-    pub name: String,
-    /// A robot's strategy; `null` for a person.
-    pub robot: Option<Strategy>,
-}
-
-/// An input in a game file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FileInput {
-    /// The stream's last sequence number before the input's events.
-    pub seq: i64,
-    /// The input.
-    #[serde(flatten)]
-    pub input: Input,
-}
-
-/// An event in a game file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FileEvent {
-    /// Its sequence number (1, 2, ... in order).
-    pub seq: i64,
-    /// When it was sent (µs since the epoch).
-    pub at_us: i64,
-    /// The hand it belongs to (0: before the first deal).
-    pub hand: i64,
-    /// `everyone`, `only` or `all_but`.
-    pub audience: String,
-    /// The player of `only` and `all_but`.
-    pub audience_player: Option<i64>,
-    /// The message as sent: a `ServerMessage` of type `event`.
-    pub body: Value,
-}
-
-/// Why a game file (or an mj-server log) was refused. Nothing was written.
-#[derive(Debug, thiserror::Error)]
-pub enum ArchiveError {
-    /// The text is not JSON (or not UTF-8).
-    #[error("the game file is not JSON: {0}")]
-    Json(String),
-    /// JSON, but not a game file of this server.
-    #[error("not a game file: {0}")]
-    Format(String),
-    /// A game file of a version this server does not read.
-    #[error("game file version {0} is not supported: this server reads version {VERSION}")]
-    Version(String),
-    /// A game file whose content is malformed or does not add up.
-    #[error("the game file is refused: {0}")]
-    Invalid(String),
-    /// An mj-server log that does not replay.
-    #[error("the mj-server log is refused: {0}")]
-    Log(String),
-}
-
-fn invalid(why: impl Into<String>) -> ArchiveError {
-    ArchiveError::Invalid(why.into())
-}
-
-/// Reads a game file: the format and version are checked first, so that a
-/// file of another version says so rather than failing on some field.
-pub fn parse(text: &str) -> Result<GameFile, ArchiveError> {
-    let value: Value = serde_json::from_str(text).map_err(|e| ArchiveError::Json(e.to_string()))?;
-    let Some(object) = value.as_object() else {
-        return Err(ArchiveError::Format("the document is not a JSON object".into()));
-    };
-    match object.get("format") {
-        Some(Value::String(f)) if f == FORMAT => {}
-        Some(other) => return Err(ArchiveError::Format(format!("its format is {other}, not \"{FORMAT}\""))),
-        None => return Err(ArchiveError::Format(format!("it has no \"format\": \"{FORMAT}\""))),
-    }
-    match object.get("version") {
-        Some(v) if v.as_u64() == Some(VERSION) => {}
-        Some(other) => return Err(ArchiveError::Version(other.to_string())),
-        None => return Err(ArchiveError::Version("(none)".into())),
-    }
-    serde_json::from_value(value).map_err(|e| invalid(e.to_string()))
-}
-
-/// Where a loaded game comes from: a game file, or an mj-server log.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Source {
-    /// Our own game file (stored with source `loaded`).
-    GameFile,
-    /// A log of the original mj-server (stored with source `mj-server`).
-    MjServer,
-}
-
-impl Source {
-    /// The game's `source` in the store.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Source::GameFile => "loaded",
-            Source::MjServer => "mj-server",
-        }
-    }
-}
-
-/// Reads and checks either kind of file, told apart by how it begins: a
-/// game file is a JSON object, an mj-server log a record `<cnxN ...` or
-/// `>cnxN ...`. An mj-server game is stamped `now_us`.
-pub fn read_any(text: &str, now_us: i64) -> Result<(Checked, Source), ArchiveError> {
-    let start = text.trim_start_matches('\u{feff}').trim_start();
-    if start.starts_with('{') {
-        Ok((check(&parse(text)?)?, Source::GameFile))
-    } else if start.starts_with("<cnx") || start.starts_with(">cnx") {
-        Ok((check(&super::mj_server::game_file(text, now_us)?)?, Source::MjServer))
-    } else {
-        Err(ArchiveError::Format(
-            "neither a game file (a JSON object) nor an mj-server log (<cnxN and >cnxN records)".into(),
-        ))
-    }
-}
-
-/// A game file that has been checked, as the rows to store.
+/// A game file that has been checked: the rows to store, and the game its
+/// inputs rebuild.
 #[derive(Clone, Debug)]
 pub struct Checked {
     /// The game row (its `source` is set when stored).
     pub game: GameRow,
-    /// The settings, as stored.
-    pub settings: String,
+    /// The table's settings when it opened.
+    pub settings: TableSettings,
     /// The seats, without tokens.
     pub seats: Vec<SeatRow>,
     /// The inputs.
@@ -220,6 +36,9 @@ pub struct Checked {
     pub events: Vec<EventRow>,
     /// The finished hands, rebuilt from the events.
     pub hands: Vec<HandRow>,
+    /// The inputs replayed: the game as the file leaves it (and the options
+    /// in force), which a loaded table goes on from.
+    pub rebuild: Rebuild,
 }
 
 impl Checked {
@@ -256,9 +75,10 @@ pub fn check(file: &GameFile) -> Result<Checked, ArchiveError> {
     let replay = replay_inputs(&settings, &file.inputs, &events)?;
 
     // The row must be what the replay ends with.
-    let (scores, hands) = replay.game.as_ref().map_or(([0; 4], 0), |game| (game.scores(), game.hands_started()));
-    let over = replay.game.as_ref().is_some_and(|game| game.is_over());
-    let expected_state = match (&replay.game, over) {
+    let game = replay.rebuild.game.as_ref();
+    let (scores, hands) = game.map_or(([0; 4], 0), |game| (game.scores(), game.hands_started()));
+    let over = game.is_some_and(|game| game.is_over());
+    let expected_state = match (game, over) {
         (None, _) => TableState::Open,
         (Some(_), false) => TableState::Playing,
         (Some(_), true) => TableState::Over,
@@ -309,12 +129,12 @@ pub fn check(file: &GameFile) -> Result<Checked, ArchiveError> {
             last_seq: g.last_seq,
             rng_pos,
         },
-        // Our own type always serialises.
-        settings: serde_json::to_string(&settings).unwrap_or_default(),
+        settings,
         seats,
         inputs: replay.inputs,
         events: events.into_iter().map(|e| e.row).collect(),
         hands: hand_rows,
+        rebuild: replay.rebuild,
     })
 }
 
@@ -436,7 +256,7 @@ fn check_events(events: &[FileEvent], last_seq: i64) -> Result<Vec<ReadEvent>, A
 
 /// The inputs replayed.
 struct Replayed {
-    game: Option<crate::rules::game::Game>,
+    rebuild: Rebuild,
     inputs: Vec<InputRow>,
 }
 
@@ -449,7 +269,7 @@ fn replay_inputs(
 ) -> Result<Replayed, ArchiveError> {
     let last_seq = events.len() as i64;
     let mut game_events = events.iter().filter(|e| e.game_event.is_some()).peekable();
-    let mut rebuild = Rebuild::new(settings);
+    let mut rebuild = Rebuild::new(settings.options.clone(), settings.no_special_scores);
     let mut rows = Vec::with_capacity(inputs.len());
     // The stream position the next input may not come before.
     let mut position = 0;
@@ -501,7 +321,7 @@ fn replay_inputs(
     if let Some(extra) = game_events.next() {
         return Err(invalid(format!("event {}: no input makes the engine emit it", extra.row.seq)));
     }
-    Ok(Replayed { game: rebuild.game, inputs: rows })
+    Ok(Replayed { rebuild, inputs: rows })
 }
 
 /// An event's name as the protocol writes it (its serde tag).
@@ -537,121 +357,9 @@ fn audience_text(audience: Audience) -> String {
     }
 }
 
-/// What became of a loaded game.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Imported {
-    /// The new game's id (its table's id too, when it is played on).
-    pub id: String,
-    /// `open`, `playing` or `over`.
-    pub state: String,
-    /// Hands dealt.
-    pub hands: i64,
-    /// A game not over: each person's seat with its new token (hand them
-    /// to the players). Empty for a game that is over.
-    pub seats: Vec<SeatGrant>,
-}
-
-impl Store {
-    /// A stored game as a game file; `None` if there is no such game.
-    pub async fn export_game(&self, id: &str) -> Result<Option<GameFile>, StoreError> {
-        let Some(saved) = self.load_game(id, 0).await? else { return Ok(None) };
-        let corrupt = |why: String| StoreError::Corrupt { game: id.to_string(), why };
-        let g = saved.game;
-        let seats = saved
-            .seats
-            .iter()
-            .map(|s| {
-                let robot = s.robot.as_deref().map(serde_json::from_str).transpose();
-                let robot = robot.map_err(|e| corrupt(format!("seat {}: {e}", s.seat)))?;
-                Ok(FileSeat { seat: s.seat, name: s.name.clone(), robot })
-            })
-            .collect::<Result<_, StoreError>>()?;
-        let events = saved
-            .events
-            .iter()
-            .map(|e| {
-                let body = serde_json::from_str(&e.body).map_err(|err| corrupt(format!("event {}: {err}", e.seq)))?;
-                let (audience, audience_player) = audience_columns(e.audience);
-                Ok(FileEvent {
-                    seq: e.seq,
-                    at_us: e.at_us,
-                    hand: e.hand,
-                    audience: audience.into(),
-                    audience_player,
-                    body,
-                })
-            })
-            .collect::<Result<_, StoreError>>()?;
-        Ok(Some(GameFile {
-            format: FORMAT.into(),
-            version: VERSION,
-            game: FileGame {
-                id: saved.id,
-                name: g.name,
-                preset: g.preset,
-                source: g.source,
-                state: g.state,
-                created_us: g.created_us,
-                finished_us: g.finished_us,
-                hands: g.hands,
-                scores: g.scores,
-                manager: g.manager,
-                last_seq: g.last_seq,
-                rng_pos: g.rng_pos.to_string(),
-            },
-            settings: serde_json::from_str(&saved.settings).map_err(|e| corrupt(format!("settings: {e}")))?,
-            seats,
-            inputs: saved.inputs.into_iter().map(|r| FileInput { seq: r.seq, input: r.input }).collect(),
-            events,
-        }))
-    }
-
-    /// Stores a checked game as a new game from `source` (`loaded`,
-    /// `mj-server`), in one transaction. A game not over gets a fresh seat
-    /// token for every person (only its hash is stored), returned here; the
-    /// caller starts its table ([`crate::table::Lobby::load`]) or leaves it
-    /// to be resumed when the server starts.
-    pub async fn import_game(&self, checked: Checked, source: Source) -> Result<Imported, StoreError> {
-        let id = uuid::Uuid::new_v4().simple().to_string();
-        let over = checked.is_over();
-        let mut grants = Vec::new();
-        let mut seats = Vec::new();
-        for mut seat in checked.seats {
-            if !over && seat.robot.is_none() {
-                let token = super::new_seat_token();
-                seat.token_sha256 = Some(super::token_sha256(&token));
-                grants.push(SeatGrant { seat: seat.seat as u8, token });
-            }
-            seats.push(SeatChange::Set(seat));
-        }
-        let game = GameRow { source: source.as_str().to_string(), ..checked.game };
-        let imported = Imported { id: id.clone(), state: game.state.clone(), hands: game.hands, seats: grants };
-        let mut batch = Batch::new(id, game);
-        batch.settings = Some(checked.settings);
-        batch.seats = seats;
-        batch.inputs = checked.inputs;
-        batch.events = checked.events;
-        batch.hands = checked.hands;
-        self.write(batch).await?;
-        Ok(imported)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_format_and_version_are_read_before_anything_else() {
-        assert!(matches!(parse("{\"format\":"), Err(ArchiveError::Json(_))));
-        assert!(matches!(parse("[1, 2]"), Err(ArchiveError::Format(_))));
-        assert!(matches!(parse(r#"{"format": "zip", "version": 1}"#), Err(ArchiveError::Format(_))));
-        let later = parse(r#"{"format": "mahjong-server game", "version": 2, "game": 7}"#).unwrap_err();
-        assert_eq!(later.to_string(), "game file version 2 is not supported: this server reads version 1");
-        let broken = parse(r#"{"format": "mahjong-server game", "version": 1, "game": 7}"#).unwrap_err();
-        assert!(matches!(broken, ArchiveError::Invalid(_)), "{broken}");
-    }
 
     #[test]
     fn a_difference_is_shown_where_it_starts() {

@@ -5,19 +5,20 @@
 //! emitted; those become the game's inputs and its event stream, as if the
 //! game had been played at one of our tables. The result is then written out
 //! as a game file and goes through the same checks as any loaded file
-//! ([`super::archive::check`]), so an imported log is stored exactly as a
+//! ([`super::check()`]), so an imported log is stored exactly as a
 //! game played here would be: browsable hand by hand, and replayable from
 //! its inputs. docs/rules-notes.md, "Importing mj-server logs", lists what
 //! the log does not say and what is assumed instead.
 
 use serde_json::Value;
 
-use super::archive::{ArchiveError, FORMAT, FileEvent, FileGame, FileInput, FileSeat, GameFile, VERSION};
-use super::records::{Input, audience_columns};
+use super::format::{ArchiveError, FORMAT, FileEvent, FileGame, FileInput, FileSeat, GameFile, VERSION};
 use crate::protocol::ws::{ServerMessage, StreamEvent, TableEvent, TableState};
 use crate::replay::{Capture, replay_log_captured};
 use crate::rules::command::Command;
 use crate::rules::event::{Audience, Emitted, Event};
+use crate::rules::rebuild::Input;
+use crate::store::records::audience_columns;
 use crate::table::TableSettings;
 
 /// The name of a table imported from an mj-server log.
