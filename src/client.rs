@@ -12,8 +12,9 @@ use tokio::net::TcpStream;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::{MaybeTlsStream, WebSocketStream, connect_async};
 
-use crate::bots::{Robot, Strategy};
-use crate::protocol::ws::{ClientMessage, ServerMessage, StreamEvent, TableEvent};
+use crate::protocol::ws::{ClientMessage, Prompt, ServerMessage, StreamEvent};
+use crate::rules::command::{Action, Claim};
+use crate::rules::event::Event;
 
 /// What went wrong talking to the server.
 #[derive(Debug, thiserror::Error)]
@@ -191,10 +192,6 @@ pub struct SeatLog {
 pub struct SeatPlan {
     /// The seat played.
     pub seat: u8,
-    /// The robot judgement used.
-    pub strategy: Strategy,
-    /// How long the stream must be quiet before asking for a snapshot.
-    pub quiet: Duration,
     /// Stop after this many hands have ended.
     pub max_hands: Option<u32>,
     /// Stop after making this many moves.
@@ -202,95 +199,53 @@ pub struct SeatPlan {
 }
 
 impl SeatPlan {
-    /// Plays `seat` with the default robot until the game is over.
+    /// Plays `seat` until the game is over.
     pub fn new(seat: u8) -> SeatPlan {
-        SeatPlan {
-            seat,
-            strategy: Strategy::default(),
-            quiet: Duration::from_millis(40),
-            max_hands: None,
-            max_moves: None,
-        }
+        SeatPlan { seat, max_hands: None, max_moves: None }
     }
 }
 
-/// Plays a seat through the WebSocket with a robot's judgement: whenever the
-/// stream goes quiet for a while, it asks for a snapshot, and if the snapshot
-/// shows a decision due, the robot makes it; it says `ready` when asked.
-/// Stops when the game is over, or as the plan says.
+/// Plays a seat through the WebSocket from the server's prompts alone, as
+/// any client may: it never asks for a snapshot. It says `ready` when the
+/// prompt asks, and when the prompt lists moves it makes one of them by a
+/// fixed preference (going out, declaring bonus tiles, punging, passing,
+/// discarding the tile just drawn, declaring and showing after Mah-Jong),
+/// so that the same prompts give the same moves. Stops when the game is
+/// over, or as the plan says.
 pub async fn play_seat(socket: &mut TableSocket, plan: SeatPlan) -> Result<SeatLog, ClientError> {
     let mut log = SeatLog::default();
     play_seat_into(socket, plan, &mut log).await?;
     Ok(log)
 }
 
+/// How long [`play_seat`] waits for the next message before giving up.
+const PLAY_WAIT: Duration = Duration::from_secs(120);
+
 /// [`play_seat`], keeping what it saw in `log` even when it fails (a client
 /// whose server went away still has what it received).
 pub async fn play_seat_into(socket: &mut TableSocket, plan: SeatPlan, log: &mut SeatLog) -> Result<(), ClientError> {
-    let SeatPlan { seat, strategy, quiet, max_hands, max_moves } = plan;
-    let mut robot: Option<Robot> = None;
-    let mut asked = false;
-    // `ready` is said once per wait: both a snapshot and an event may ask.
-    let mut ready_sent = false;
+    let SeatPlan { max_hands, max_moves, .. } = plan;
     loop {
-        let next = match socket.next(quiet).await {
-            Ok(Some(m)) => Some(m),
-            Ok(None) => return Err(ClientError::Answer("the server closed the socket".into())),
-            Err(ClientError::Timeout(_)) => None,
-            Err(e) => return Err(e),
-        };
-        let Some((message, text)) = next else {
-            if !asked {
-                socket.send(&ClientMessage::Snapshot).await?;
-                asked = true;
-            }
-            continue;
+        let Some((message, text)) = socket.next(PLAY_WAIT).await? else {
+            return Err(ClientError::Answer("the server closed the socket".into()));
         };
         log.received.push(text);
         match message {
-            ServerMessage::Snapshot { table, .. } if table.waiting_for_ready.contains(&seat) => {
-                asked = false;
-                if !ready_sent {
-                    socket.send(&ClientMessage::Ready).await?;
-                    ready_sent = true;
+            ServerMessage::Prompt(prompt) if prompt.ready => socket.send(&ClientMessage::Ready).await?,
+            ServerMessage::Prompt(prompt) => {
+                let Some(action) = preferred(&prompt) else { continue };
+                socket.send(&ClientMessage::Act { action }).await?;
+                log.moves += 1;
+                if max_moves.is_some_and(|m| log.moves >= m) {
+                    return Ok(());
                 }
             }
-            // Nothing may be done while the table is paused or waits for others.
-            ServerMessage::Snapshot { table, .. } if table.paused || !table.waiting_for_ready.is_empty() => {
-                asked = false;
-            }
-            ServerMessage::Snapshot { game: Some(view), .. } => {
-                asked = false;
-                // Not waited for: any earlier wait is over (a table resumed
-                // after a restart deals no hand and announces no pause).
-                ready_sent = false;
-                let r = robot.get_or_insert_with(|| Robot::new(strategy, view.options.clone()));
-                if view.hand.as_ref().is_some_and(|h| h.my_decision.is_some())
-                    && let Some(action) = r.decide(&view)
-                {
-                    socket.send(&ClientMessage::Act { action }).await?;
-                    log.moves += 1;
-                    if max_moves.is_some_and(|m| log.moves >= m) {
-                        return Ok(());
-                    }
-                }
-            }
-            ServerMessage::Snapshot { .. } => asked = false,
             ServerMessage::Event { event, .. } => match event {
-                StreamEvent::Table(TableEvent::WaitingForReady { seats }) if seats.contains(&seat) && !ready_sent => {
-                    socket.send(&ClientMessage::Ready).await?;
-                    ready_sent = true;
-                }
-                StreamEvent::Game(crate::rules::event::Event::HandStarted { .. })
-                | StreamEvent::Table(TableEvent::Paused { .. } | TableEvent::Resumed) => ready_sent = false,
-                StreamEvent::Table(TableEvent::OptionChanged { .. }) => robot = None,
-                StreamEvent::Game(crate::rules::event::Event::GameOver { .. }) => {
+                StreamEvent::Game(Event::GameOver { .. }) => {
                     log.game_over = true;
                     return Ok(());
                 }
-                StreamEvent::Game(
-                    crate::rules::event::Event::Settled { .. } | crate::rules::event::Event::WashedOut { .. },
-                ) => {
+                StreamEvent::Game(Event::Settled { .. } | Event::WashedOut { .. }) => {
                     log.hands_ended += 1;
                     if max_hands.is_some_and(|m| log.hands_ended >= m) {
                         return Ok(());
@@ -299,7 +254,22 @@ pub async fn play_seat_into(socket: &mut TableSocket, plan: SeatPlan, log: &mut 
                 _ => {}
             },
             ServerMessage::Error { code, message } => log.errors.push(format!("{code}: {message}")),
-            ServerMessage::Pong => {}
+            ServerMessage::Snapshot { .. } | ServerMessage::Pong => {}
         }
     }
+}
+
+/// The move [`play_seat`] makes from a prompt's list, by a fixed preference.
+pub fn preferred(prompt: &Prompt) -> Option<Action> {
+    let actions = &prompt.actions;
+    let first = |wanted: &dyn Fn(&Action) -> bool| actions.iter().find(|a| wanted(a)).cloned();
+    let drawn_discard = prompt.drawn.map(|tile| Action::Discard { tile, calling: false });
+    first(&|a| matches!(a, Action::MahJong | Action::Claim { claim: Claim::MahJong, .. }))
+        .or_else(|| first(&|a| matches!(a, Action::DeclareBonus { .. })))
+        .or_else(|| first(&|a| matches!(a, Action::Claim { claim: Claim::Pung, .. })))
+        .or_else(|| first(&|a| matches!(a, Action::Pass { .. } | Action::FinishDeclaring | Action::ShowTiles)))
+        .or_else(|| first(&|a| matches!(a, Action::ChooseSwap { lots: 0 })))
+        .or_else(|| drawn_discard.filter(|d| actions.contains(d)))
+        .or_else(|| first(&|a| matches!(a, Action::Discard { calling: false, .. })))
+        .or_else(|| actions.first().cloned())
 }

@@ -403,7 +403,7 @@ impl Driver {
     fn absorb(&mut self, events: &[Emitted], line: usize) -> Result<(), ReplayError> {
         for e in events {
             match &e.event {
-                Event::Drew { player, tile: Some(t), loose } => {
+                Event::Drew { player, tile: Some(t), loose, .. } => {
                     let id = self.setup.ids[player.index()];
                     let Some(want) = self.expected_draws.pop_front() else {
                         return Err(ReplayError::Diverged {

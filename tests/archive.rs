@@ -173,7 +173,7 @@ async fn a_finished_game_comes_back_identical_postgres() {
 /// Plays a seat to the end of the game with a robot's judgement.
 async fn finish(addr: SocketAddr, table: &str, seat: u8, token: &str) {
     let mut socket = TableSocket::connect(addr, table, Some(token), None).await.unwrap();
-    let plan = SeatPlan { quiet: Duration::from_millis(10), ..SeatPlan::new(seat) };
+    let plan = SeatPlan::new(seat);
     let log = tokio::time::timeout(WAIT, play_seat(&mut socket, plan)).await.expect("the game ends").unwrap();
     assert!(log.game_over);
     assert!(log.moves > 0, "the player played on");

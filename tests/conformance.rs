@@ -154,3 +154,60 @@ fn a_request_both_servers_refuse_is_passed_over() {
     let replay = mahjong::replay::replay_log(&tampered).expect("an agreed refusal is passed over");
     assert_eq!(replay, original);
 }
+
+/// Every hand scored in the corpus is itemised consistently with the
+/// reference's breakdown text, which the other tests check line for line:
+/// each item's name is a reason of the text, the items' points add up to
+/// `total pts` and their doubles to `total dbls` (a limited game's limit hand
+/// shows only its limit items, as the text does), and every reason line of
+/// the text is one item's.
+#[test]
+fn itemised_scores_agree_with_the_breakdown_text() {
+    use mahjong::rules::Event;
+    let mut scored = 0;
+    for game in corpus_games() {
+        let log = std::fs::read_to_string(game.join("game.log")).unwrap();
+        let (_, capture) =
+            mahjong::replay::replay_log_captured(&log).unwrap_or_else(|e| panic!("{}: {e}", name(&game)));
+        for (_, emitted) in &capture.steps {
+            for e in emitted {
+                let Event::HandScored { score, player } = &e.event else { continue };
+                let at = format!("{} player {}: {}", name(&game), player.0, score.text());
+                scored += 1;
+                let number = |label: &str| {
+                    score
+                        .lines()
+                        .find(|l| l.starts_with(label))
+                        .map(|l| l[label.len()..].split_whitespace().next().unwrap().parse::<i64>().unwrap())
+                };
+                let limit_only = number("total pts").is_none();
+                let item_points: i64 = score.items.iter().map(|i| i.points).sum();
+                let item_doubles: i64 = score.items.iter().map(|i| i.doubles).sum();
+                if limit_only {
+                    assert!(score.items.iter().all(|i| i.limit_percent > 0), "{at}: {:?}", score.items);
+                } else {
+                    assert_eq!(Some(item_points), number("total pts"), "{at}: points of {:?}", score.items);
+                    assert_eq!(item_doubles, i64::from(score.doubles), "{at}: doubles of {:?}", score.items);
+                    let shown = number("rounded pts").or(number("total pts")).unwrap();
+                    assert_eq!(score.points, shown, "{at}: basic points");
+                }
+                // Each item writes one line per part it has (points, doubles, limit).
+                let reasons: Vec<&str> = score
+                    .lines()
+                    .filter(|l| !l.contains("(over limit)") && !l.starts_with("penalty"))
+                    .filter_map(|l| l.strip_suffix(')').and_then(|l| l.rsplit_once(" (")).map(|(_, r)| r))
+                    .collect();
+                let mut expected = Vec::new();
+                for item in &score.items {
+                    let parts = [item.points, item.doubles, item.limit_percent].iter().filter(|&&n| n != 0).count();
+                    expected.extend(std::iter::repeat_n(item.name.as_ref(), parts));
+                }
+                let (mut a, mut b) = (reasons.clone(), expected.clone());
+                a.sort_unstable();
+                b.sort_unstable();
+                assert_eq!(a, b, "{at}: the text's reasons and the items' names");
+            }
+        }
+    }
+    assert!(scored > 500, "the corpus scores many hands: {scored}");
+}

@@ -83,7 +83,7 @@ async fn open_table(addr: SocketAddr) -> (String, [String; 2]) {
 }
 
 fn plan(seat: u8) -> SeatPlan {
-    SeatPlan { quiet: Duration::from_millis(8), ..SeatPlan::new(seat) }
+    SeatPlan::new(seat)
 }
 
 /// What one client received: every event's sequence number and game event.

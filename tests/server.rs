@@ -8,7 +8,7 @@ use std::time::Duration;
 use mahjong::bots::Strategy;
 use mahjong::client::{SeatPlan, TableSocket, http, http_raw, play_seat};
 use mahjong::http::tables::TableDefaults;
-use mahjong::protocol::ws::{ClientMessage, ServerMessage, StreamEvent, TableEvent};
+use mahjong::protocol::ws::{ClientMessage, ErrorCode, ServerMessage, StreamEvent, TableEvent};
 use mahjong::rules::event::Event;
 use mahjong::rules::{Action, Claim, Decision};
 use serde_json::{Value, json};
@@ -172,7 +172,7 @@ async fn a_spectator_follows_a_whole_game_and_sees_no_concealed_tile() {
     // A spectator cannot act.
     spectator.send(&ClientMessage::Chat { text: "hello".into() }).await.unwrap();
     let (reply, _) = spectator.next(WAIT).await.unwrap().unwrap();
-    assert!(matches!(reply, ServerMessage::Error { ref code, .. } if code == "not_allowed"), "{reply:?}");
+    assert!(matches!(reply, ServerMessage::Error { code: ErrorCode::NotAllowed, .. }), "{reply:?}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -303,7 +303,7 @@ async fn bad_messages_get_specific_errors_and_change_nothing() {
     .await;
     let before = snapshot(&mut socket).await;
     let error = |m: &ServerMessage| match m {
-        ServerMessage::Error { code, message } => Some((code.clone(), message.clone())),
+        ServerMessage::Error { code, message } => Some((code.to_string(), message.clone())),
         _ => None,
     };
     for (text, code, needle) in [
@@ -386,7 +386,7 @@ async fn the_manager_sets_options_chat_reaches_everyone_and_a_pause_waits_for_al
         read_until(s, |m| matches!(m, ServerMessage::Snapshot { .. })).await;
     }
     let error_code = |m: &ServerMessage| match m {
-        ServerMessage::Error { code, .. } => Some(code.clone()),
+        ServerMessage::Error { code, .. } => Some(code.to_string()),
         _ => None,
     };
     // Only the manager (the first to sit) changes options.

@@ -22,7 +22,7 @@ pub use format::{ArchiveError, FORMAT, FileEvent, FileGame, FileInput, FileSeat,
 use crate::protocol::ws::TableState;
 use crate::rules::rebuild::Rebuild;
 use crate::store::{EventRow, GameRow, NewGame, Store, StoreError, new_seat_token, token_sha256};
-use crate::table::actor::Rebuilt;
+use crate::table::recovery::Rebuilt;
 use crate::table::{Lobby, SeatGrant, TableSettings};
 
 /// Where a loaded game comes from: a game file, or an mj-server log.

@@ -132,6 +132,15 @@ impl From<crate::store::StoreError> for ApiError {
     }
 }
 
+impl From<crate::table::actor::OpenError> for ApiError {
+    fn from(e: crate::table::actor::OpenError) -> ApiError {
+        match e {
+            crate::table::actor::OpenError::Table(e) => e.into(),
+            crate::table::actor::OpenError::Store(e) => e.into(),
+        }
+    }
+}
+
 impl From<TableError> for ApiError {
     fn from(e: TableError) -> ApiError {
         let (status, code) = match &e {

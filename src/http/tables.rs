@@ -14,7 +14,7 @@ use super::{ApiError, AppState};
 use crate::bots::strategy::Strategy;
 use crate::rules::calculator;
 use crate::rules::tile::Tile;
-use crate::table::{SeatGrant, TableCommand, TableSettings};
+use crate::table::{RobotSeat, SeatGrant, TableCommand, TableSettings, TableSetup};
 
 /// The server's settings for the tables it opens (from its flags).
 #[derive(Clone, Debug)]
@@ -169,15 +169,9 @@ pub async fn create(State(state): State<AppState>, body: Bytes) -> Result<Respon
     if request.start && request.robots.len() < 4 {
         return Err(ApiError::bad_request("start needs four robots: people sit and start through their seats"));
     }
-    let handle = state.lobby.open(settings).await?;
-    for r in request.robots {
-        let strategy = r.strategy;
-        let seat = r.seat;
-        handle.ask(|reply| TableCommand::AddRobot { seat, strategy, reply }).await??;
-    }
-    if request.start {
-        handle.ask(|reply| TableCommand::Start { token: None, reply }).await??;
-    }
+    let robots = request.robots.iter().map(|r| RobotSeat { seat: r.seat, strategy: r.strategy }).collect();
+    // One batch: the table, its robots and its start are stored together or not at all.
+    let handle = state.lobby.open(TableSetup { settings, robots, start: request.start }).await?;
     let info = handle.ask(|reply| TableCommand::Info { reply }).await?;
     Ok((StatusCode::CREATED, Json(info)).into_response())
 }

@@ -15,7 +15,7 @@ use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
 
 use super::{ApiError, AppState};
-use crate::protocol::ws::{ClientMessage, MAX_CLIENT_MESSAGE};
+use crate::protocol::ws::{ClientMessage, ErrorCode, MAX_CLIENT_MESSAGE};
 use crate::table::{Connection, TableCommand, TableHandle};
 
 /// How often the server pings.
@@ -140,16 +140,18 @@ async fn serve(
         let command = match next {
             Message::Text(text) if text.len() > MAX_CLIENT_MESSAGE => TableCommand::BadMessage {
                 connection: id,
-                code: "too_large",
+                code: ErrorCode::TooLarge,
                 reason: format!("a message is at most {MAX_CLIENT_MESSAGE} bytes; this one has {}", text.len()),
             },
             Message::Text(text) => match serde_json::from_str::<ClientMessage>(&text) {
                 Ok(message) => TableCommand::Message { connection: id, message },
-                Err(e) => TableCommand::BadMessage { connection: id, code: "bad_message", reason: e.to_string() },
+                Err(e) => {
+                    TableCommand::BadMessage { connection: id, code: ErrorCode::BadMessage, reason: e.to_string() }
+                }
             },
             Message::Binary(_) => TableCommand::BadMessage {
                 connection: id,
-                code: "bad_message",
+                code: ErrorCode::BadMessage,
                 reason: "messages are JSON text, not binary".into(),
             },
             Message::Close(_) => break,

@@ -7,6 +7,7 @@
 
 pub mod classic;
 pub mod reference_log;
+pub mod text;
 pub mod ws;
 
 pub use classic::{

@@ -12,13 +12,13 @@ use serde::{Deserialize, Serialize};
 use crate::bots::strategy::Strategy;
 use crate::rules::command::Action;
 use crate::rules::event::Event;
-use crate::rules::view::TableView;
+use crate::rules::tile::Tile;
+use crate::rules::view::{Claimable, Decision, TableView};
 
 /// The largest text message a client may send, in bytes.
 pub const MAX_CLIENT_MESSAGE: usize = 4096;
 
-/// The longest chat message, in characters.
-pub const MAX_CHAT_CHARS: usize = 500;
+pub use super::text::MAX_CHAT_CHARS;
 
 /// A message from a client (a seated player; spectators may only `ping`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -49,8 +49,9 @@ pub enum ClientMessage {
     SetOption {
         /// The option's catalogue name.
         name: String,
-        /// The value as in an option file.
-        value: String,
+        /// The value in its natural JSON type (`true`, `20`, `"up"`), or as
+        /// written in an option file (`"1"`, `"20"`).
+        value: serde_json::Value,
     },
     /// Say something to the table.
     Chat {
@@ -258,19 +259,101 @@ pub enum ServerMessage {
     },
     /// A request was refused; nothing changed.
     Error {
-        /// A stable code: `bad_message`, `too_large`, `illegal_move`, `not_now`,
-        /// `not_allowed` or `bad_option`.
-        code: String,
+        /// What kind of refusal: a stable code.
+        code: ErrorCode,
         /// What was wrong.
         message: String,
     },
+    /// To one player only: what it may do now. Sent whenever that changes,
+    /// and on connecting; it is not numbered (it describes the state after
+    /// the event `seq`) and not kept for resuming, since a newer prompt
+    /// always replaces an older one.
+    Prompt(Prompt),
     /// The answer to `ping`.
     Pong,
 }
 
 impl ServerMessage {
     /// An error message.
-    pub fn error(code: &str, message: impl Into<String>) -> ServerMessage {
-        ServerMessage::Error { code: code.to_string(), message: message.into() }
+    pub fn error(code: ErrorCode, message: impl Into<String>) -> ServerMessage {
+        ServerMessage::Error { code, message: message.into() }
     }
+}
+
+/// Why a WebSocket message was refused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The message is not one the protocol knows, or is malformed.
+    BadMessage,
+    /// The message is over the size limit.
+    TooLarge,
+    /// The engine refuses the move (it was not in the prompt's actions).
+    IllegalMove,
+    /// The request does not fit the table's state now (paused, between hands...).
+    NotNow,
+    /// The sender may not do that (a spectator acting, a player not managing).
+    NotAllowed,
+    /// The option or its value is refused.
+    BadOption,
+    /// The game store cannot be written now: nothing changed; try again.
+    StoreUnavailable,
+}
+
+impl ErrorCode {
+    /// The code as sent.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::BadMessage => "bad_message",
+            ErrorCode::TooLarge => "too_large",
+            ErrorCode::IllegalMove => "illegal_move",
+            ErrorCode::NotNow => "not_now",
+            ErrorCode::NotAllowed => "not_allowed",
+            ErrorCode::BadOption => "bad_option",
+            ErrorCode::StoreUnavailable => "store_unavailable",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What one player may do now: the prompt the table sends that player alone.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Prompt {
+    /// The stream position this describes: the state after event `seq`.
+    pub seq: u64,
+    /// The table waits for this player's `ready` (before a hand, or after a
+    /// pause request); no move is possible until everybody is.
+    pub ready: bool,
+    /// What the engine awaits of the player, if anything.
+    pub decision: Option<Decision>,
+    /// Every move the player may make now, exactly as `act` takes them: a
+    /// move is accepted exactly when it is listed. Empty while the game is
+    /// paused, between hands, or when nothing is awaited of the player.
+    pub actions: Vec<Action>,
+    /// The discard (or kong) being answered, when the actions answer one.
+    pub claimable: Option<Claimable>,
+    /// When the claim window closes, when one is timed and the player may
+    /// still answer.
+    pub deadline: Option<Deadline>,
+    /// The tile the player has just drawn, when it is its turn after drawing.
+    pub drawn: Option<Tile>,
+    /// Tiles left in the live wall, while a hand is played.
+    pub live_tiles_left: Option<usize>,
+}
+
+/// When a claim window closes: unanswered players then pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Deadline {
+    /// The serial number of the discard or kong being answered.
+    pub discard: u32,
+    /// The server's time of the deadline, in microseconds since the Unix epoch.
+    pub at_us: u64,
+    /// Milliseconds left when the prompt was sent (for clients whose clock
+    /// is not the server's).
+    pub ms_left: u64,
 }

@@ -113,14 +113,7 @@ pub fn apply_options(
     options: &serde_json::Map<String, Value>,
 ) -> Result<GameOptions, CalcError> {
     for (name, value) in options {
-        let raw = match value {
-            Value::Bool(b) => u8::from(*b).to_string(),
-            Value::Number(n) => n.to_string(),
-            Value::String(s) => s.clone(),
-            other => {
-                return Err(field("options", format!("{name}: {other} is not a boolean, number or string")));
-            }
-        };
+        let raw = super::options::raw_value(value).map_err(|why| field("options", format!("{name}: {why}")))?;
         base.set(name, &raw)?;
     }
     base.check()?;

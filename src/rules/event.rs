@@ -72,6 +72,11 @@ pub enum Event {
         tile: Option<Tile>,
         /// True for a loose tile from the dead wall.
         loose: bool,
+        /// Tiles left in the live wall after the draw (a loose draw may
+        /// shorten the live wall too). Absent from games stored before it
+        /// was sent, which read it as 0.
+        #[serde(default)]
+        live_tiles_left: u32,
     },
     /// A player set aside a flower or season.
     DeclaredBonus {

@@ -353,8 +353,10 @@ impl Hand {
     fn emit_draw(&mut self, seat: Wind, t: Tile, loose: bool, ctx: &mut Ctx<'_>) {
         self.last_drawn = Some((seat, t));
         let p = self.player_at(seat);
-        ctx.out.push(Emitted { to: Audience::Only(p), event: Event::Drew { player: p, tile: Some(t), loose } });
-        ctx.out.push(Emitted { to: Audience::AllBut(p), event: Event::Drew { player: p, tile: None, loose } });
+        let live_tiles_left = self.wall.live_remaining() as u32;
+        let drew = |tile| Event::Drew { player: p, tile, loose, live_tiles_left };
+        ctx.out.push(Emitted { to: Audience::Only(p), event: drew(Some(t)) });
+        ctx.out.push(Emitted { to: Audience::AllBut(p), event: drew(None) });
     }
 
     fn snapshot(&mut self, seat: Wind) {

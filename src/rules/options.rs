@@ -474,10 +474,43 @@ fn parse_score(name: &str, raw: &str) -> Result<ScoreValue, OptionError> {
     }
 }
 
-/// Checks beyond the type: the constraints mj-server enforces.
+/// The longest claim timeout and grace period, in seconds (an hour and ten
+/// minutes): the server adds them, and no game waits longer for a claim.
+pub const MAX_TIMEOUT_SECS: i64 = 3600;
+/// The longest grace period after the claim timeout, in seconds.
+pub const MAX_TIMEOUT_GRACE_SECS: i64 = 600;
+/// The most rounds a game may have.
+pub const MAX_ROUNDS: i64 = 64;
+
+/// An option's value given as JSON, as it would be written in an option
+/// file: a boolean (`true`/`false`, written 1/0), a whole number, or a
+/// string (`"up"`, or a number or boolean written as text).
+pub fn raw_value(value: &serde_json::Value) -> Result<String, String> {
+    use serde_json::Value;
+    match value {
+        Value::Bool(b) => Ok(u8::from(*b).to_string()),
+        Value::Number(n) if n.is_i64() || n.is_u64() => Ok(n.to_string()),
+        Value::Number(n) => Err(format!("{n} is not a whole number")),
+        Value::String(s) => Ok(s.clone()),
+        other => Err(format!("{other} is not a boolean, number or string")),
+    }
+}
+
+/// Checks beyond the type: the constraints mj-server enforces, and bounds
+/// that keep every value within what the server computes with.
 fn validate(name: &str, v: &OptionValue) -> Result<(), OptionError> {
     let invalid = |reason: &str| Err(OptionError::Invalid { name: name.to_string(), reason: reason.to_string() });
     match (name, v) {
+        ("Timeout", OptionValue::Int(n)) if *n > MAX_TIMEOUT_SECS => {
+            invalid(&format!("the claim timeout is at most {MAX_TIMEOUT_SECS} seconds (0: no limit)"))
+        }
+        ("TimeoutGrace", OptionValue::Int(n)) if *n > MAX_TIMEOUT_GRACE_SECS => {
+            invalid(&format!("the grace period is at most {MAX_TIMEOUT_GRACE_SECS} seconds"))
+        }
+        ("NumRounds", OptionValue::Int(n)) if *n > MAX_ROUNDS => {
+            invalid(&format!("a game has at most {MAX_ROUNDS} rounds"))
+        }
+        ("ScoreLimit", OptionValue::Int(n)) if *n > 100_000_000 => invalid("the limit is at most 100000000"),
         ("NumRounds", OptionValue::Int(n)) if *n == 0 || *n == 3 || (*n > 4 && n % 4 != 0) => {
             invalid("the number of rounds must be 1, 2 or a multiple of 4")
         }

@@ -1,6 +1,6 @@
 //! Rebuilding a game from its inputs: what a table records of its game (the
 //! option changes, the start, every command the engine accepted) and the one
-//! way of replaying it. A restarted table (`table::actor::recover`) and a
+//! way of replaying it. A restarted table (`table::recovery::recover`) and a
 //! checked game file (`game_file::check`) both replay this way: if they
 //! replayed inputs differently, a file that checks out could still fail to
 //! resume.

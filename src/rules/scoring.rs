@@ -5,6 +5,9 @@
 //! Every item, its order and its wording follow the reference, because the
 //! breakdown is shown to players and compared with the reference's games.
 
+use std::borrow::Cow;
+
+use arrayvec::ArrayVec;
 use serde::{Deserialize, Serialize};
 
 use super::danger::Danger;
@@ -76,9 +79,36 @@ pub struct WinContext<'a> {
     pub kong_upon_kong: bool,
 }
 
-/// A scored hand: the score and its breakdown.
+/// One item of a hand's score: a line of the breakdown as data. It names
+/// what scores (in the breakdown's words), what it is worth, and the set or
+/// tiles it comes from (none for what the whole hand is, such as "no chows").
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ScoreItem {
+    /// What scores: "closed pung of majors", "no chows", "Heaven's Blessing"...
+    pub name: Cow<'static, str>,
+    /// The points it adds (before doubling).
+    pub points: i64,
+    /// The doubles it adds.
+    pub doubles: i64,
+    /// For a limit item, its share of the limit in percent (100: a whole limit).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub limit_percent: i64,
+    /// The declared set it comes from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub set: Option<TileSet>,
+    /// The tiles it comes from, when not a set (bonus tiles, the winning tile).
+    #[serde(default, skip_serializing_if = "ArrayVec::is_empty")]
+    pub tiles: ArrayVec<Tile, 8>,
+}
+
+fn is_zero(n: &i64) -> bool {
+    *n == 0
+}
+
+/// A scored hand: the score, its breakdown as the reference's text, and the
+/// same breakdown itemised.
 ///
-/// The breakdown is kept as one text (lines separated by `\n`), exactly the
+/// The text is kept as one string (lines separated by `\n`), exactly the
 /// text of the reference's `HandScore` message; it serialises as a list of
 /// lines.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -97,6 +127,13 @@ pub struct HandScore {
     /// limit hands, or a score option worth a limit): such a hand may always
     /// go out, whatever the restrictions on going out.
     pub limit_hand: bool,
+    /// The basic points after any rounding, before doubling (the
+    /// breakdown's `total pts`, or `rounded pts`).
+    pub points: i64,
+    /// Every item that counted, in the breakdown's order (points, then
+    /// doubles, then limits; in a limited game a limit hand shows only its
+    /// limit items, as the text does).
+    pub items: Vec<ScoreItem>,
 }
 
 impl HandScore {
@@ -120,6 +157,11 @@ struct HandScoreLines {
     doubles: i32,
     #[serde(default)]
     limit_hand: bool,
+    // Not in games stored before scores were itemised.
+    #[serde(default)]
+    points: i64,
+    #[serde(default)]
+    items: Vec<ScoreItem>,
 }
 
 impl From<HandScore> for HandScoreLines {
@@ -129,6 +171,8 @@ impl From<HandScore> for HandScoreLines {
             lines: h.lines().map(str::to_string).collect(),
             doubles: h.doubles,
             limit_hand: h.limit_hand,
+            points: h.points,
+            items: h.items,
         }
     }
 }
@@ -141,6 +185,8 @@ impl From<HandScoreLines> for HandScore {
             realised_danger: Danger::NONE,
             doubles: h.doubles,
             limit_hand: h.limit_hand,
+            points: h.points,
+            items: h.items,
         }
     }
 }
@@ -208,20 +254,23 @@ struct Tally {
     point_lines: String,
     double_lines: String,
     limit_lines: String,
+    items: Vec<ScoreItem>,
 }
 
-/// A left-hand label: text, or a set printed in the reference's notation.
+/// A left-hand label: text, or a set printed in the reference's notation;
+/// text may name the tiles the item comes from.
 #[derive(Clone, Copy)]
 enum Label<'a> {
     Text(&'a str),
     Set(&'a TileSet),
+    Tiles(&'a str, &'a [Tile]),
 }
 
 impl Label<'_> {
     fn write(self, buf: &mut String, width: usize) {
         let start = buf.len();
         match self {
-            Label::Text(t) => buf.push_str(t),
+            Label::Text(t) | Label::Tiles(t, _) => buf.push_str(t),
             Label::Set(s) => push_set(buf, s),
         }
         for _ in buf.len() - start..width {
@@ -237,9 +286,27 @@ fn end_line(buf: &mut String, reason: &str) {
 }
 
 impl Tally {
-    fn score(&mut self, left: Label<'_>, value: ScoreValue, reason: &str) {
+    fn score(&mut self, left: Label<'_>, value: ScoreValue, reason: &'static str) {
         let (pts, dbls, clims) = (value.points_part(), value.doubles_part(), value.centi_limits());
         let use_parts = clims == 0 || self.no_limit;
+        let use_limit = clims != 0 && !(self.no_limit && (pts != 0 || dbls != 0));
+        let item = ScoreItem {
+            name: Cow::Borrowed(reason),
+            points: if use_parts { pts } else { 0 },
+            doubles: if use_parts { dbls } else { 0 },
+            limit_percent: if use_limit { clims } else { 0 },
+            set: match left {
+                Label::Set(s) => Some(*s),
+                _ => None,
+            },
+            tiles: match left {
+                Label::Tiles(_, tiles) => tiles.iter().copied().take(8).collect(),
+                _ => ArrayVec::new(),
+            },
+        };
+        if item.points != 0 || item.doubles != 0 || item.limit_percent != 0 {
+            self.items.push(item);
+        }
         if use_parts && pts != 0 {
             self.points += pts;
             left.write(&mut self.point_lines, 12);
@@ -255,7 +322,7 @@ impl Tally {
             self.double_lines.push_str(" dbl");
             end_line(&mut self.double_lines, reason);
         }
-        if clims != 0 && !(self.no_limit && (pts != 0 || dbls != 0)) {
+        if use_limit {
             self.centi_limits = self.centi_limits.max(clims);
             if clims == 100 {
                 pad_right(&mut self.limit_lines, "Limit Hand", 10);
@@ -270,15 +337,15 @@ impl Tally {
         }
     }
 
-    fn points(&mut self, left: Label<'_>, n: i64, reason: &str) {
+    fn points(&mut self, left: Label<'_>, n: i64, reason: &'static str) {
         self.score(left, ScoreValue::points(n), reason);
     }
 
-    fn double(&mut self, left: Label<'_>, n: i64, reason: &str) {
+    fn double(&mut self, left: Label<'_>, n: i64, reason: &'static str) {
         self.score(left, ScoreValue::doubles(n), reason);
     }
 
-    fn limit_hand(&mut self, reason: &str) {
+    fn limit_hand(&mut self, reason: &'static str) {
         self.score(Label::Text(""), ScoreValue::LIMIT, reason);
     }
 }
@@ -391,6 +458,9 @@ impl Purity {
     }
 }
 
+/// The score items of the animals, in the order of `Tile::animals`.
+const ANIMAL_ITEMS: [&str; 4] = ["animal Cat", "animal Mouse", "animal Cockerel", "animal Centipede"];
+
 /// Scores one player's hand.
 pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
     let opts = input.options;
@@ -407,6 +477,7 @@ pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
         point_lines: String::with_capacity(256),
         double_lines: String::with_capacity(128),
         limit_lines: String::new(),
+        items: Vec::with_capacity(12),
     };
     let mut danger = Danger::NONE;
 
@@ -494,17 +565,19 @@ pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
         let mut left = String::with_capacity(12);
         pad_num(&mut left, nbonus, 1);
         left.push_str(if nbonus > 1 { " specials" } else { " special" });
-        tally.points(Label::Text(&left), 4 * nbonus, "flowers and seasons");
+        let specials: ArrayVec<Tile, 8> = hand.bonus.iter().copied().filter(|t| !t.is_animal()).take(8).collect();
+        tally.points(Label::Tiles(&left, &specials), 4 * nbonus, "flowers and seasons");
     }
 
     if let Some(w) = win {
         if w.whence == Whence::Wall {
-            tally.points(Label::Text("extra"), 2, "winning from wall");
+            tally.points(Label::Tiles("extra", &[w.tile]), 2, "winning from wall");
         }
         // Fishing the eyes: the single pair is of the winning tile, claimed
         // from the discard or completed by the player's own draw.
         if eyes == Some(w.tile) && pairs == 1 && (claimed_pair || matches!(w.whence, Whence::Wall | Whence::Loose)) {
-            tally.points(Label::Text("extra"), if w.tile.is_major() { 4 } else { 2 }, "fishing the eyes");
+            let value = if w.tile.is_major() { 4 } else { 2 };
+            tally.points(Label::Tiles("extra", &[w.tile]), value, "fishing the eyes");
         }
         if pairs == 1
             && let Some(before) = w.before_winning_tile
@@ -513,7 +586,7 @@ pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
             // on, unless it is the very tile taken.
             let ways = before.waits(opts.seven_pairs).filter(|&t| !(w.exposed[t.index()] == 4 && t != w.tile)).count();
             if ways <= 1 {
-                tally.points(Label::Text("extra"), 2, "filling the only place");
+                tally.points(Label::Tiles("extra", &[w.tile]), 2, "filling the only place");
             }
         }
     }
@@ -538,14 +611,15 @@ pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
         let own_season = hand.bonus.contains(&Tile::season(input.seat));
         let flowers = hand.bonus.iter().filter(|t| t.suit() == Suit::Flowers).count();
         let seasons = hand.bonus.iter().filter(|t| t.suit() == Suit::Seasons).count();
+        let (flower, season) = (Tile::flower(input.seat), Tile::season(input.seat));
         if own_flower {
-            tally.score(Label::Text(""), opts.flowers_own_each, "own flower");
+            tally.score(Label::Tiles("", &[flower]), opts.flowers_own_each, "own flower");
         }
         if own_season {
-            tally.score(Label::Text(""), opts.flowers_own_each, "own season");
+            tally.score(Label::Tiles("", &[season]), opts.flowers_own_each, "own season");
         }
         if own_flower && own_season {
-            tally.score(Label::Text(""), opts.flowers_own_both, "own flower and season");
+            tally.score(Label::Tiles("", &[flower, season]), opts.flowers_own_both, "own flower and season");
         }
         if flowers == 4 {
             tally.score(Label::Text(""), opts.flowers_bouquet, "all four flowers");
@@ -555,8 +629,8 @@ pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
         }
     }
     // Animals are not "special scores": `--no-special-scores` leaves them be.
-    for name in Tile::animals().filter(|t| hand.bonus.contains(t)).filter_map(Tile::animal_name) {
-        tally.score(Label::Text(""), opts.animal_score, &format!("animal {name}"));
+    for (animal, reason) in Tile::animals().zip(ANIMAL_ITEMS).filter(|(t, _)| hand.bonus.contains(t)) {
+        tally.score(Label::Tiles("", &[animal]), opts.animal_score, reason);
     }
 
     if dragon_sets == 3 {
@@ -728,6 +802,7 @@ pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
         score = limit;
     }
     text.push_str(&tally.limit_lines);
+    let mut items = tally.items;
     if tally.centi_limits > 0 {
         let limit_score = tally.centi_limits * limit / 100;
         if opts.no_limit {
@@ -736,6 +811,7 @@ pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
             score = limit_score;
             // In a limited game a limit hand's other items are irrelevant.
             text = tally.limit_lines;
+            items.retain(|i| i.limit_percent != 0);
         }
     }
     // Seed 003: an animal left in the hand when anyone goes out scores 0,
@@ -750,12 +826,20 @@ pub fn score_hand(input: &ScoringInput<'_>) -> HandScore {
         text.push_str(if kept.len() > 1 { " (animals left in hand: " } else { " (animal left in hand: " });
         text.push_str(&kept.join(", "));
         text.push_str(")\n");
+        items.push(ScoreItem {
+            name: Cow::Borrowed("penalty: animals left in hand score nothing"),
+            points: 0,
+            doubles: 0,
+            limit_percent: 0,
+            set: None,
+            tiles: Tile::animals().filter(|t| hand.concealed.contains(t)).collect(),
+        });
     }
     pad_right(&mut text, "SCORE:", 9);
     text.push(' ');
     pad_num(&mut text, score, 5);
     let doubles = tally.doubles.clamp(i32::MIN.into(), i32::MAX.into()) as i32;
-    HandScore { score, text, realised_danger: danger, doubles, limit_hand: tally.centi_limits >= 100 }
+    HandScore { score, text, realised_danger: danger, doubles, limit_hand: tally.centi_limits >= 100, points, items }
 }
 
 /// A hand's basic points after `RoundBeforeDoubles` (to ten, seeds 000 and 003).

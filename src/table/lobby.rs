@@ -3,7 +3,9 @@
 use std::collections::HashMap;
 use std::sync::RwLock;
 
-use super::{TableError, TableHandle, TableSettings, actor};
+use super::actor::{self, OpenError};
+use super::recovery::{self, Rebuilt, RecoverError};
+use super::{TableCommand, TableError, TableHandle, TableSetup};
 use crate::protocol::ws::TableInfo;
 use crate::store::{Store, StoreError};
 
@@ -32,10 +34,12 @@ impl Lobby {
         self.numbered.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
     }
 
-    /// Opens a new table (written to the store first); returns its handle.
-    pub async fn open(&self, settings: TableSettings) -> Result<TableHandle, StoreError> {
+    /// Opens a new table as `setup` says (robots seated, the game started if
+    /// asked), written to the store in one batch first; returns its handle.
+    /// A set-up the table refuses stores nothing.
+    pub async fn open(&self, setup: TableSetup) -> Result<TableHandle, OpenError> {
         let id = uuid::Uuid::new_v4().simple().to_string();
-        let handle = actor::spawn(id, settings, self.store.clone()).await?;
+        let handle = actor::spawn(id, setup, self.store.clone()).await?;
         self.insert(handle.clone());
         Ok(handle)
     }
@@ -70,10 +74,7 @@ impl Lobby {
         let Some(mut saved) = self.store.load_game(id, i64::MAX).await? else { return Ok(false) };
         // Only the previous and current hands' events are kept for resuming.
         saved.events = self.store.events(id, (saved.game.hands - 1).max(0)).await?;
-        let handle = actor::recover(saved, self.store.clone()).await.map_err(|why| StoreError::Corrupt {
-            game: id.to_string(),
-            why: why.strip_prefix(&format!("game {id}: ")).unwrap_or(&why).to_string(),
-        })?;
+        let handle = recovery::recover(saved, self.store.clone()).await.map_err(corrupt)?;
         self.insert(handle);
         Ok(true)
     }
@@ -81,12 +82,8 @@ impl Lobby {
     /// Opens a table on a stored game already rebuilt from its inputs (a
     /// loaded game file: `game_file::load`) and adds it to the
     /// lobby. A game that cannot be played on is `StoreError::Corrupt`.
-    pub async fn reopen(&self, rebuilt: actor::Rebuilt) -> Result<TableHandle, StoreError> {
-        let id = rebuilt.id.clone();
-        let handle = actor::reopen(rebuilt, self.store.clone()).await.map_err(|why| StoreError::Corrupt {
-            why: why.strip_prefix(&format!("game {id}: ")).unwrap_or(&why).to_string(),
-            game: id,
-        })?;
+    pub async fn reopen(&self, rebuilt: Rebuilt) -> Result<TableHandle, StoreError> {
+        let handle = recovery::reopen(rebuilt, self.store.clone()).await.map_err(corrupt)?;
         self.insert(handle.clone());
         Ok(handle)
     }
@@ -112,8 +109,26 @@ impl Lobby {
         let handles: Vec<TableHandle> =
             self.tables.read().unwrap_or_else(|e| e.into_inner()).values().cloned().collect();
         let answers =
-            futures_util::future::join_all(handles.iter().map(|h| h.ask(|reply| super::TableCommand::Info { reply })))
-                .await;
+            futures_util::future::join_all(handles.iter().map(|h| h.ask(|reply| TableCommand::Info { reply }))).await;
         answers.into_iter().filter_map(Result::ok).collect()
+    }
+
+    /// Stops every table, each once everything it has handled is stored
+    /// (waiting at most `within` in all); the store may then close.
+    pub async fn shutdown(&self, within: std::time::Duration) {
+        let handles: Vec<TableHandle> =
+            self.tables.write().unwrap_or_else(|e| e.into_inner()).drain().map(|(_, h)| h).collect();
+        let stops = handles.iter().map(|h| h.ask(|reply| TableCommand::Shutdown { reply }));
+        if tokio::time::timeout(within, futures_util::future::join_all(stops)).await.is_err() {
+            tracing::warn!("some tables did not stop within {within:?}");
+        }
+    }
+}
+
+/// A stored game that cannot be played on, as the store's error.
+fn corrupt(e: RecoverError) -> StoreError {
+    match e {
+        RecoverError::Corrupt { game, why } => StoreError::Corrupt { game, why },
+        RecoverError::Store(e) => e,
     }
 }

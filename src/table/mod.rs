@@ -5,11 +5,17 @@
 
 pub mod actor;
 pub mod lobby;
+mod messages;
+mod prompt;
+pub mod record;
+pub mod recovery;
+pub mod seats;
+pub mod stream;
 
 use tokio::sync::{mpsc, oneshot};
 
 use crate::bots::strategy::Strategy;
-use crate::protocol::ws::{ClientMessage, TableInfo};
+use crate::protocol::ws::{ClientMessage, ErrorCode, TableInfo};
 use crate::rules::options::GameOptions;
 use crate::rules::tile::Tile;
 
@@ -72,6 +78,27 @@ impl TableSettings {
             subscriber_queue: 1024,
         }
     }
+}
+
+/// A table to open: its settings, the robots to seat at once, and whether
+/// to start the game at once (every seat must then be a robot's).
+#[derive(Clone, Debug)]
+pub struct TableSetup {
+    /// The settings.
+    pub settings: TableSettings,
+    /// Robots to seat.
+    pub robots: Vec<RobotSeat>,
+    /// Start the game at once.
+    pub start: bool,
+}
+
+/// A robot to seat when a table opens.
+#[derive(Clone, Copy, Debug)]
+pub struct RobotSeat {
+    /// The seat, or any free one.
+    pub seat: Option<u8>,
+    /// Its strategy.
+    pub strategy: Strategy,
 }
 
 /// Why a table refused a request. Nothing changed.
@@ -194,7 +221,7 @@ pub enum TableCommand {
         /// The connection.
         connection: u64,
         /// The error code.
-        code: &'static str,
+        code: ErrorCode,
         /// What was wrong.
         reason: String,
     },
@@ -202,6 +229,12 @@ pub enum TableCommand {
     Disconnect {
         /// The connection.
         connection: u64,
+    },
+    /// The server is shutting down: the table stops once what it has
+    /// handled is stored.
+    Shutdown {
+        /// Answered when the table has stopped.
+        reply: oneshot::Sender<()>,
     },
 }
 

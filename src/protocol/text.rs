@@ -1,0 +1,178 @@
+//! The one policy for text a client gives (player and table names, chat,
+//! pause reasons, option values), applied the same way over REST, the
+//! WebSocket and game files.
+//!
+//! - No text may hold NUL or any other control character (C0, DEL, C1), nor
+//!   a line or paragraph separator: they break terminals, logs, the classic
+//!   line protocol and Postgres (which refuses NUL in text).
+//! - A name is trimmed, 1 to [`MAX_NAME_CHARS`] characters (a table's name 1
+//!   to [`MAX_TABLE_NAME_CHARS`]), and must show something: characters that
+//!   draw nothing (spaces, format characters such as U+200B, bidirectional
+//!   controls, variation selectors, fillers) may sit between visible ones,
+//!   but a name of nothing else is refused, and bidirectional overrides are
+//!   refused anywhere (they let a name pose as another).
+//! - Chat and a pause's reason are trimmed, bounded, and single-line.
+
+use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
+
+/// The longest player name, in characters.
+pub const MAX_NAME_CHARS: usize = 32;
+/// The longest table name, in characters.
+pub const MAX_TABLE_NAME_CHARS: usize = 64;
+/// The longest chat message (and pause reason), in characters.
+pub const MAX_CHAT_CHARS: usize = 500;
+
+/// Why a text was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TextError {
+    /// The text is empty (or only white space).
+    #[error("{what} is empty")]
+    Empty {
+        /// What the text is ("a name", "a chat message").
+        what: &'static str,
+    },
+    /// The text is too long.
+    #[error("{what} has at most {max} characters; this one has {found}")]
+    TooLong {
+        /// What the text is.
+        what: &'static str,
+        /// The limit.
+        max: usize,
+        /// Its length.
+        found: usize,
+    },
+    /// The text holds a control character.
+    #[error("{what} may not contain control characters (found U+{code:04X} at character {at})")]
+    Control {
+        /// What the text is.
+        what: &'static str,
+        /// The character's code point.
+        code: u32,
+        /// Its position, from 1.
+        at: usize,
+    },
+    /// The text holds a bidirectional override.
+    #[error("{what} may not contain bidirectional controls (found U+{code:04X} at character {at})")]
+    Bidi {
+        /// What the text is.
+        what: &'static str,
+        /// The character's code point.
+        code: u32,
+        /// Its position, from 1.
+        at: usize,
+    },
+    /// A name shows nothing.
+    #[error("{what} must contain a visible character")]
+    Invisible {
+        /// What the text is.
+        what: &'static str,
+    },
+}
+
+/// Refuses control characters and bidirectional overrides anywhere in `text`.
+pub fn check_characters(what: &'static str, text: &str) -> Result<(), TextError> {
+    for (i, c) in text.chars().enumerate() {
+        // The line and paragraph separators break a line as a newline does.
+        if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') {
+            return Err(TextError::Control { what, code: c as u32, at: i + 1 });
+        }
+        if is_bidi_control(c) {
+            return Err(TextError::Bidi { what, code: c as u32, at: i + 1 });
+        }
+    }
+    Ok(())
+}
+
+/// A player's name as it will be shown: trimmed, 1 to [`MAX_NAME_CHARS`]
+/// characters, visible, without control characters.
+pub fn player_name(text: &str) -> Result<String, TextError> {
+    name("a player's name", text, MAX_NAME_CHARS)
+}
+
+/// A table's name as it will be shown (as a player's, up to
+/// [`MAX_TABLE_NAME_CHARS`] characters).
+pub fn table_name(text: &str) -> Result<String, TextError> {
+    name("a table's name", text, MAX_TABLE_NAME_CHARS)
+}
+
+fn name(what: &'static str, text: &str, max: usize) -> Result<String, TextError> {
+    check_characters(what, text)?;
+    let trimmed = text.trim_matches(|c: char| c.is_whitespace() || draws_nothing(c));
+    if trimmed.is_empty() {
+        return Err(if text.trim().is_empty() { TextError::Empty { what } } else { TextError::Invisible { what } });
+    }
+    let found = trimmed.chars().count();
+    if found > max {
+        return Err(TextError::TooLong { what, max, found });
+    }
+    Ok(trimmed.to_string())
+}
+
+/// A chat message (or a pause's reason) as it will be shown: trimmed, one
+/// line, at most [`MAX_CHAT_CHARS`] characters; empty only if `may_be_empty`.
+pub fn chat(what: &'static str, text: &str, may_be_empty: bool) -> Result<String, TextError> {
+    check_characters(what, text)?;
+    let trimmed = text.trim();
+    if trimmed.is_empty() && !may_be_empty {
+        return Err(TextError::Empty { what });
+    }
+    let found = trimmed.chars().count();
+    if found > MAX_CHAT_CHARS {
+        return Err(TextError::TooLong { what, max: MAX_CHAT_CHARS, found });
+    }
+    Ok(trimmed.to_string())
+}
+
+/// The bidirectional embeddings, overrides and isolates (U+202A-202E,
+/// U+2066-2069): they reorder the text around them.
+fn is_bidi_control(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
+/// Characters that draw nothing by themselves: format characters (zero-width
+/// spaces and joiners, marks, the byte order mark), separators, variation
+/// selectors and the Hangul fillers that fonts leave blank.
+fn draws_nothing(c: char) -> bool {
+    matches!(c.general_category(), GeneralCategory::Format | GeneralCategory::SpaceSeparator)
+        || matches!(
+            c,
+            '\u{034F}' | '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}' | '\u{180B}'..='\u{180F}'
+                | '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}' | '\u{2800}'
+        )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_trimmed_bounded_and_visible() {
+        assert_eq!(player_name("  Ann Lee  ").unwrap(), "Ann Lee");
+        assert_eq!(player_name("\u{200B}Ann\u{200B}").unwrap(), "Ann", "invisible edges are trimmed");
+        assert_eq!(player_name("張偉").unwrap(), "張偉");
+        assert_eq!(player_name("A\u{200D}B").unwrap(), "A\u{200D}B", "a joiner between visible characters stays");
+        assert_eq!(player_name(&"x".repeat(32)).unwrap().len(), 32);
+        assert!(matches!(player_name(&"x".repeat(33)), Err(TextError::TooLong { max: 32, found: 33, .. })));
+        assert!(matches!(player_name("   "), Err(TextError::Empty { .. })));
+        assert!(matches!(player_name(""), Err(TextError::Empty { .. })));
+        for invisible in ["\u{200B}", "\u{FEFF}\u{200B}", "\u{3164}", "\u{2800}", " \u{FE0F} "] {
+            assert!(matches!(player_name(invisible), Err(TextError::Invisible { .. })), "{invisible:?}");
+        }
+        for bad in ["A\u{0}B", "A\nB", "\u{1b}[31mred", "A\u{7f}", "A\u{85}B", "tab\there", "A\u{2028}B"] {
+            assert!(matches!(player_name(bad), Err(TextError::Control { .. })), "{bad:?}");
+        }
+        assert!(matches!(player_name("evil\u{202E}txt.exe"), Err(TextError::Bidi { code: 0x202E, at: 5, .. })));
+        assert!(table_name(&"t".repeat(64)).is_ok() && table_name(&"t".repeat(65)).is_err());
+    }
+
+    #[test]
+    fn chat_is_one_bounded_line() {
+        assert_eq!(chat("a chat message", "  hi there ", false).unwrap(), "hi there");
+        assert!(matches!(chat("a chat message", " ", false), Err(TextError::Empty { .. })));
+        assert_eq!(chat("a reason", "", true).unwrap(), "");
+        assert!(matches!(chat("a chat message", "two\nlines", false), Err(TextError::Control { at: 4, .. })));
+        assert!(matches!(chat("a chat message", "nul\u{0}", false), Err(TextError::Control { code: 0, .. })));
+        assert!(chat("a chat message", &"é".repeat(500), false).is_ok());
+        assert!(matches!(chat("a chat message", &"é".repeat(501), false), Err(TextError::TooLong { .. })));
+    }
+}

@@ -1,0 +1,126 @@
+//! What a connected client asks of its table: moves, `ready`, pauses, the
+//! manager's option changes, chat. A refusal is sent back to that client
+//! alone with a stable code, and changes nothing.
+
+use super::actor::{Actor, MAX_PAUSE_DECISECONDS};
+use crate::protocol::text;
+use crate::protocol::ws::{ClientMessage, ErrorCode, ServerMessage, TableEvent, TableState};
+use crate::rules::command::{Command, PlayerId};
+use crate::rules::options::raw_value;
+use crate::rules::rebuild::Input;
+
+/// A refusal: its code and what was wrong.
+type Refusal = (ErrorCode, String);
+
+fn refuse(code: ErrorCode, why: impl Into<String>) -> Result<(), Refusal> {
+    Err((code, why.into()))
+}
+
+impl Actor {
+    /// A message from connection `connection`.
+    pub fn message(&mut self, connection: u64, message: ClientMessage) {
+        let Some(seat) = self.stream.seat_of(connection) else { return };
+        match message {
+            ClientMessage::Ping => return self.reply(connection, &ServerMessage::Pong),
+            ClientMessage::Snapshot => {
+                let snapshot = self.snapshot(seat);
+                return self.reply(connection, &snapshot);
+            }
+            _ => {}
+        }
+        let Some(seat) = seat else {
+            self.reply(connection, &ServerMessage::error(ErrorCode::NotAllowed, "spectators can only watch"));
+            return;
+        };
+        if let Err((code, why)) = self.player_message(seat, message) {
+            self.reply(connection, &ServerMessage::error(code, why));
+        }
+    }
+
+    fn player_message(&mut self, seat: u8, message: ClientMessage) -> Result<(), Refusal> {
+        match message {
+            ClientMessage::Ping | ClientMessage::Snapshot => Ok(()),
+            ClientMessage::Act { action } => {
+                if self.state != TableState::Playing {
+                    return refuse(ErrorCode::NotNow, "the game is not being played");
+                }
+                if self.paused {
+                    return refuse(ErrorCode::NotNow, "the game is paused until everyone is ready");
+                }
+                if self.waiting_ready {
+                    return refuse(ErrorCode::NotNow, "the next hand has not been dealt: say ready");
+                }
+                let command = Command::Act { player: PlayerId(seat), action };
+                self.apply(command).map_err(|e| (ErrorCode::IllegalMove, e.to_string()))
+            }
+            ClientMessage::Ready => {
+                if !self.waiting_ready {
+                    return refuse(ErrorCode::NotNow, "nothing is waiting for you to be ready");
+                }
+                if self.seats.get(seat).is_some_and(|s| s.ready) {
+                    return Ok(()); // said twice: no harm
+                }
+                if let Some(s) = self.seats.get_mut(seat) {
+                    s.ready = true;
+                }
+                let left = self.unready();
+                if !left.is_empty() {
+                    self.broadcast_table(TableEvent::WaitingForReady { seats: left });
+                }
+                self.deal_if_ready();
+                Ok(())
+            }
+            ClientMessage::RequestPause { reason } => {
+                let reason = text::chat("a pause's reason", &reason, true)
+                    .map_err(|e| (ErrorCode::BadMessage, e.to_string()))?;
+                if self.state != TableState::Playing || self.waiting_ready {
+                    return refuse(ErrorCode::NotNow, "only a game in play can be paused");
+                }
+                self.paused = true;
+                self.claim_deadline = None;
+                self.broadcast_table(TableEvent::Paused { seat, reason });
+                self.await_ready();
+                Ok(())
+            }
+            ClientMessage::SetPause { deciseconds } => {
+                if deciseconds > MAX_PAUSE_DECISECONDS {
+                    return refuse(
+                        ErrorCode::BadMessage,
+                        format!("the pause is at most {MAX_PAUSE_DECISECONDS} deciseconds"),
+                    );
+                }
+                let before = self.pause();
+                if let Some(s) = self.seats.get_mut(seat) {
+                    s.pause_request = deciseconds;
+                }
+                self.seat_changed(seat);
+                if self.pause() != before {
+                    self.broadcast_table(TableEvent::PauseChanged { deciseconds: self.pause() });
+                }
+                Ok(())
+            }
+            ClientMessage::SetOption { name, value } => {
+                if self.settings.no_manager || self.seats.manager != Some(seat) {
+                    return refuse(ErrorCode::NotAllowed, "only the game manager may change options");
+                }
+                let value = raw_value(&value).map_err(|e| (ErrorCode::BadOption, format!("option {name}: {e}")))?;
+                let changed = match &mut self.game {
+                    None => self.settings.options.set_checked(&name, &value),
+                    Some(game) => game.set_option(&name, &value),
+                };
+                changed.map_err(|e| (ErrorCode::BadOption, e.to_string()))?;
+                self.record.input(self.stream.seq(), Input::SetOption { name: name.clone(), value: value.clone() });
+                self.brief_robots();
+                self.broadcast_table(TableEvent::OptionChanged { name, value });
+                Ok(())
+            }
+            ClientMessage::Chat { text } => {
+                let text =
+                    text::chat("a chat message", &text, false).map_err(|e| (ErrorCode::BadMessage, e.to_string()))?;
+                let name = self.seats.get(seat).map(|s| s.name.clone()).unwrap_or_default();
+                self.broadcast_table(TableEvent::Chat { seat, name, text });
+                Ok(())
+            }
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! What a table writes to the store: everything it did since its last write
+//! (the inputs the engine accepted, the events with their numbers, seat
+//! changes, the rows of the hands that ended), gathered into one batch and
+//! written before any of its events is shown.
+
+use crate::rules::event::Event;
+use crate::rules::rebuild::Input;
+use crate::store::{Batch, EventRow, GameRow, HandProjector, HandRow, InputRow, SeatChange};
+
+/// What the table has done since its last write to the store.
+#[derive(Debug, Default)]
+struct Pending {
+    seats: Vec<SeatChange>,
+    inputs: Vec<InputRow>,
+    events: Vec<EventRow>,
+    hands: Vec<HandRow>,
+    /// The game row must be written even with nothing else pending.
+    game_changed: bool,
+}
+
+/// A table's record in the store: what is pending, and what the game row
+/// needs that only the record knows.
+#[derive(Debug)]
+pub struct Record {
+    /// Where the game came from (`live`, `loaded`, `mj-server`).
+    pub source: String,
+    /// When the table opened (µs since the epoch).
+    pub created_us: i64,
+    /// When the game ended.
+    pub finished_us: Option<i64>,
+    /// The table's settings have not been written yet (a new table).
+    settings_unwritten: bool,
+    /// Inputs written or pending so far.
+    inputs: i64,
+    /// Turns the game's events into the hands' rows.
+    pub projector: HandProjector,
+    pending: Pending,
+}
+
+impl Record {
+    /// The record of a new table: its settings and game row are written
+    /// with the first batch.
+    pub fn new_table(now_us: i64) -> Record {
+        Record {
+            source: "live".into(),
+            created_us: now_us,
+            finished_us: None,
+            settings_unwritten: true,
+            inputs: 0,
+            projector: HandProjector::new(Default::default()),
+            pending: Pending { game_changed: true, ..Pending::default() },
+        }
+    }
+
+    /// The record of a game already stored, with `inputs` inputs.
+    pub fn stored(source: String, created_us: i64, finished_us: Option<i64>, inputs: i64) -> Record {
+        Record {
+            source,
+            created_us,
+            finished_us,
+            settings_unwritten: false,
+            inputs,
+            projector: HandProjector::new(Default::default()),
+            pending: Pending::default(),
+        }
+    }
+
+    /// Records an input the game accepted, at stream position `seq`.
+    pub fn input(&mut self, seq: u64, input: Input) {
+        self.inputs += 1;
+        self.pending.inputs.push(InputRow { n: self.inputs, seq: seq as i64, input });
+    }
+
+    /// Records an event of the stream; a game event that ends a hand also
+    /// gives the hand's row.
+    pub fn event(&mut self, row: EventRow, game_event: Option<&Event>) {
+        if let Some(event) = game_event
+            && let Some(hand) = self.projector.observe(row.seq, row.at_us, event)
+        {
+            self.pending.hands.push(hand);
+        }
+        self.pending.events.push(row);
+    }
+
+    /// Records a seat's change.
+    pub fn seat(&mut self, change: SeatChange) {
+        self.pending.seats.push(change);
+    }
+
+    /// True when nothing waits to be written.
+    pub fn is_empty(&self) -> bool {
+        let p = &self.pending;
+        !p.game_changed && p.seats.is_empty() && p.inputs.is_empty() && p.events.is_empty() && p.hands.is_empty()
+    }
+
+    /// Everything pending as one batch, with the game row as it now stands
+    /// (and the settings, the first time).
+    pub fn batch(&mut self, id: &str, game: GameRow, settings: impl FnOnce() -> String) -> Batch {
+        let pending = std::mem::take(&mut self.pending);
+        let mut batch = Batch::new(id, game);
+        if self.settings_unwritten {
+            batch.settings = Some(settings());
+        }
+        batch.seats = pending.seats;
+        batch.inputs = pending.inputs;
+        batch.events = pending.events;
+        batch.hands = pending.hands;
+        batch
+    }
+
+    /// The batch was committed.
+    pub fn written(&mut self) {
+        self.settings_unwritten = false;
+    }
+}

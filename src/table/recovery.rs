@@ -1,0 +1,162 @@
+//! A table opened again on a stored game: after a restart ([`recover`]) or
+//! for a checked game file ([`reopen`]).
+
+use tokio::time::Instant;
+
+use super::actor::{Actor, start_task};
+use super::record::Record;
+use super::seats::Seat;
+use super::stream::Stream;
+use super::{TableHandle, TableSettings};
+use crate::bots::Robot;
+use crate::bots::strategy::Strategy;
+use crate::protocol::ws::{ServerMessage, StreamEvent, TableState};
+use crate::rules::game::Game;
+use crate::rules::rebuild::Rebuild;
+use crate::store::{EventRow, GameRow, SavedGame, SeatRow, Store, StoreError};
+
+/// Why a stored game could not be opened as a table.
+#[derive(Debug, thiserror::Error)]
+pub enum RecoverError {
+    /// The stored game does not read or does not replay: it is left in the
+    /// store as it is.
+    #[error("game {game}: {why}")]
+    Corrupt {
+        /// The game.
+        game: String,
+        /// What is wrong.
+        why: String,
+    },
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// A game to be played on as a table again: its rows as stored, and the
+/// game its inputs rebuild.
+pub struct Rebuilt {
+    /// The game's id.
+    pub id: String,
+    /// The table's settings when it opened.
+    pub settings: TableSettings,
+    /// The game row.
+    pub game: GameRow,
+    /// The seats, with their token hashes.
+    pub seats: Vec<SeatRow>,
+    /// The inputs replayed (see [`crate::rules::rebuild`]).
+    pub rebuild: Rebuild,
+    /// How many inputs are stored.
+    pub inputs: i64,
+    /// The events of the previous and current hands (earlier ones are
+    /// ignored), for clients that resume.
+    pub events: Vec<EventRow>,
+}
+
+/// Rebuilds a table from its stored game and starts it. The game is replayed
+/// input by input through the engine (off the async threads: a long game
+/// replays for a while), then the table opens as [`reopen`] does.
+pub async fn recover(saved: SavedGame, store: Store) -> Result<TableHandle, RecoverError> {
+    let SavedGame { id, game, settings, seats, inputs, events } = saved;
+    let corrupt = |why: String| RecoverError::Corrupt { game: id.clone(), why };
+    let settings: TableSettings = serde_json::from_str(&settings).map_err(|e| corrupt(format!("settings: {e}")))?;
+    let mut rebuild = Rebuild::new(settings.options.clone(), settings.no_special_scores);
+    let replayed = tokio::task::spawn_blocking(move || {
+        for row in &inputs {
+            rebuild.apply(&row.input).map_err(|e| format!("input {}: {e}", row.n))?;
+        }
+        Ok::<_, String>((rebuild, inputs.len() as i64))
+    })
+    .await
+    .map_err(|e| corrupt(format!("replaying the inputs: {e}")))?;
+    let (rebuild, inputs) = replayed.map_err(corrupt)?;
+    reopen(Rebuilt { id: id.clone(), settings, game, seats, rebuild, inputs, events }, store).await
+}
+
+/// Opens a table again on a game already rebuilt from its inputs (checked
+/// against the stored scores) and starts it: the seats, the manager, the
+/// random stream and the event stream's position come back, with the recent
+/// events for clients that resume. The players are away until they reconnect
+/// with their seat tokens; a game in play waits, paused, until every person
+/// is ready again. The game's rows must already be stored.
+pub async fn reopen(saved: Rebuilt, store: Store) -> Result<TableHandle, RecoverError> {
+    let id = saved.id.clone();
+    let corrupt = |why: String| RecoverError::Corrupt { game: id.clone(), why };
+    let row = &saved.game;
+    let mut actor = Actor::new(saved.id.clone(), saved.settings, store);
+    actor.record = Record::stored(row.source.clone(), row.created_us, row.finished_us, saved.inputs);
+    actor.seats.manager = row.manager.and_then(|m| u8::try_from(m).ok());
+    actor.state = TableState::from_name(&row.state).ok_or_else(|| corrupt(format!("unknown state '{}'", row.state)))?;
+    for seat_row in &saved.seats {
+        let seat = u8::try_from(seat_row.seat).ok().filter(|&s| s < 4);
+        let seat = seat.ok_or_else(|| corrupt(format!("there is no seat {}", seat_row.seat)))?;
+        let robot = match &seat_row.robot {
+            Some(json) => {
+                let strategy: Strategy = serde_json::from_str(json).map_err(|e| corrupt(format!("robot: {e}")))?;
+                Some((strategy, Robot::new(strategy, actor.settings.options.clone())))
+            }
+            None => None,
+        };
+        let person = robot.is_none();
+        actor.seats.restore(
+            seat,
+            Seat {
+                name: seat_row.name.clone(),
+                token_sha256: seat_row.token_sha256.clone(),
+                robot,
+                connection: None,
+                disconnected_at: person.then(Instant::now),
+                ready: !person,
+                pause_request: u32::try_from(seat_row.pause_request).unwrap_or(0),
+                penalty: seat_row.penalty,
+            },
+        );
+    }
+    // The game, as its inputs rebuild it.
+    actor.settings.options = saved.rebuild.options;
+    if let Some(game) = saved.rebuild.game {
+        actor.start_following(game);
+    }
+    if let Some(game) = &actor.game {
+        if game.scores() != row.scores || i64::from(game.hands_started()) != row.hands {
+            return Err(corrupt(format!(
+                "replaying the inputs gives scores {:?} after {} hands; the store says {:?} after {}",
+                game.scores(),
+                game.hands_started(),
+                row.scores,
+                row.hands
+            )));
+        }
+        actor.record.projector.set_totals(game.scores());
+        if game.hands_started() > 0 {
+            actor.settings.first_wall = None;
+        }
+    }
+    actor.brief_robots();
+    actor.rng.set_word_pos(row.rng_pos);
+    // The stream: its position, and the recent events for resuming.
+    let current = actor.hand_number();
+    let seq = u64::try_from(row.last_seq).unwrap_or(0);
+    let recent = saved.events.iter().filter(|e| e.hand >= current - 1);
+    actor.stream = Stream::resumed(
+        actor.settings.subscriber_queue,
+        seq,
+        recent.clone().map(|e| (e.seq as u64, e.audience, e.body.as_str().into(), e.hand)),
+        current,
+    );
+    // The hand being played is followed again, for its row when it ends.
+    let in_progress = actor.game.as_ref().is_some_and(Game::hand_in_progress);
+    if in_progress {
+        for e in recent.filter(|e| e.hand == current) {
+            if let Ok(ServerMessage::Event { event: StreamEvent::Game(event), .. }) = serde_json::from_str(&e.body) {
+                let _ = actor.record.projector.observe(e.seq, e.at_us, &event);
+            }
+        }
+    }
+    if actor.state == TableState::Playing {
+        actor.paused = in_progress;
+        actor.await_ready();
+    }
+    actor.flush().await?;
+    tracing::info!(table = %actor.id, hands = current, seq, "table reopened");
+    Ok(start_task(actor))
+}
