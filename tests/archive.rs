@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::db::TestDb;
-use mahjong::client::{Answer, SeatPlan, TableSocket, http, http_raw, play_seat};
+use mahjong::tools::client::{Answer, SeatPlan, TableSocket, http, http_raw, play_seat};
 use mahjong::http::tables::TableDefaults;
 use mahjong::store::Store;
 use serde_json::{Value, json};

@@ -11,7 +11,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::db::{BACKENDS, TestDb};
-use mahjong::client::{ClientError, SeatLog, SeatPlan, TableSocket, http, play_seat_into};
+use mahjong::tools::client::{ClientError, SeatLog, SeatPlan, TableSocket, http, play_seat_into};
 use mahjong::protocol::ws::{ServerMessage, StreamEvent};
 use mahjong::rules::event::Event;
 use serde_json::{Value, json};

@@ -10,7 +10,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use common::db::TestDb;
-use mahjong::client::{Answer, SeatPlan, TableSocket, http, play_seat};
+use mahjong::tools::client::{Answer, SeatPlan, TableSocket, http, play_seat};
 use mahjong::http::tables::TableDefaults;
 use mahjong::protocol::ws::{ClientMessage, ServerMessage, StreamEvent, TableEvent};
 use mahjong::rules::event::Event;
@@ -626,7 +626,7 @@ async fn bad_requests_get_specific_errors(backend: &str) {
     let raw = format!(
         "GET {games}/{id}/hands/1/events HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Basic Ym9i\r\n\r\n"
     );
-    let a = mahjong::client::http_raw(addr, raw.as_bytes()).await.unwrap();
+    let a = mahjong::tools::client::http_raw(addr, raw.as_bytes()).await.unwrap();
     assert_eq!((a.status, &a.body["error"]["code"]), (401, &json!("bad_token")), "{}", a.body);
     refused(addr, "/api/v1/standings?limit=1000", None, 400, "bad_request", "limit must be").await;
     refused(addr, "/api/v1/standings?state=over", None, 400, "bad_request", "unknown field `state`").await;

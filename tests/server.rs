@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use mahjong::bots::Strategy;
-use mahjong::client::{SeatPlan, TableSocket, http, http_raw, play_seat};
+use mahjong::tools::client::{SeatPlan, TableSocket, http, http_raw, play_seat};
 use mahjong::http::tables::TableDefaults;
 use mahjong::protocol::ws::{ClientMessage, ServerMessage, StreamEvent, TableEvent};
 use mahjong::rules::event::Event;

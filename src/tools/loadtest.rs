@@ -65,7 +65,7 @@ use tokio::time::Instant;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
-use crate::client::http;
+use crate::tools::client::http;
 
 /// Handshakes (HTTP requests and WebSocket upgrades) in flight at once.
 const HANDSHAKES: usize = 256;
