@@ -11,9 +11,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::db::TestDb;
-use mahjong::tools::client::{Answer, SeatPlan, TableSocket, http, http_raw, play_seat};
 use mahjong::http::tables::TableDefaults;
 use mahjong::store::Store;
+use mahjong::tools::client::{Answer, SeatPlan, TableSocket, http, http_raw, play_seat};
 use serde_json::{Value, json};
 use sqlx::Row;
 use tokio::net::TcpListener;

@@ -11,9 +11,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::db::{BACKENDS, TestDb};
-use mahjong::tools::client::{ClientError, SeatLog, SeatPlan, TableSocket, http, play_seat_into};
 use mahjong::protocol::ws::{ServerMessage, StreamEvent};
 use mahjong::rules::event::Event;
+use mahjong::tools::client::{ClientError, SeatLog, SeatPlan, TableSocket, http, play_seat_into};
 use serde_json::{Value, json};
 
 const SEED: &str = "4242";

@@ -10,10 +10,10 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use common::db::TestDb;
-use mahjong::tools::client::{Answer, SeatPlan, TableSocket, http, play_seat};
 use mahjong::http::tables::TableDefaults;
 use mahjong::protocol::ws::{ClientMessage, ServerMessage, StreamEvent, TableEvent};
 use mahjong::rules::event::Event;
+use mahjong::tools::client::{Answer, SeatPlan, TableSocket, http, play_seat};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 

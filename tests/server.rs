@@ -6,11 +6,11 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use mahjong::bots::Strategy;
-use mahjong::tools::client::{SeatPlan, TableSocket, http, http_raw, play_seat};
 use mahjong::http::tables::TableDefaults;
 use mahjong::protocol::ws::{ClientMessage, ServerMessage, StreamEvent, TableEvent};
 use mahjong::rules::event::Event;
 use mahjong::rules::{Action, Claim, Decision};
+use mahjong::tools::client::{SeatPlan, TableSocket, http, http_raw, play_seat};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 

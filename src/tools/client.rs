@@ -1,11 +1,16 @@
-//! A small client of the server's own API: JSON over HTTP/1.1 for the lobby,
-//! and the table WebSocket. The integration tests, the load tool and the
-//! command-line player use it; it speaks only the public protocol.
+//! A small client of the server's own API: JSON over HTTP/1.1 for the lobby
+//! (hyper's client), raw requests for testing malformed ones, the table
+//! WebSocket, and a seat player with a robot's judgement. The integration
+//! tests and the load tool use it; it speaks only the public protocol.
 
 use std::net::SocketAddr;
 use std::time::Duration;
 
 use futures_util::{SinkExt, StreamExt};
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use hyper::{Method, Request, header};
+use hyper_util::rt::TokioIo;
 use serde_json::Value;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
@@ -21,6 +26,9 @@ pub enum ClientError {
     /// The connection failed.
     #[error("connection: {0}")]
     Io(#[from] std::io::Error),
+    /// The HTTP exchange failed.
+    #[error("http: {0}")]
+    Http(#[from] hyper::Error),
     /// The WebSocket failed.
     #[error("websocket: {0}")]
     Ws(#[from] tokio_tungstenite::tungstenite::Error),
@@ -32,7 +40,8 @@ pub enum ClientError {
     Timeout(&'static str),
 }
 
-/// An HTTP answer: the status and the JSON body (`Null` when empty).
+/// An HTTP answer: the status and the JSON body (`Null` when empty, a string
+/// when not JSON).
 #[derive(Debug, Clone)]
 pub struct Answer {
     /// The HTTP status code.
@@ -41,8 +50,8 @@ pub struct Answer {
     pub body: Value,
 }
 
-/// Sends one HTTP/1.1 request (`Connection: close`) with an optional JSON
-/// body and seat token; returns the status and JSON body.
+/// Sends one HTTP/1.1 request, on a connection of its own, with an optional
+/// JSON body and seat token; returns the status and JSON body.
 pub async fn http(
     addr: SocketAddr,
     method: &str,
@@ -50,52 +59,149 @@ pub async fn http(
     body: Option<&Value>,
     token: Option<&str>,
 ) -> Result<Answer, ClientError> {
-    let body = body.map(Value::to_string).unwrap_or_default();
-    let mut request = format!("{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\n");
+    let method = Method::from_bytes(method.as_bytes()).map_err(|e| ClientError::Answer(format!("{method}: {e}")))?;
+    let mut request = Request::builder().method(method).uri(path).header(header::HOST, addr.to_string());
     if let Some(t) = token {
-        request.push_str(&format!("Authorization: Bearer {t}\r\n"));
+        request = request.header(header::AUTHORIZATION, format!("Bearer {t}"));
     }
-    if !body.is_empty() {
-        request.push_str("Content-Type: application/json\r\n");
-    }
-    request.push_str(&format!("Content-Length: {}\r\n\r\n{body}", body.len()));
-    http_raw(addr, request.as_bytes()).await
+    let body = match body {
+        Some(b) => {
+            request = request.header(header::CONTENT_TYPE, "application/json");
+            Bytes::from(b.to_string())
+        }
+        None => Bytes::new(),
+    };
+    let request = request.body(Full::new(body)).map_err(|e| ClientError::Answer(format!("{path}: {e}")))?;
+    let stream = TcpStream::connect(addr).await?;
+    let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
+    // The connection is driven until the answer is read and the sender dropped.
+    tokio::spawn(connection);
+    let response = sender.send_request(request).await?;
+    let status = response.status().as_u16();
+    let body = response.into_body().collect().await?.to_bytes();
+    Ok(Answer { status, body: body_value(&body) })
 }
 
-/// Sends raw bytes as a request and reads the answer (for testing bad requests).
+/// Sends raw bytes as a request and reads the answer, for testing malformed
+/// requests: nothing checks or completes what is sent. The answer is read as
+/// its head says (`Content-Length`, chunked, or until the server closes).
 pub async fn http_raw(addr: SocketAddr, request: &[u8]) -> Result<Answer, ClientError> {
     let mut stream = TcpStream::connect(addr).await?;
     stream.write_all(request).await?;
     let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).await?;
-    let text = String::from_utf8_lossy(&raw);
-    let (head, rest) = text.split_once("\r\n\r\n").ok_or_else(|| ClientError::Answer(text.to_string()))?;
-    let status = head
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .ok_or_else(|| ClientError::Answer(head.to_string()))?;
-    let chunked = head.to_ascii_lowercase().contains("transfer-encoding: chunked");
-    let body_text = if chunked { dechunk(rest) } else { rest.to_string() };
-    let body = if body_text.trim().is_empty() {
-        Value::Null
-    } else {
-        serde_json::from_str(&body_text).unwrap_or(Value::String(body_text))
-    };
-    Ok(Answer { status, body })
+    let mut buffer = [0; 8192];
+    loop {
+        let n = stream.read(&mut buffer).await?;
+        raw.extend_from_slice(&buffer[..n]);
+        if let Some(answer) = read_answer(&raw, n == 0)? {
+            return Ok(answer);
+        }
+    }
 }
 
-fn dechunk(mut rest: &str) -> String {
-    let mut out = String::new();
-    while let Some((size, tail)) = rest.split_once("\r\n") {
-        let Ok(n) = usize::from_str_radix(size.trim(), 16) else { break };
-        if n == 0 || tail.len() < n {
-            break;
+/// The answer in `raw`, once it is whole (`None` while more is to come);
+/// `closed` says the server has closed the connection.
+fn read_answer(raw: &[u8], closed: bool) -> Result<Option<Answer>, ClientError> {
+    let bad = |why: String| ClientError::Answer(format!("{why}: {}", String::from_utf8_lossy(raw)));
+    let mut rest = raw;
+    // Interim answers (`100 Continue`) come before the real one.
+    let (status, head_len, framing) = loop {
+        let mut headers = [httparse::EMPTY_HEADER; 64];
+        let mut response = httparse::Response::new(&mut headers);
+        let head_len = match response.parse(rest) {
+            Ok(httparse::Status::Complete(n)) => n,
+            Ok(httparse::Status::Partial) if closed => return Err(bad("the answer ended in its head".into())),
+            Ok(httparse::Status::Partial) => return Ok(None),
+            Err(e) => return Err(bad(format!("not an HTTP answer ({e})"))),
+        };
+        let status = response.code.unwrap_or_default();
+        if (100..200).contains(&status) {
+            rest = &rest[head_len..];
+            continue;
         }
-        out.push_str(&tail[..n]);
-        rest = tail[n..].trim_start_matches("\r\n");
+        let framing = Framing::of(status, response.headers).map_err(bad)?;
+        break (status, head_len, framing);
+    };
+    let after_head = &rest[head_len..];
+    let body = match framing {
+        Framing::Empty => Vec::new(),
+        Framing::Length(n) if after_head.len() >= n => after_head[..n].to_vec(),
+        Framing::Length(n) if closed => return Err(bad(format!("the body ended before its {n} bytes"))),
+        Framing::Length(_) => return Ok(None),
+        Framing::Chunked => match dechunk(after_head).map_err(bad)? {
+            Some(body) => body,
+            None if closed => return Err(bad("the body ended in a chunk".into())),
+            None => return Ok(None),
+        },
+        Framing::UntilClosed if closed => after_head.to_vec(),
+        Framing::UntilClosed => return Ok(None),
+    };
+    Ok(Some(Answer { status, body: body_value(&body) }))
+}
+
+/// How an answer's body is delimited (RFC 9112, 6.3).
+enum Framing {
+    Empty,
+    Length(usize),
+    Chunked,
+    UntilClosed,
+}
+
+impl Framing {
+    fn of(status: u16, headers: &[httparse::Header<'_>]) -> Result<Framing, String> {
+        if status == 204 || status == 304 {
+            return Ok(Framing::Empty);
+        }
+        let value = |name: &str| {
+            headers.iter().find(|h| h.name.eq_ignore_ascii_case(name)).map(|h| String::from_utf8_lossy(h.value))
+        };
+        if let Some(coding) = value("transfer-encoding") {
+            return if coding.rsplit(',').next().is_some_and(|last| last.trim().eq_ignore_ascii_case("chunked")) {
+                Ok(Framing::Chunked)
+            } else {
+                Ok(Framing::UntilClosed)
+            };
+        }
+        match value("content-length") {
+            Some(n) => n.trim().parse().map(Framing::Length).map_err(|_| format!("Content-Length {n:?}")),
+            None => Ok(Framing::UntilClosed),
+        }
     }
-    out
+}
+
+/// A chunked body decoded, or `None` while its last chunk has not come.
+fn dechunk(mut data: &[u8]) -> Result<Option<Vec<u8>>, String> {
+    let mut body = Vec::new();
+    loop {
+        let (start, size) = match httparse::parse_chunk_size(data) {
+            Ok(httparse::Status::Complete(found)) => found,
+            Ok(httparse::Status::Partial) => return Ok(None),
+            Err(_) => return Err("a bad chunk size".into()),
+        };
+        let chunk = &data[start..];
+        if size == 0 {
+            // The end: trailer fields, if any, then an empty line.
+            let whole = chunk.starts_with(b"\r\n") || chunk.windows(4).any(|w| w == b"\r\n\r\n");
+            return Ok(whole.then_some(body));
+        }
+        let size = usize::try_from(size).map_err(|_| "a chunk too large".to_string())?;
+        if chunk.len() < size.saturating_add(2) {
+            return Ok(None);
+        }
+        if &chunk[size..size + 2] != b"\r\n" {
+            return Err("a chunk longer than its size".into());
+        }
+        body.extend_from_slice(&chunk[..size]);
+        data = &chunk[size + 2..];
+    }
+}
+
+/// A body as JSON: `Null` when empty, a string when it is not JSON.
+fn body_value(body: &[u8]) -> Value {
+    if body.trim_ascii().is_empty() {
+        return Value::Null;
+    }
+    serde_json::from_slice(body).unwrap_or_else(|_| Value::String(String::from_utf8_lossy(body).into_owned()))
 }
 
 /// A WebSocket to a table.
@@ -300,6 +406,78 @@ pub async fn play_seat_into(socket: &mut TableSocket, plan: SeatPlan, log: &mut 
             },
             ServerMessage::Error { code, message } => log.errors.push(format!("{code}: {message}")),
             ServerMessage::Pong => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The answer read from `raw` delivered in pieces of `step` bytes, and
+    /// how many bytes it took.
+    fn read_in_pieces(raw: &[u8], step: usize) -> (Answer, usize) {
+        let mut at = 0;
+        loop {
+            at = (at + step).min(raw.len());
+            if let Some(answer) = read_answer(&raw[..at], false).expect("a good answer") {
+                return (answer, at);
+            }
+            assert!(at < raw.len(), "the whole answer was not enough");
+        }
+    }
+
+    #[test]
+    fn an_answer_is_whole_once_its_content_length_has_come() {
+        let raw = b"HTTP/1.1 201 Created\r\ncontent-type: application/json\r\ncontent-length: 9\r\n\r\n{\"id\":1}\nXX";
+        let (answer, read) = read_in_pieces(raw, 1);
+        assert_eq!((answer.status, answer.body), (201, serde_json::json!({"id": 1})));
+        assert_eq!(read, raw.len() - 2, "nothing beyond the body is waited for");
+    }
+
+    #[test]
+    fn a_chunked_answer_is_decoded_across_pieces() {
+        let raw =
+            b"HTTP/1.1 400 Bad Request\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{\"a\"\r\n3;x=y\r\n:2}\r\n0\r\n\r\n";
+        for step in [1, 3, 7, raw.len()] {
+            let (answer, read) = read_in_pieces(raw, step);
+            assert_eq!((answer.status, answer.body), (400, serde_json::json!({"a": 2})), "pieces of {step}");
+            assert_eq!(read, raw.len());
+        }
+        // Trailer fields end with an empty line.
+        let trailers = b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2\r\nhi\r\n0\r\nX-Sum: 1\r\n\r\n";
+        assert_eq!(read_in_pieces(trailers, 1).0.body, "hi");
+    }
+
+    #[test]
+    fn interim_and_empty_answers() {
+        let raw = b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 204 No Content\r\n\r\n";
+        let (answer, read) = read_in_pieces(raw, 1);
+        assert_eq!((answer.status, answer.body, read), (204, Value::Null, raw.len()));
+        let raw = b"HTTP/1.1 200 OK\r\ncontent-length: 0\r\n\r\n";
+        assert_eq!(read_in_pieces(raw, 1).0.body, Value::Null);
+    }
+
+    #[test]
+    fn without_a_length_the_body_runs_until_the_server_closes() {
+        let raw = b"HTTP/1.0 200 OK\r\n\r\nplain text";
+        assert!(read_answer(raw, false).unwrap().is_none());
+        let answer = read_answer(raw, true).unwrap().expect("whole once closed");
+        assert_eq!((answer.status, answer.body), (200, Value::String("plain text".into())));
+    }
+
+    #[test]
+    fn broken_answers_are_errors() {
+        for (raw, closed) in [
+            (&b"garbage\r\n\r\n"[..], false),
+            (b"HTTP/1.1 200 OK\r\ncontent-length: 10\r\n\r\nshort", true),
+            (b"HTTP/1.1 200 OK\r\ncontent-length: ten\r\n\r\n", false),
+            (b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n", false),
+            (b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n2\r\nhello\r\n", false),
+            (b"HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n5\r\nhel", true),
+            (b"HTTP/1.1 200", true),
+        ] {
+            assert!(read_answer(raw, closed).is_err(), "{}", String::from_utf8_lossy(raw));
         }
     }
 }
