@@ -66,10 +66,10 @@ enum Commands {
     },
     /// Load a running server: keep T tables of robots playing, watch them
     /// through W spectator WebSockets, report events/s and delivery latency.
-    Loadtest(mahjong::loadtest::LoadtestArgs),
+    Loadtest(mahjong::tools::loadtest::LoadtestArgs),
     /// Measure the store: events persisted per second while many tables
     /// write at once (SQLite or Postgres).
-    Storebench(mahjong::storebench::StorebenchArgs),
+    Storebench(mahjong::tools::storebench::StorebenchArgs),
     /// Write a stored game as a game file (JSON). Unlike the REST export, an
     /// unfinished game too: its file then holds every concealed tile and the
     /// walls to come (mj-server's --save-on-exit).
@@ -122,8 +122,8 @@ fn main() -> ExitCode {
         Commands::Settle => settle(),
         Commands::Export { database, game_id, output } => export(&database, &game_id, output.as_deref()),
         Commands::Import { database, file } => import(&database, &file),
-        Commands::Loadtest(args) => mahjong::loadtest::run_command(args),
-        Commands::Storebench(args) => mahjong::storebench::run_command(args),
+        Commands::Loadtest(args) => mahjong::tools::loadtest::run_command(args),
+        Commands::Storebench(args) => mahjong::tools::storebench::run_command(args),
         Commands::Presets { json } => presets(json),
         Commands::Simulate { games, seed, preset, option_file, json, chowness, hiddenness, majorness, suitness } => {
             let options = match simulation_options(preset.as_deref(), option_file.as_deref()) {

@@ -10,23 +10,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::app::{Api, TestApp, WAIT};
 use common::db::TestDb;
-use mahjong::client::{Answer, SeatPlan, TableSocket, http, http_raw, play_seat};
 use mahjong::http::tables::TableDefaults;
 use mahjong::store::Store;
+use mahjong::tools::client::{Answer, SeatPlan, TableSocket, http_raw, play_seat};
 use serde_json::{Value, json};
 use sqlx::Row;
-use tokio::net::TcpListener;
-
-const WAIT: Duration = Duration::from_secs(60);
-
-/// A server on a random port over `store`; it stops with the test's runtime.
-async fn server(store: Store) -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(mahjong::server::serve(listener, TableDefaults::default(), store, std::future::pending()));
-    addr
-}
 
 fn binary() -> Command {
     Command::new(env!("CARGO_BIN_EXE_mahjong-server"))
@@ -39,10 +29,6 @@ fn cli(args: &[&str]) -> std::process::Output {
 
 fn temp_file(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!("mahjong-archive-{}-{name}", uuid::Uuid::new_v4().simple()))
-}
-
-async fn request(addr: SocketAddr, method: &str, path: &str, body: Option<&Value>) -> Answer {
-    http(addr, method, path, body, None).await.unwrap()
 }
 
 /// Posts raw text (an mj-server log) as `text/plain`.
@@ -60,19 +46,6 @@ fn error_code(a: &Answer) -> &str {
 
 fn error_message(a: &Answer) -> &str {
     a.body["error"]["message"].as_str().unwrap_or_default()
-}
-
-/// Waits until the table's game is over.
-async fn wait_over(addr: SocketAddr, id: &str) {
-    let started = Instant::now();
-    loop {
-        let info = request(addr, "GET", &format!("/api/v1/tables/{id}"), None).await;
-        if info.body["state"] == "over" {
-            return;
-        }
-        assert!(started.elapsed() < WAIT, "the game at table {id} did not end: {}", info.body);
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
 }
 
 /// A game's rows of a projection, every column as text, in order.
@@ -115,16 +88,13 @@ fn without_identity(mut file: Value) -> Value {
 // ----- a finished game --------------------------------------------------------
 
 async fn a_finished_game_comes_back_identical(backend: &str) {
-    let db = TestDb::new(backend).await;
-    let store = Store::open(&db.url).await.unwrap();
-    let addr = server(store.clone()).await;
+    let app = TestApp::spawn(backend, TableDefaults::default()).await;
+    let (api, store, db) = (app.api, app.store.clone(), &app.db);
     let robots = json!({"robots": [{}, {}, {}, {}], "start": true, "options": {"NumRounds": 1}});
-    let table = request(addr, "POST", "/api/v1/tables", Some(&robots)).await;
-    assert_eq!(table.status, 201, "{}", table.body);
-    let id = table.body["id"].as_str().unwrap().to_string();
-    wait_over(addr, &id).await;
+    let id = api.create_table(robots).await;
+    api.wait_over(&id).await;
 
-    let exported = request(addr, "GET", &format!("/api/v1/games/{id}/export"), None).await;
+    let exported = api.ask(&format!("/api/v1/games/{id}/export"), None).await;
     assert_eq!(exported.status, 200, "{}", exported.body);
     let file = exported.body;
     assert_eq!((file["format"].as_str(), file["version"].as_u64()), (Some("mahjong-server game"), Some(1)));
@@ -132,17 +102,17 @@ async fn a_finished_game_comes_back_identical(backend: &str) {
     assert!(file["game"]["hands"].as_i64().unwrap() >= 4, "a round has four hands at least");
     assert!(!file.to_string().contains("token"), "a game file holds no token, nor its hash");
 
-    let loaded = request(addr, "POST", "/api/v1/games/import", Some(&file)).await;
+    let loaded = api.request("POST", "/api/v1/games/import", Some(&file), None).await;
     assert_eq!(loaded.status, 201, "{}", loaded.body);
     assert_eq!(loaded.body["state"], "over");
     assert_eq!(loaded.body["seats"], json!([]), "a finished game gives no seat");
     let copy = loaded.body["id"].as_str().unwrap().to_string();
     assert_ne!(copy, id);
     // A finished game is stored, not opened as a table.
-    assert_eq!(request(addr, "GET", &format!("/api/v1/tables/{copy}"), None).await.status, 404);
+    assert_eq!(api.ask(&format!("/api/v1/tables/{copy}"), None).await.status, 404);
 
     // The same game: the same file (but its id and source), the same hands.
-    let again = request(addr, "GET", &format!("/api/v1/games/{copy}/export"), None).await;
+    let again = api.ask(&format!("/api/v1/games/{copy}/export"), None).await;
     assert_eq!(again.status, 200, "{}", again.body);
     assert_eq!(again.body["game"]["source"], "loaded");
     assert_eq!(without_identity(again.body.clone()), without_identity(file.clone()));
@@ -155,7 +125,7 @@ async fn a_finished_game_comes_back_identical(backend: &str) {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let from_cli: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(from_cli, again.body);
-    db.remove().await;
+    app.finish().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -180,34 +150,30 @@ async fn finish(addr: SocketAddr, table: &str, seat: u8, token: &str) {
 }
 
 /// A table of a person and three robots, stopped mid-game: the person made a
-/// few moves and left. Returns the server, the table and the person's token.
-async fn a_game_left_unfinished(store: Store) -> (SocketAddr, String, String) {
-    let addr = server(store).await;
-    let robots = json!({"robots": [{"seat": 1}, {"seat": 2}, {"seat": 3}], "options": {"NumRounds": 1}});
-    let id = request(addr, "POST", "/api/v1/tables", Some(&robots)).await.body["id"].as_str().unwrap().to_string();
-    let sit =
-        request(addr, "POST", &format!("/api/v1/tables/{id}/seats"), Some(&json!({"name": "Ann", "seat": 0}))).await;
-    let token = sit.body["token"].as_str().unwrap().to_string();
-    let start = http(addr, "POST", &format!("/api/v1/tables/{id}/start"), None, Some(&token)).await.unwrap();
-    assert_eq!(start.status, 204, "{}", start.body);
+/// few moves and left. Returns the table and the person's token.
+async fn a_game_left_unfinished(app: &TestApp) -> (String, String) {
+    let (addr, api) = (app.addr, app.api);
+    let id = api.table(&[1, 2, 3], json!({"NumRounds": 1})).await;
+    let token = api.sit(&id, "Ann", 0).await;
+    api.start(&id, Some(&token)).await;
     let mut socket = TableSocket::connect(addr, &id, Some(&token), None).await.unwrap();
     let plan = SeatPlan { max_moves: Some(3), ..SeatPlan::new(0) };
     let log = play_seat(&mut socket, plan).await.unwrap();
     assert_eq!(log.moves, 3);
     socket.close().await;
-    (addr, id, token)
+    (id, token)
 }
 
 async fn an_unfinished_game_is_loaded_and_finished(backend: &str) {
-    let db = TestDb::new(backend).await;
-    let store = Store::open(&db.url).await.unwrap();
-    let (addr, id, old_token) = a_game_left_unfinished(store.clone()).await;
+    let app = TestApp::spawn(backend, TableDefaults::default()).await;
+    let (addr, api, db) = (app.addr, app.api, &app.db);
+    let (id, old_token) = a_game_left_unfinished(&app).await;
 
     // Its log holds the concealed tiles: REST does not hand it out.
-    let refused = request(addr, "GET", &format!("/api/v1/games/{id}/export"), None).await;
+    let refused = api.ask(&format!("/api/v1/games/{id}/export"), None).await;
     assert_eq!((refused.status, error_code(&refused)), (409, "not_finished"), "{}", refused.body);
     assert!(error_message(&refused).contains("concealed tiles"), "{}", refused.body);
-    let missing = request(addr, "GET", "/api/v1/games/nosuchgame/export", None).await;
+    let missing = api.ask("/api/v1/games/nosuchgame/export", None).await;
     assert_eq!((missing.status, error_code(&missing)), (404, "no_such_game"));
 
     // The operator exports it from the command line, while the server runs.
@@ -221,7 +187,7 @@ async fn an_unfinished_game_is_loaded_and_finished(backend: &str) {
     assert!(!text.contains("token"), "a game file holds no token, nor its hash");
 
     // Loaded over REST: a new table, a new token for the person.
-    let loaded = request(addr, "POST", "/api/v1/games/import", Some(&file)).await;
+    let loaded = api.request("POST", "/api/v1/games/import", Some(&file), None).await;
     assert_eq!(loaded.status, 201, "{}", loaded.body);
     assert_eq!(loaded.body["state"], "playing");
     let grants = loaded.body["seats"].as_array().unwrap();
@@ -230,11 +196,11 @@ async fn an_unfinished_game_is_loaded_and_finished(backend: &str) {
     let (copy, token) = (loaded.body["id"].as_str().unwrap(), grants[0]["token"].as_str().unwrap());
     assert_ne!(token, old_token);
     assert!(TableSocket::connect(addr, copy, Some(&old_token), None).await.is_err(), "the old token is not the seat's");
-    let info = request(addr, "GET", &format!("/api/v1/tables/{copy}"), None).await.body;
+    let info = api.ask(&format!("/api/v1/tables/{copy}"), None).await.body;
     assert_eq!((info["hands"].clone(), info["seq"].as_u64() > Some(0)), (file["game"]["hands"].clone(), true));
     finish(addr, copy, 0, token).await;
-    wait_over(addr, copy).await;
-    let finished = request(addr, "GET", &format!("/api/v1/games/{copy}/export"), None).await;
+    api.wait_over(copy).await;
+    let finished = api.ask(&format!("/api/v1/games/{copy}/export"), None).await;
     assert_eq!(finished.status, 200, "{}", finished.body);
     // The loaded game went on from where the file stopped.
     let before = file["events"].as_array().unwrap();
@@ -246,15 +212,16 @@ async fn an_unfinished_game_is_loaded_and_finished(backend: &str) {
     let other = TestDb::new(backend).await;
     let mut served = LoadedServer::start(&path, &other.url);
     let (addr2, table, grants) = served.wait_for_table();
+    let api2 = Api::at(addr2);
     assert_eq!(grants.len(), 1);
     assert_eq!(grants[0].0, 0);
-    wait_listed(addr2, &table).await;
+    wait_listed(api2, &table).await;
     finish(addr2, &table, 0, &grants[0].1).await;
-    wait_over(addr2, &table).await;
+    api2.wait_over(&table).await;
     served.stop();
     other.remove().await;
     std::fs::remove_file(&path).ok();
-    db.remove().await;
+    app.finish().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -268,9 +235,9 @@ async fn an_unfinished_game_is_loaded_and_finished_postgres() {
 }
 
 /// Waits until the server lists the table (it resumes after the file is stored).
-async fn wait_listed(addr: SocketAddr, table: &str) {
+async fn wait_listed(api: Api, table: &str) {
     let started = Instant::now();
-    while request(addr, "GET", &format!("/api/v1/tables/{table}"), None).await.status != 200 {
+    while api.ask(&format!("/api/v1/tables/{table}"), None).await.status != 200 {
         assert!(started.elapsed() < WAIT, "table {table} never opened");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
@@ -405,9 +372,8 @@ async fn check_against_expected(store: &Store, game: &str, corpus_game: &Path) -
 }
 
 async fn every_mj_server_log_imports_with_the_reference_results(backend: &str) {
-    let db = TestDb::new(backend).await;
-    let store = Store::open(&db.url).await.unwrap();
-    let addr = server(store.clone()).await;
+    let app = TestApp::spawn(backend, TableDefaults::default()).await;
+    let (addr, api, store, db) = (app.addr, app.api, app.store.clone(), &app.db);
     let corpus = common::corpus_games();
     // Over REST, all but the last; the last through the command line.
     let (last, rest) = corpus.split_last().unwrap();
@@ -423,14 +389,14 @@ async fn every_mj_server_log_imports_with_the_reference_results(backend: &str) {
     let answer: Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(check_against_expected(&store, answer["id"].as_str().unwrap(), last).await, "mj-server");
     // An imported log is a game like ours: it exports, and its file loads.
-    let file = request(addr, "GET", &format!("/api/v1/games/{}/export", answer["id"].as_str().unwrap()), None).await;
+    let file = api.ask(&format!("/api/v1/games/{}/export", answer["id"].as_str().unwrap()), None).await;
     assert_eq!(file.status, 200, "{}", file.body);
     let names: Vec<&str> = file.body["seats"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["R1", "R2", "R3", "R4"], "the players' names come from the log");
-    let loaded = request(addr, "POST", "/api/v1/games/import", Some(&file.body)).await;
+    let loaded = api.request("POST", "/api/v1/games/import", Some(&file.body), None).await;
     assert_eq!(loaded.status, 201, "{}", loaded.body);
     assert_eq!(check_against_expected(&store, loaded.body["id"].as_str().unwrap(), last).await, "loaded");
-    db.remove().await;
+    app.finish().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -457,16 +423,15 @@ fn first_event<'a>(file: &'a mut Value, kind: &str) -> &'a mut Value {
 }
 
 async fn bad_files_are_refused_and_store_nothing(backend: &str) {
-    let db = TestDb::new(backend).await;
-    let store = Store::open(&db.url).await.unwrap();
-    let addr = server(store.clone()).await;
+    let app = TestApp::spawn(backend, TableDefaults::default()).await;
+    let (addr, api, store, db) = (app.addr, app.api, app.store.clone(), &app.db);
     // A finished game's file to spoil, from a short corpus game.
     let corpus = common::corpus_games();
     let log = std::fs::read_to_string(corpus[5].join("game.log")).unwrap();
     let imported = post_text(addr, "/api/v1/games/import-mj-server", &log).await;
     assert_eq!(imported.status, 201, "{}", imported.body);
     let path = format!("/api/v1/games/{}/export", imported.body["id"].as_str().unwrap());
-    let good = request(addr, "GET", &path, None).await.body;
+    let good = api.ask(&path, None).await.body;
     let stored = games_stored(&store).await;
 
     let mut cases: Vec<(&str, Value, u16, &str, &str)> = Vec::new();
@@ -516,7 +481,7 @@ async fn bad_files_are_refused_and_store_nothing(backend: &str) {
     v["seats"][0]["token_sha256"] = json!("00");
     cases.push(("an unknown field", v, 422, "invalid_game", "unknown field"));
     for (what, file, status, code, message) in cases {
-        let answer = request(addr, "POST", "/api/v1/games/import", Some(&file)).await;
+        let answer = api.request("POST", "/api/v1/games/import", Some(&file), None).await;
         assert_eq!((answer.status, error_code(&answer)), (status, code), "{what}: {}", answer.body);
         assert!(error_message(&answer).contains(message), "{what}: {}", answer.body);
     }
@@ -551,7 +516,7 @@ async fn bad_files_are_refused_and_store_nothing(backend: &str) {
     assert!(err.contains("--load-game") && err.contains("the game file is refused"), "{err}");
     assert_eq!(games_stored(&store).await, stored, "nothing refused was stored");
     std::fs::remove_file(&bad).ok();
-    db.remove().await;
+    app.finish().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -10,10 +10,11 @@ use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use common::app::Api;
 use common::db::{BACKENDS, TestDb};
-use mahjong::client::{ClientError, SeatLog, SeatPlan, TableSocket, http, play_seat_into};
 use mahjong::protocol::ws::{ServerMessage, StreamEvent};
 use mahjong::rules::event::Event;
+use mahjong::tools::client::{ClientError, SeatLog, SeatPlan, TableSocket, http, play_seat_into};
 use serde_json::{Value, json};
 
 const SEED: &str = "4242";
@@ -60,26 +61,14 @@ fn free_addr() -> SocketAddr {
     listener.local_addr().unwrap()
 }
 
-async fn post(addr: SocketAddr, path: &str, body: Value, token: Option<&str>) -> Value {
-    let a = http(addr, "POST", path, Some(&body), token).await.unwrap();
-    assert!(a.status < 300, "POST {path}: {} {}", a.status, a.body);
-    a.body
-}
-
 /// A table with two people (seats 0 and 1) and two robots, no claim timer
 /// (so that nothing depends on timing); returns its id and the two tokens.
 async fn open_table(addr: SocketAddr) -> (String, [String; 2]) {
-    let body = json!({"robots": [{"seat": 2}, {"seat": 3}], "options": {"Timeout": "0"}});
-    let table = post(addr, "/api/v1/tables", body, None).await["id"].as_str().unwrap().to_string();
-    let mut tokens = Vec::new();
-    for (seat, name) in [(0, "Ann"), (1, "Bob")] {
-        let grant =
-            post(addr, &format!("/api/v1/tables/{table}/seats"), json!({"name": name, "seat": seat}), None).await;
-        tokens.push(grant["token"].as_str().unwrap().to_string());
-    }
-    let a = http(addr, "POST", &format!("/api/v1/tables/{table}/start"), None, Some(&tokens[0])).await.unwrap();
-    assert_eq!(a.status, 204, "{}", a.body);
-    (table, [tokens[0].clone(), tokens[1].clone()])
+    let api = Api::at(addr);
+    let table = api.table(&[2, 3], json!({"Timeout": "0"})).await;
+    let tokens = [api.sit(&table, "Ann", 0).await, api.sit(&table, "Bob", 1).await];
+    api.start(&table, Some(&tokens[0])).await;
+    (table, tokens)
 }
 
 fn plan(seat: u8) -> SeatPlan {

@@ -6,18 +6,14 @@
 mod common;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::net::SocketAddr;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use common::db::TestDb;
-use mahjong::client::{Answer, SeatPlan, TableSocket, http, play_seat};
+use common::app::{Api, TestApp, WAIT};
 use mahjong::http::tables::TableDefaults;
 use mahjong::protocol::ws::{ClientMessage, ServerMessage, StreamEvent, TableEvent};
 use mahjong::rules::event::Event;
+use mahjong::tools::client::{SeatPlan, TableSocket, http_raw, play_seat};
 use serde_json::{Value, json};
-use tokio::net::TcpListener;
-
-const WAIT: Duration = Duration::from_secs(60);
 
 /// Each scenario runs once per backend, as `scenario::sqlite` and
 /// `scenario::postgres`.
@@ -47,80 +43,36 @@ on_both_backends!(
 
 // ----- helpers --------------------------------------------------------------
 
-/// A server on a random port over the test's database; it stops when the
-/// test's runtime ends.
-async fn serve(db: &TestDb) -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let store = mahjong::store::Store::open(&db.url).await.unwrap();
-    tokio::spawn(mahjong::server::serve(listener, TableDefaults::default(), store, std::future::pending()));
-    addr
-}
-
-async fn ask(addr: SocketAddr, path: &str, token: Option<&str>) -> Answer {
-    http(addr, "GET", path, None, token).await.unwrap()
-}
-
-/// A `GET` that must succeed.
-async fn get(addr: SocketAddr, path: &str) -> Value {
-    let a = ask(addr, path, None).await;
-    assert_eq!(a.status, 200, "GET {path}: {}", a.body);
-    a.body
-}
-
-async fn post(addr: SocketAddr, path: &str, body: Value, token: Option<&str>) -> Value {
-    let a = http(addr, "POST", path, Some(&body), token).await.unwrap();
-    assert!(a.status < 300, "POST {path} {body}: {} {}", a.status, a.body);
-    a.body
-}
-
 /// A request that must be refused with this status and code, with a message
 /// holding `says`.
-async fn refused(addr: SocketAddr, path: &str, token: Option<&str>, status: u16, code: &str, says: &str) {
-    let a = ask(addr, path, token).await;
+async fn refused(api: Api, path: &str, token: Option<&str>, status: u16, code: &str, says: &str) {
+    let a = api.ask(path, token).await;
     assert_eq!(a.status, status, "GET {path}: {}", a.body);
     assert_eq!(a.body["error"]["code"], code, "GET {path}: {}", a.body);
     let message = a.body["error"]["message"].as_str().unwrap_or_default();
     assert!(message.contains(says), "GET {path}: the message {message:?} does not say {says:?}");
 }
 
-/// Opens a table of four robots playing one round, started at once.
-async fn robot_game(addr: SocketAddr, name: &str) -> String {
-    let body = json!({"name": name, "robots": [{}, {}, {}, {}], "start": true, "options": {"NumRounds": 1}});
-    post(addr, "/api/v1/tables", body, None).await["id"].as_str().unwrap().to_string()
-}
-
 /// Waits until the table says its game is over; then the store says so too.
-async fn wait_over(addr: SocketAddr, id: &str) {
-    let deadline = Instant::now() + WAIT;
-    while get(addr, &format!("/api/v1/tables/{id}")).await["state"] != "over" {
-        assert!(Instant::now() < deadline, "game {id} did not end in {WAIT:?}");
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert_eq!(get(addr, &format!("/api/v1/games/{id}")).await["state"], "over");
+async fn wait_over(api: Api, id: &str) {
+    api.wait_over(id).await;
+    assert_eq!(api.get(&format!("/api/v1/games/{id}")).await["state"], "over");
 }
 
 /// A table with robots in seats 1-3 and a person, `name`, in seat 0.
-async fn person_table(addr: SocketAddr, name: &str) -> (String, String) {
-    let robots: Vec<Value> = (1..4).map(|s| json!({"seat": s})).collect();
-    let table = post(addr, "/api/v1/tables", json!({"robots": robots, "options": {"NumRounds": 1}}), None).await;
-    let id = table["id"].as_str().unwrap().to_string();
-    let grant = post(addr, &format!("/api/v1/tables/{id}/seats"), json!({"name": name, "seat": 0}), None).await;
-    (id, grant["token"].as_str().unwrap().to_string())
-}
-
-async fn start(addr: SocketAddr, id: &str, token: &str) {
-    let a = http(addr, "POST", &format!("/api/v1/tables/{id}/start"), None, Some(token)).await.unwrap();
-    assert_eq!(a.status, 204, "{}", a.body);
+async fn person_table(api: Api, name: &str) -> (String, String) {
+    let id = api.table(&[1, 2, 3], json!({"NumRounds": 1})).await;
+    let token = api.sit(&id, name, 0).await;
+    (id, token)
 }
 
 /// Every item of a paginated list, following `next_offset` pages of `limit`.
-async fn all_pages(addr: SocketAddr, path: &str, key: &str, limit: i64) -> Vec<Value> {
+async fn all_pages(api: Api, path: &str, key: &str, limit: i64) -> Vec<Value> {
     let sep = if path.contains('?') { '&' } else { '?' };
     let mut items = Vec::new();
     let mut offset = 0;
     loop {
-        let page = get(addr, &format!("{path}{sep}limit={limit}&offset={offset}")).await;
+        let page = api.get(&format!("{path}{sep}limit={limit}&offset={offset}")).await;
         assert_eq!((page["limit"].as_i64(), page["offset"].as_i64()), (Some(limit), Some(offset)), "{page}");
         let got = page[key].as_array().unwrap();
         assert!(got.len() as i64 <= limit);
@@ -190,8 +142,8 @@ fn concealed_tile_of(event: &Value) -> Option<i64> {
 }
 
 /// The options of the default preset with these changes.
-async fn preset_options_with(addr: SocketAddr, changes: Value) -> Value {
-    let presets = get(addr, "/api/v1/presets").await;
+async fn preset_options_with(api: Api, changes: Value) -> Value {
+    let presets = api.get("/api/v1/presets").await;
     let mut options = presets["presets"][0]["options"].clone();
     for (name, value) in changes.as_object().unwrap() {
         assert!(options.get(name).is_some(), "no option {name}");
@@ -206,15 +158,15 @@ async fn preset_options_with(addr: SocketAddr, changes: Value) -> Value {
 /// from hand to hand to the game's final scores, agree with their payments
 /// and settlements, and replay from their first to their last event.
 async fn finished_games_add_up(backend: &str) {
-    let db = TestDb::new(backend).await;
-    let addr = serve(&db).await;
-    let ids = [robot_game(addr, "First").await, robot_game(addr, "Second").await];
+    let app = TestApp::spawn(backend, TableDefaults::default()).await;
+    let api = app.api;
+    let ids = [api.robot_game("First").await, api.robot_game("Second").await];
     for id in &ids {
-        wait_over(addr, id).await;
+        wait_over(api, id).await;
     }
-    let expected_options = preset_options_with(addr, json!({"NumRounds": 1})).await;
+    let expected_options = preset_options_with(api, json!({"NumRounds": 1})).await;
     for id in &ids {
-        let game = get(addr, &format!("/api/v1/games/{id}")).await;
+        let game = api.get(&format!("/api/v1/games/{id}")).await;
         assert_eq!(game["id"], *id);
         assert_eq!(
             (&game["state"], &game["source"], &game["preset"]),
@@ -234,7 +186,7 @@ async fn finished_games_add_up(backend: &str) {
         let scores: Vec<i64> = game["scores"].as_array().unwrap().iter().map(int).collect();
         assert_eq!(scores.iter().sum::<i64>(), 0);
 
-        let hands = all_pages(addr, &format!("/api/v1/games/{id}/hands"), "hands", 3).await;
+        let hands = all_pages(api, &format!("/api/v1/games/{id}/hands"), "hands", 3).await;
         assert!(hands.len() >= 4, "a round has at least four hands, got {}", hands.len());
         assert_eq!(hands.len() as i64, int(&game["hands_finished"]));
         assert_eq!(hands.len() as i64, int(&game["hands"]), "every hand dealt finished");
@@ -242,7 +194,7 @@ async fn finished_games_add_up(backend: &str) {
         for (i, hand) in hands.iter().enumerate() {
             let n = int(&hand["hand"]);
             assert_eq!(n, i as i64 + 1, "hands in order");
-            assert_eq!(get(addr, &format!("/api/v1/games/{id}/hands/{n}")).await, *hand, "one hand = its list entry");
+            assert_eq!(api.get(&format!("/api/v1/games/{id}/hands/{n}")).await, *hand, "one hand = its list entry");
             let players = hand["players"].as_array().unwrap();
             assert_eq!(players.len(), 4);
             let deltas: Vec<i64> = players.iter().map(|p| int(&p["delta"])).collect();
@@ -286,7 +238,7 @@ async fn finished_games_add_up(backend: &str) {
                 other => panic!("hand {n}: outcome {other}"),
             }
             // The game is over: its replay is every event of the hand.
-            let history = get(addr, &format!("/api/v1/games/{id}/hands/{n}/events")).await;
+            let history = api.get(&format!("/api/v1/games/{id}/hands/{n}/events")).await;
             assert_eq!((&history["seen_as"], &history["finished"]), (&json!("everything"), &json!(true)));
             let seqs: Vec<i64> = history["events"].as_array().unwrap().iter().map(|e| int(&e["seq"])).collect();
             let (first, last) = (int(&hand["first_seq"]), int(&hand["last_seq"]));
@@ -307,33 +259,33 @@ async fn finished_games_add_up(backend: &str) {
         }
         assert_eq!(totals.to_vec(), scores, "the last totals are the game's final scores");
     }
-    db.remove().await;
+    app.finish().await;
 }
 
 /// Games are listed newest first, filtered by player, state, source and
 /// date, and paged.
 async fn games_are_listed_filtered_and_paged(backend: &str) {
-    let db = TestDb::new(backend).await;
-    let addr = serve(&db).await;
-    let older = robot_game(addr, "Older").await;
+    let app = TestApp::spawn(backend, TableDefaults::default()).await;
+    let api = app.api;
+    let older = api.robot_game("Older").await;
     // The date filters work to the second: the games are a second apart.
     tokio::time::sleep(Duration::from_millis(1100)).await;
-    let newer = robot_game(addr, "Newer").await;
-    let (open, _) = person_table(addr, "Bob").await;
-    let (live, alice) = person_table(addr, "Alice").await;
-    start(addr, &live, &alice).await;
+    let newer = api.robot_game("Newer").await;
+    let (open, _) = person_table(api, "Bob").await;
+    let (live, alice) = person_table(api, "Alice").await;
+    api.start(&live, Some(&alice)).await;
     for id in [&older, &newer] {
-        wait_over(addr, id).await;
+        wait_over(api, id).await;
     }
 
-    let all = all_pages(addr, "/api/v1/games", "games", 2).await;
+    let all = all_pages(api, "/api/v1/games", "games", 2).await;
     let ids: Vec<&str> = all.iter().map(|g| g["id"].as_str().unwrap()).collect();
     assert_eq!(ids.len(), 4);
     assert_eq!(ids[2..], [newer.as_str(), older.as_str()], "newest first");
     assert_eq!(BTreeSet::from([ids[0], ids[1]]), BTreeSet::from([open.as_str(), live.as_str()]));
     let created: Vec<i64> = all.iter().map(|g| int(&g["created_us"])).collect();
     assert!(created.windows(2).all(|w| w[0] >= w[1]), "{created:?}");
-    let first_page = get(addr, "/api/v1/games").await;
+    let first_page = api.get("/api/v1/games").await;
     assert_eq!(
         (int(&first_page["total"]), int(&first_page["limit"]), &first_page["next_offset"]),
         (4, 20, &Value::Null)
@@ -342,14 +294,14 @@ async fn games_are_listed_filtered_and_paged(backend: &str) {
     let g = by_id(&newer);
     assert_eq!((&g["name"], &g["state"], &g["source"]), (&json!("Newer"), &json!("over"), &json!("live")));
     assert_eq!(g["players"][3], json!({"seat": 3, "name": "Robot 4", "robot": true}));
-    assert_eq!(g["scores"], get(addr, &format!("/api/v1/games/{newer}")).await["scores"]);
+    assert_eq!(g["scores"], api.get(&format!("/api/v1/games/{newer}")).await["scores"]);
     assert!(int(&g["hands"]) >= 4);
     let l = by_id(&live);
     assert_eq!((&l["state"], &l["finished"]), (&json!("playing"), &Value::Null));
     assert_eq!(l["players"][0], json!({"seat": 0, "name": "Alice", "robot": false}));
 
     let listed = |query: String| async move {
-        let page = get(addr, &format!("/api/v1/games?{query}")).await;
+        let page = api.get(&format!("/api/v1/games?{query}")).await;
         let ids: Vec<String> =
             page["games"].as_array().unwrap().iter().map(|g| g["id"].as_str().unwrap().to_string()).collect();
         assert_eq!(int(&page["total"]), ids.len() as i64, "{query}");
@@ -365,7 +317,7 @@ async fn games_are_listed_filtered_and_paged(backend: &str) {
     assert_eq!(listed("player=Nobody".into()).await, Vec::<String>::new());
     assert_eq!(listed("source=live".into()).await.len(), 4);
     assert_eq!(listed("source=mj-server".into()).await, Vec::<String>::new());
-    let page = get(addr, "/api/v1/games?state=over&limit=1&offset=1").await;
+    let page = api.get("/api/v1/games?state=over&limit=1&offset=1").await;
     assert_eq!((&page["games"][0]["id"], int(&page["total"]), &page["next_offset"]), (&json!(older), 2, &Value::Null));
     assert_eq!(page["games"].as_array().unwrap().len(), 1);
 
@@ -382,7 +334,7 @@ async fn games_are_listed_filtered_and_paged(backend: &str) {
     assert_eq!(listed(over(&format!("from={older_day}"))).await, [newer.as_str(), older.as_str()]);
     assert_eq!(listed(over(&format!("to={older_day}"))).await, Vec::<String>::new());
     assert_eq!(listed(over("from=2000-01-01&to=2000-01-02")).await, Vec::<String>::new());
-    db.remove().await;
+    app.finish().await;
 }
 
 /// While a game is live, a hand's history is what the requester's stream
@@ -390,9 +342,9 @@ async fn games_are_listed_filtered_and_paged(backend: &str) {
 /// once the game is over, everything. Also: the options in force follow the
 /// manager's changes.
 async fn a_live_hand_shows_concealed_tiles_only_to_their_seat(backend: &str) {
-    let db = TestDb::new(backend).await;
-    let addr = serve(&db).await;
-    let (id, token) = person_table(addr, "Alice").await;
+    let app = TestApp::spawn(backend, TableDefaults::default()).await;
+    let (addr, api) = (app.addr, app.api);
+    let (id, token) = person_table(api, "Alice").await;
     let mut socket = TableSocket::connect(addr, &id, Some(&token), None).await.unwrap();
     let option_changed = |m: &ServerMessage| {
         matches!(m, ServerMessage::Event { event: StreamEvent::Table(TableEvent::OptionChanged { .. }), .. })
@@ -400,32 +352,32 @@ async fn a_live_hand_shows_concealed_tiles_only_to_their_seat(backend: &str) {
     // An option changed before the game, another between hands.
     socket.send(&ClientMessage::SetOption { name: "Timeout".into(), value: "30".into() }).await.unwrap();
     read_until(&mut socket, option_changed).await;
-    start(addr, &id, &token).await;
+    api.start(&id, Some(&token)).await;
     let log = play_seat(&mut socket, SeatPlan { max_hands: Some(1), ..SeatPlan::new(0) }).await.unwrap();
     assert!(log.errors.is_empty(), "{:?}", log.errors);
     socket.send(&ClientMessage::SetOption { name: "TimeoutGrace".into(), value: "7".into() }).await.unwrap();
     let mut received = log.received;
     received.extend(read_until(&mut socket, option_changed).await);
-    let game = get(addr, &format!("/api/v1/games/{id}")).await;
+    let game = api.get(&format!("/api/v1/games/{id}")).await;
     assert_eq!((&game["state"], int(&game["hands"]), int(&game["hands_finished"])), (&json!("playing"), 1, 1));
     assert_eq!(
         game["options"],
-        preset_options_with(addr, json!({"NumRounds": 1, "Timeout": 30, "TimeoutGrace": 7})).await
+        preset_options_with(api, json!({"NumRounds": 1, "Timeout": 30, "TimeoutGrace": 7})).await
     );
     assert_eq!(game["players"][0], json!({"seat": 0, "name": "Alice", "robot": null, "penalty": 0}));
     assert_eq!(game["manager"], 0);
 
     // Hand 1 is over, the game is not.
-    let hand = get(addr, &format!("/api/v1/games/{id}/hands/1")).await;
+    let hand = api.get(&format!("/api/v1/games/{id}/hands/1")).await;
     let range = int(&hand["first_seq"])..=int(&hand["last_seq"]);
     let path = format!("/api/v1/games/{id}/hands/1/events");
-    let spectator = get(addr, &path).await;
+    let spectator = api.get(&path).await;
     assert_eq!((&spectator["seen_as"], &spectator["seat"]), (&json!("spectator"), &Value::Null));
     for e in spectator["events"].as_array().unwrap() {
         assert!(e["audience"] == "everyone" || e["audience"].get("all_but").is_some(), "a spectator got {e}");
         assert_eq!(concealed_tile_of(&e["event"]), None, "a spectator saw a concealed tile: {e}");
     }
-    let own = ask(addr, &path, Some(&token)).await;
+    let own = api.ask(&path, Some(&token)).await;
     assert_eq!(own.status, 200, "{}", own.body);
     let own = own.body;
     assert_eq!((&own["seen_as"], &own["seat"], &own["finished"]), (&json!("player"), &json!(0), &json!(true)));
@@ -447,8 +399,8 @@ async fn a_live_hand_shows_concealed_tiles_only_to_their_seat(backend: &str) {
     assert_eq!(public(&spectator), public(&own));
     assert!(!public(&own).is_empty());
     // A token that is not a seat's of this game is refused.
-    refused(addr, &path, Some("0123456789abcdef0123456789abcdef"), 401, "bad_token", "not a seat token").await;
-    refused(addr, &format!("/api/v1/games/{id}/hands/2/events"), None, 404, "no_such_hand", "1 dealt").await;
+    refused(api, &path, Some("0123456789abcdef0123456789abcdef"), 401, "bad_token", "not a seat token").await;
+    refused(api, &format!("/api/v1/games/{id}/hands/2/events"), None, 404, "no_such_hand", "1 dealt").await;
 
     // Hand 2 being played: its history so far.
     socket.send(&ClientMessage::Ready).await.unwrap();
@@ -458,33 +410,33 @@ async fn a_live_hand_shows_concealed_tiles_only_to_their_seat(backend: &str) {
     let mut second = read_until(&mut socket, hand_started).await;
     // The robots play until Alice must act; then the stream is quiet.
     second.extend(read_until_quiet(&mut socket).await);
-    refused(addr, &format!("/api/v1/games/{id}/hands/2"), None, 404, "no_such_hand", "has not finished").await;
+    refused(api, &format!("/api/v1/games/{id}/hands/2"), None, 404, "no_such_hand", "has not finished").await;
     let path2 = format!("/api/v1/games/{id}/hands/2/events");
-    let live = ask(addr, &path2, Some(&token)).await.body;
+    let live = api.ask(&path2, Some(&token)).await.body;
     assert_eq!((&live["finished"], &live["seen_as"]), (&json!(false), &json!("player")));
     let events = history_events(&live);
     assert_eq!(events[0].1["type"], "hand_started");
     assert_eq!(events, stream_events(&second, events[0].0..=i64::MAX), "hand 2 so far, as Alice's socket had it");
     assert!(live["events"].as_array().unwrap().iter().any(|e| e["audience"] == json!({"only": 0})), "Alice's deal");
-    let watching = get(addr, &path2).await;
+    let watching = api.get(&path2).await;
     assert!(watching["events"].as_array().unwrap().iter().all(|e| concealed_tile_of(&e["event"]).is_none()));
 
     // To the end: then the history hides nothing, from anyone.
     let rest = play_seat(&mut socket, SeatPlan::new(0)).await.unwrap();
     assert!(rest.game_over && rest.errors.is_empty(), "{:?}", rest.errors);
-    wait_over(addr, &id).await;
-    let after = get(addr, &path).await;
+    wait_over(api, &id).await;
+    let after = api.get(&path).await;
     assert_eq!((&after["seen_as"], &after["seat"]), (&json!("everything"), &Value::Null));
     let seqs: Vec<i64> = history_events(&after).iter().map(|e| e.0).collect();
     assert_eq!(seqs, range.collect::<Vec<_>>());
     let hidden: BTreeSet<i64> =
         after["events"].as_array().unwrap().iter().filter_map(|e| concealed_tile_of(&e["event"])).collect();
     assert_eq!(hidden, (0..4).collect());
-    assert_eq!(ask(addr, &path, Some(&token)).await.body, after, "Alice's token changes nothing once it is over");
-    let hand2 = get(addr, &path2).await;
+    assert_eq!(api.ask(&path, Some(&token)).await.body, after, "Alice's token changes nothing once it is over");
+    let hand2 = api.get(&path2).await;
     assert_eq!((&hand2["finished"], &hand2["seen_as"]), (&json!(true), &json!("everything")));
-    assert!(int(&get(addr, &format!("/api/v1/games/{id}")).await["finished_us"]) > 0);
-    db.remove().await;
+    assert!(int(&api.get(&format!("/api/v1/games/{id}")).await["finished_us"]) > 0);
+    app.finish().await;
 }
 
 /// One player's record, computed from the game and hand answers.
@@ -500,25 +452,25 @@ struct Record {
 
 /// Standings are what the games' own answers add up to.
 async fn standings_are_the_hands_summed(backend: &str) {
-    let db = TestDb::new(backend).await;
-    let addr = serve(&db).await;
-    let robots = [robot_game(addr, "One").await, robot_game(addr, "Two").await];
-    let (alices, token) = person_table(addr, "Alice").await;
+    let app = TestApp::spawn(backend, TableDefaults::default()).await;
+    let (addr, api) = (app.addr, app.api);
+    let robots = [api.robot_game("One").await, api.robot_game("Two").await];
+    let (alices, token) = person_table(api, "Alice").await;
     // A table that never starts counts for nobody.
-    person_table(addr, "Bob").await;
-    start(addr, &alices, &token).await;
+    person_table(api, "Bob").await;
+    api.start(&alices, Some(&token)).await;
     let mut socket = TableSocket::connect(addr, &alices, Some(&token), None).await.unwrap();
     let log = play_seat(&mut socket, SeatPlan::new(0)).await.unwrap();
     assert!(log.game_over && log.errors.is_empty(), "{:?}", log.errors);
     for id in robots.iter().chain([&alices]) {
-        wait_over(addr, id).await;
+        wait_over(api, id).await;
     }
 
     // Independently: from each game's players and final scores, and its hands.
     let mut expected: BTreeMap<(String, bool), Record> = BTreeMap::new();
-    for game in all_pages(addr, "/api/v1/games?state=over", "games", 100).await {
+    for game in all_pages(api, "/api/v1/games?state=over", "games", 100).await {
         let id = game["id"].as_str().unwrap();
-        let detail = get(addr, &format!("/api/v1/games/{id}")).await;
+        let detail = api.get(&format!("/api/v1/games/{id}")).await;
         let scores: Vec<i64> = detail["scores"].as_array().unwrap().iter().map(int).collect();
         let top = *scores.iter().max().unwrap();
         let mut key_of = BTreeMap::new();
@@ -529,7 +481,7 @@ async fn standings_are_the_hands_summed(backend: &str) {
             r.games_won += i64::from(scores[int(&p["seat"]) as usize] == top);
             key_of.insert(int(&p["seat"]), key);
         }
-        for hand in all_pages(addr, &format!("/api/v1/games/{id}/hands"), "hands", 100).await {
+        for hand in all_pages(api, &format!("/api/v1/games/{id}/hands"), "hands", 100).await {
             for p in hand["players"].as_array().unwrap() {
                 let r = expected.get_mut(&key_of[&int(&p["player"])]).unwrap();
                 r.hands_played += 1;
@@ -546,7 +498,7 @@ async fn standings_are_the_hands_summed(backend: &str) {
     assert!(expected.values().map(|r| r.games_won).sum::<i64>() >= 3, "each game has a winner");
     assert!(expected.values().map(|r| r.mah_jongs).sum::<i64>() > 0);
 
-    let standings = all_pages(addr, "/api/v1/standings", "standings", 2).await;
+    let standings = all_pages(api, "/api/v1/standings", "standings", 2).await;
     assert_eq!(standings.len(), expected.len());
     let mut listed = Vec::new();
     for s in &standings {
@@ -572,23 +524,23 @@ async fn standings_are_the_hands_summed(backend: &str) {
     assert_eq!(listed, sorted, "best net settlement first, then by name");
     assert_eq!(expected.values().map(|r| r.net).sum::<i64>(), 0, "settlements are zero-sum");
 
-    let alice = get(addr, "/api/v1/standings?player=Alice").await;
+    let alice = api.get("/api/v1/standings?player=Alice").await;
     assert_eq!((int(&alice["total"]), &alice["next_offset"]), (1, &Value::Null));
     assert_eq!(alice["standings"][0], *standings.iter().find(|s| s["name"] == "Alice").unwrap());
     assert_eq!(alice["standings"][0]["robot"], false);
-    let bob = get(addr, "/api/v1/standings?player=Bob").await;
+    let bob = api.get("/api/v1/standings?player=Bob").await;
     assert_eq!((int(&bob["total"]), bob["standings"].as_array().unwrap().len()), (0, 0));
-    db.remove().await;
+    app.finish().await;
 }
 
 /// Every bad request is refused with a status, a code and a message that
 /// names what is wrong.
 async fn bad_requests_get_specific_errors(backend: &str) {
-    let db = TestDb::new(backend).await;
-    let addr = serve(&db).await;
-    let id = robot_game(addr, "Finished").await;
-    let (open, bob) = person_table(addr, "Bob").await;
-    wait_over(addr, &id).await;
+    let app = TestApp::spawn(backend, TableDefaults::default()).await;
+    let (addr, api) = (app.addr, app.api);
+    let id = api.robot_game("Finished").await;
+    let (open, bob) = person_table(api, "Bob").await;
+    wait_over(api, &id).await;
     let games = "/api/v1/games";
     for (query, says) in [
         ("colour=red", "unknown field `colour`"),
@@ -606,32 +558,32 @@ async fn bad_requests_get_specific_errors(backend: &str) {
         ("from=2024-05-01&to=2024-05-01", "from must be before to"),
         ("player=", "player must name a player"),
     ] {
-        refused(addr, &format!("{games}?{query}"), None, 400, "bad_request", says).await;
+        refused(api, &format!("{games}?{query}"), None, 400, "bad_request", says).await;
     }
-    refused(addr, &format!("{games}/nope"), None, 404, "no_such_game", "no game nope").await;
-    refused(addr, &format!("{games}/nope/hands"), None, 404, "no_such_game", "no game nope").await;
-    refused(addr, &format!("{games}/nope/hands/1"), None, 404, "no_such_game", "no game nope").await;
-    refused(addr, &format!("{games}/nope/hands/1/events"), None, 404, "no_such_game", "no game nope").await;
-    refused(addr, &format!("{games}/{id}/hands?limit=500"), None, 400, "bad_request", "limit must be").await;
-    refused(addr, &format!("{games}/{id}/hands?player=Bob"), None, 400, "bad_request", "unknown field `player`").await;
-    refused(addr, &format!("{games}/{id}/hands/0"), None, 400, "bad_request", "a hand number is a whole number from 1")
+    refused(api, &format!("{games}/nope"), None, 404, "no_such_game", "no game nope").await;
+    refused(api, &format!("{games}/nope/hands"), None, 404, "no_such_game", "no game nope").await;
+    refused(api, &format!("{games}/nope/hands/1"), None, 404, "no_such_game", "no game nope").await;
+    refused(api, &format!("{games}/nope/hands/1/events"), None, 404, "no_such_game", "no game nope").await;
+    refused(api, &format!("{games}/{id}/hands?limit=500"), None, 400, "bad_request", "limit must be").await;
+    refused(api, &format!("{games}/{id}/hands?player=Bob"), None, 400, "bad_request", "unknown field `player`").await;
+    refused(api, &format!("{games}/{id}/hands/0"), None, 400, "bad_request", "a hand number is a whole number from 1")
         .await;
-    refused(addr, &format!("{games}/{id}/hands/two"), None, 400, "bad_request", "not 'two'").await;
-    refused(addr, &format!("{games}/{id}/hands/two/events"), None, 400, "bad_request", "not 'two'").await;
-    refused(addr, &format!("{games}/{id}/hands/999"), None, 404, "no_such_hand", "has no hand 999").await;
-    refused(addr, &format!("{games}/{id}/hands/999/events"), None, 404, "no_such_hand", "has no hand 999").await;
-    refused(addr, &format!("{games}/{open}/hands/1/events"), None, 404, "no_such_hand", "0 dealt").await;
+    refused(api, &format!("{games}/{id}/hands/two"), None, 400, "bad_request", "not 'two'").await;
+    refused(api, &format!("{games}/{id}/hands/two/events"), None, 400, "bad_request", "not 'two'").await;
+    refused(api, &format!("{games}/{id}/hands/999"), None, 404, "no_such_hand", "has no hand 999").await;
+    refused(api, &format!("{games}/{id}/hands/999/events"), None, 404, "no_such_hand", "has no hand 999").await;
+    refused(api, &format!("{games}/{open}/hands/1/events"), None, 404, "no_such_hand", "0 dealt").await;
     // A seat token of another game is no token of this one, over or not.
-    refused(addr, &format!("{games}/{id}/hands/1/events"), Some(&bob), 401, "bad_token", "not a seat token").await;
+    refused(api, &format!("{games}/{id}/hands/1/events"), Some(&bob), 401, "bad_token", "not a seat token").await;
     let raw = format!(
         "GET {games}/{id}/hands/1/events HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Basic Ym9i\r\n\r\n"
     );
-    let a = mahjong::client::http_raw(addr, raw.as_bytes()).await.unwrap();
+    let a = http_raw(addr, raw.as_bytes()).await.unwrap();
     assert_eq!((a.status, &a.body["error"]["code"]), (401, &json!("bad_token")), "{}", a.body);
-    refused(addr, "/api/v1/standings?limit=1000", None, 400, "bad_request", "limit must be").await;
-    refused(addr, "/api/v1/standings?state=over", None, 400, "bad_request", "unknown field `state`").await;
-    refused(addr, "/api/v1/standings?player=%20", None, 400, "bad_request", "player must name a player").await;
+    refused(api, "/api/v1/standings?limit=1000", None, 400, "bad_request", "limit must be").await;
+    refused(api, "/api/v1/standings?state=over", None, 400, "bad_request", "unknown field `state`").await;
+    refused(api, "/api/v1/standings?player=%20", None, 400, "bad_request", "player must name a player").await;
     // Nothing refused above stopped the good requests from answering.
-    assert_eq!(int(&get(addr, &format!("{games}?state=over")).await["total"]), 1);
-    db.remove().await;
+    assert_eq!(int(&api.get(&format!("{games}?state=over")).await["total"]), 1);
+    app.finish().await;
 }

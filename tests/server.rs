@@ -1,56 +1,21 @@
 //! The server through its real interface: a server on a random port, REST
 //! over HTTP and real WebSocket clients.
 
+mod common;
+
 use std::collections::BTreeSet;
-use std::net::SocketAddr;
 use std::time::Duration;
 
+use common::app::{TestApp, WAIT};
 use mahjong::bots::Strategy;
-use mahjong::client::{SeatPlan, TableSocket, http, http_raw, play_seat};
 use mahjong::http::tables::TableDefaults;
 use mahjong::protocol::ws::{ClientMessage, ErrorCode, ServerMessage, StreamEvent, TableEvent};
 use mahjong::rules::event::Event;
 use mahjong::rules::{Action, Claim, Decision};
+use mahjong::tools::client::{SeatPlan, TableSocket, http_raw, play_seat};
 use serde_json::{Value, json};
-use tokio::net::TcpListener;
 
-/// Long enough for a loaded CI machine; a real hang still fails.
-const WAIT: Duration = Duration::from_secs(60);
 const QUIET: Duration = Duration::from_millis(40);
-
-/// Starts a server on a random port, storing its games in memory; it stops
-/// when the test's runtime ends.
-async fn server(defaults: TableDefaults) -> SocketAddr {
-    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let store = mahjong::store::Store::open("sqlite::memory:").await.unwrap();
-    tokio::spawn(mahjong::server::serve(listener, defaults, store, std::future::pending()));
-    addr
-}
-
-async fn post(addr: SocketAddr, path: &str, body: Value, token: Option<&str>) -> Value {
-    let a = http(addr, "POST", path, Some(&body), token).await.unwrap();
-    assert!(a.status < 300, "POST {path} {body}: {} {}", a.status, a.body);
-    a.body
-}
-
-/// A table with robots in `robots` seats (not started).
-async fn table(addr: SocketAddr, robots: &[u8], options: Value) -> String {
-    let robots: Vec<Value> = robots.iter().map(|s| json!({"seat": s})).collect();
-    let t = post(addr, "/api/v1/tables", json!({"robots": robots, "options": options}), None).await;
-    t["id"].as_str().unwrap().to_string()
-}
-
-async fn sit(addr: SocketAddr, table: &str, name: &str, seat: u8) -> String {
-    let grant = post(addr, &format!("/api/v1/tables/{table}/seats"), json!({"name": name, "seat": seat}), None).await;
-    assert_eq!(grant["seat"], seat);
-    grant["token"].as_str().unwrap().to_string()
-}
-
-async fn start(addr: SocketAddr, table: &str, token: Option<&str>) {
-    let a = http(addr, "POST", &format!("/api/v1/tables/{table}/start"), None, token).await.unwrap();
-    assert_eq!(a.status, 204, "{}", a.body);
-}
 
 /// Reads messages until `stop` says so; returns them.
 async fn read_until(socket: &mut TableSocket, mut stop: impl FnMut(&ServerMessage) -> bool) -> Vec<ServerMessage> {
@@ -71,18 +36,19 @@ fn is_game_over(m: &ServerMessage) -> bool {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn one_person_and_three_robots_play_a_whole_game() {
-    let addr = server(TableDefaults::default()).await;
-    let id = table(addr, &[1, 2, 3], json!({"NumRounds": 1})).await;
-    let token = sit(addr, &id, "Alice", 0).await;
-    let info = http(addr, "GET", &format!("/api/v1/tables/{id}"), None, None).await.unwrap().body;
+    let app = TestApp::spawn("memory", TableDefaults::default()).await;
+    let (addr, api) = (app.addr, app.api);
+    let id = api.table(&[1, 2, 3], json!({"NumRounds": 1})).await;
+    let token = api.sit(&id, "Alice", 0).await;
+    let info = api.table_info(&id).await;
     assert_eq!(info["manager"], 0, "the first person to sit manages the game");
-    start(addr, &id, Some(&token)).await;
+    api.start(&id, Some(&token)).await;
     let mut socket = TableSocket::connect(addr, &id, Some(&token), None).await.unwrap();
     let log = play_seat(&mut socket, SeatPlan::new(0)).await.unwrap();
     assert!(log.game_over);
     assert!(log.moves > 10, "the person played ({} moves)", log.moves);
     assert!(log.errors.is_empty(), "{:?}", log.errors);
-    let info = http(addr, "GET", &format!("/api/v1/tables/{id}"), None, None).await.unwrap().body;
+    let info = api.table_info(&id).await;
     assert_eq!(info["state"], "over");
     let total: i64 = info["scores"].as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).sum();
     assert_eq!(total, 0);
@@ -90,16 +56,17 @@ async fn one_person_and_three_robots_play_a_whole_game() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn four_remote_players_play_a_hand() {
-    let addr = server(TableDefaults::default()).await;
-    let id = table(addr, &[], json!({})).await;
+    let app = TestApp::spawn("memory", TableDefaults::default()).await;
+    let (addr, api) = (app.addr, app.api);
+    let id = api.table(&[], json!({})).await;
     let mut tokens = Vec::new();
     for (seat, name) in ["Ann", "Bo", "Cy", "Di"].iter().enumerate() {
-        tokens.push(sit(addr, &id, name, seat as u8).await);
+        tokens.push(api.sit(&id, name, seat as u8).await);
     }
     // Only the manager may start.
-    let a = http(addr, "POST", &format!("/api/v1/tables/{id}/start"), None, Some(&tokens[1])).await.unwrap();
+    let a = api.request("POST", &format!("/api/v1/tables/{id}/start"), None, Some(&tokens[1])).await;
     assert_eq!((a.status, a.body["error"]["code"].as_str()), (403, Some("not_manager")));
-    start(addr, &id, Some(&tokens[0])).await;
+    api.start(&id, Some(&tokens[0])).await;
     let mut players = Vec::new();
     for (seat, token) in tokens.iter().enumerate() {
         let id = id.clone();
@@ -140,14 +107,15 @@ fn hidden_tiles_shown(m: &ServerMessage) -> Option<String> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_spectator_follows_a_whole_game_and_sees_no_concealed_tile() {
-    let addr = server(TableDefaults::default()).await;
-    let id = table(addr, &[0, 1, 2, 3], json!({"NumRounds": 1, "ShowOnWashout": false})).await;
+    let app = TestApp::spawn("memory", TableDefaults::default()).await;
+    let (addr, api) = (app.addr, app.api);
+    let id = api.table(&[0, 1, 2, 3], json!({"NumRounds": 1, "ShowOnWashout": false})).await;
     let mut spectator = TableSocket::connect(addr, &id, None, None).await.unwrap();
     let first = spectator.next(WAIT).await.unwrap().unwrap().0;
     assert!(matches!(first, ServerMessage::Snapshot { seat: None, .. }));
-    let info = http(addr, "GET", &format!("/api/v1/tables/{id}"), None, None).await.unwrap().body;
+    let info = api.table_info(&id).await;
     assert_eq!(info["spectators"], 1);
-    start(addr, &id, None).await;
+    api.start(&id, None).await;
     let messages = read_until(&mut spectator, is_game_over).await;
     let (mut shown, mut revealed) = (0, 0);
     for m in &messages {
@@ -180,12 +148,16 @@ async fn a_player_who_reconnects_with_its_token_misses_nothing() {
     // A robot stands in for a disconnected player at once, so the game goes on
     // meanwhile; a pause between actions keeps it from racing more than a hand
     // past the player (the table keeps two hands' events for resuming).
-    let addr =
-        server(TableDefaults { robot_takeover_secs: Some(0), pause_deciseconds: 1, ..TableDefaults::default() }).await;
-    let id = table(addr, &[1, 2, 3], json!({"NumRounds": 1})).await;
-    let token = sit(addr, &id, "Eve", 0).await;
+    let app = TestApp::spawn(
+        "memory",
+        TableDefaults { robot_takeover_secs: Some(0), pause_deciseconds: 1, ..TableDefaults::default() },
+    )
+    .await;
+    let (addr, api) = (app.addr, app.api);
+    let id = api.table(&[1, 2, 3], json!({"NumRounds": 1})).await;
+    let token = api.sit(&id, "Eve", 0).await;
     let mut witness = TableSocket::connect(addr, &id, None, None).await.unwrap();
-    start(addr, &id, Some(&token)).await;
+    api.start(&id, Some(&token)).await;
     let mut player = TableSocket::connect(addr, &id, Some(&token), None).await.unwrap();
     let mut mine = Vec::new();
     // Make a few moves, then drop the connection mid-hand.
@@ -245,10 +217,11 @@ fn collect_seqs(received: &[String], into: &mut Vec<u64>) {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_silent_player_is_passed_when_the_claim_times_out() {
-    let addr = server(TableDefaults::default()).await;
-    let id = table(addr, &[0, 2, 3], json!({"Timeout": 1, "TimeoutGrace": 0})).await;
-    let token = sit(addr, &id, "Sam", 1).await;
-    start(addr, &id, Some(&token)).await;
+    let app = TestApp::spawn("memory", TableDefaults::default()).await;
+    let (addr, api) = (app.addr, app.api);
+    let id = api.table(&[0, 2, 3], json!({"Timeout": 1, "TimeoutGrace": 0})).await;
+    let token = api.sit(&id, "Sam", 1).await;
+    api.start(&id, Some(&token)).await;
     let mut socket = TableSocket::connect(addr, &id, Some(&token), None).await.unwrap();
     socket.send(&ClientMessage::Ready).await.unwrap();
     // Make every move but answering a discard; then the table passes for us.
@@ -290,10 +263,11 @@ async fn a_silent_player_is_passed_when_the_claim_times_out() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn bad_messages_get_specific_errors_and_change_nothing() {
-    let addr = server(TableDefaults::default()).await;
-    let id = table(addr, &[1, 2, 3], json!({})).await;
-    let token = sit(addr, &id, "Max", 0).await;
-    start(addr, &id, Some(&token)).await;
+    let app = TestApp::spawn("memory", TableDefaults::default()).await;
+    let (addr, api) = (app.addr, app.api);
+    let id = api.table(&[1, 2, 3], json!({})).await;
+    let token = api.sit(&id, "Max", 0).await;
+    api.start(&id, Some(&token)).await;
     let mut socket = TableSocket::connect(addr, &id, Some(&token), None).await.unwrap();
     socket.send(&ClientMessage::Ready).await.unwrap();
     // Wait for the deal: we are East, declaring first.
@@ -339,13 +313,12 @@ async fn bad_messages_get_specific_errors_and_change_nothing() {
     };
     assert!(closed);
     // REST refusals.
-    let a = http(addr, "POST", "/api/v1/tables", Some(&json!({"options": {"Bogus": 1}})), None).await.unwrap();
+    let a = api.request("POST", "/api/v1/tables", Some(&json!({"options": {"Bogus": 1}})), None).await;
     assert_eq!(a.status, 400);
     assert!(a.body["error"]["message"].as_str().unwrap().contains("Bogus"));
-    let a =
-        http(addr, "POST", &format!("/api/v1/tables/{id}/seats"), Some(&json!({"name": "Late"})), None).await.unwrap();
+    let a = api.request("POST", &format!("/api/v1/tables/{id}/seats"), Some(&json!({"name": "Late"})), None).await;
     assert_eq!(a.status, 409);
-    let a = http(addr, "GET", "/api/v1/tables/nope", None, None).await.unwrap();
+    let a = api.request("GET", "/api/v1/tables/nope", None, None).await;
     assert_eq!((a.status, a.body["error"]["code"].as_str()), (404, Some("no_such_table")));
     let a = http_raw(
         addr,
@@ -355,11 +328,11 @@ async fn bad_messages_get_specific_errors_and_change_nothing() {
     .unwrap();
     assert_eq!(a.status, 400);
     let big = "x".repeat(100_000);
-    let a = http(addr, "POST", "/api/v1/tables", Some(&json!({"name": big})), None).await.unwrap();
+    let a = api.request("POST", "/api/v1/tables", Some(&json!({"name": big})), None).await;
     assert_eq!((a.status, a.body["error"]["code"].as_str()), (413, Some("too_large")), "{}", a.body);
-    let a = http(addr, "GET", "/api/v1/settle", None, None).await.unwrap();
+    let a = api.request("GET", "/api/v1/settle", None, None).await;
     assert_eq!((a.status, a.body["error"]["code"].as_str()), (405, Some("method_not_allowed")), "{}", a.body);
-    let a = http(addr, "DELETE", &format!("/api/v1/tables/{id}/robots/east"), None, None).await.unwrap();
+    let a = api.request("DELETE", &format!("/api/v1/tables/{id}/robots/east"), None, None).await;
     assert_eq!((a.status, a.body["error"]["code"].as_str()), (400, Some("bad_request")), "{}", a.body);
     let a = TableSocket::connect(addr, &id, Some("not-a-token"), None).await;
     assert!(a.is_err(), "a bad token is refused before the upgrade");
@@ -376,10 +349,11 @@ async fn snapshot(socket: &mut TableSocket) -> Value {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_manager_sets_options_chat_reaches_everyone_and_a_pause_waits_for_all() {
-    let addr = server(TableDefaults::default()).await;
-    let id = table(addr, &[2, 3], json!({})).await;
-    let a = sit(addr, &id, "Ann", 0).await;
-    let b = sit(addr, &id, "Bob", 1).await;
+    let app = TestApp::spawn("memory", TableDefaults::default()).await;
+    let (addr, api) = (app.addr, app.api);
+    let id = api.table(&[2, 3], json!({})).await;
+    let a = api.sit(&id, "Ann", 0).await;
+    let b = api.sit(&id, "Bob", 1).await;
     let mut ann = TableSocket::connect(addr, &id, Some(&a), None).await.unwrap();
     let mut bob = TableSocket::connect(addr, &id, Some(&b), None).await.unwrap();
     for s in [&mut ann, &mut bob] {
@@ -406,7 +380,7 @@ async fn the_manager_sets_options_chat_reaches_everyone_and_a_pause_waits_for_al
             if text == "good luck")
     })
     .await;
-    start(addr, &id, Some(&a)).await;
+    api.start(&id, Some(&a)).await;
     for s in [&mut ann, &mut bob] {
         s.send(&ClientMessage::Ready).await.unwrap();
     }
@@ -436,11 +410,12 @@ async fn the_manager_sets_options_chat_reaches_everyone_and_a_pause_waits_for_al
 async fn with_end_on_disconnect_a_player_leaving_ends_the_game_with_its_penalty() {
     let defaults =
         TableDefaults { end_on_disconnect: true, disconnect_penalties: [5, 10, 20], ..TableDefaults::default() };
-    let addr = server(defaults).await;
-    let id = table(addr, &[1, 2, 3], json!({})).await;
-    let token = sit(addr, &id, "Lee", 0).await;
+    let app = TestApp::spawn("memory", defaults).await;
+    let (addr, api) = (app.addr, app.api);
+    let id = api.table(&[1, 2, 3], json!({})).await;
+    let token = api.sit(&id, "Lee", 0).await;
     let mut witness = TableSocket::connect(addr, &id, None, None).await.unwrap();
-    start(addr, &id, Some(&token)).await;
+    api.start(&id, Some(&token)).await;
     let mut player = TableSocket::connect(addr, &id, Some(&token), None).await.unwrap();
     player.send(&ClientMessage::Ready).await.unwrap();
     read_until(&mut player, |m| {
@@ -459,7 +434,7 @@ async fn with_end_on_disconnect_a_player_leaving_ends_the_game_with_its_penalty(
             .any(|m| matches!(m, ServerMessage::Event { event: StreamEvent::Table(TableEvent::Penalty { .. }), .. })),
         "the others are not told the penalty"
     );
-    let info = http(addr, "GET", &format!("/api/v1/tables/{id}"), None, None).await.unwrap().body;
+    let info = api.table_info(&id).await;
     assert_eq!(info["state"], "over");
     // The player, back, is told its penalty for leaving mid-hand.
     let mut back = TableSocket::connect(addr, &id, Some(&token), Some(last)).await.unwrap();

@@ -4,7 +4,8 @@
 //! database on the server named by `MAHJONG_TEST_POSTGRES` (by default the
 //! CI machine's `postgres://postgres@127.0.0.1:5432/postgres`), created for
 //! the test and dropped by [`TestDb::remove`]. An unreachable Postgres fails
-//! the test: both backends must be exercised.
+//! the test: both backends must be exercised. Tests that do not look at the
+//! store itself may use `memory`, an SQLite database in memory.
 
 use sqlx::Connection;
 use sqlx::Executor;
@@ -27,16 +28,19 @@ pub struct TestDb {
 enum Cleanup {
     File(std::path::PathBuf),
     Database(String),
+    Nothing,
 }
 
 /// The backends every store test runs on.
 pub const BACKENDS: [&str; 2] = ["sqlite", "postgres"];
 
 impl TestDb {
-    /// A fresh database of the named backend (`sqlite` or `postgres`).
+    /// A fresh database of the named backend (`sqlite` or `postgres`, or
+    /// `memory`).
     pub async fn new(backend: &str) -> TestDb {
         let name = format!("mahjong_test_{}", uuid::Uuid::new_v4().simple());
         match backend {
+            "memory" => TestDb { url: "sqlite::memory:".into(), cleanup: Cleanup::Nothing },
             "sqlite" => {
                 let path = std::env::temp_dir().join(format!("{name}.db"));
                 TestDb { url: format!("sqlite://{}", path.display()), cleanup: Cleanup::File(path) }
@@ -69,6 +73,7 @@ impl TestDb {
                     let _ = conn.close().await;
                 }
             }
+            Cleanup::Nothing => {}
         }
     }
 }

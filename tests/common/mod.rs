@@ -51,5 +51,6 @@ pub fn corpus_games() -> Vec<PathBuf> {
     games
 }
 
+pub mod app;
 pub mod db;
 pub mod scenario;

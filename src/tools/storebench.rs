@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 use crate::rules::command::{Action, Command, PlayerId};
 use crate::rules::event::Audience;
 use crate::store::{Batch, EventRow, GameRow, Input, InputRow, Store};
+use crate::tools::loadtest::Latencies;
 
 /// The flags of `storebench`.
 #[derive(clap::Args, Clone, Debug)]
@@ -36,13 +37,6 @@ pub struct StorebenchArgs {
     /// fast as the store allows).
     #[arg(long, default_value_t = 0)]
     pub pause_ms: u64,
-}
-
-/// What one table measured.
-#[derive(Default)]
-struct Tally {
-    batches: u64,
-    latencies_us: Vec<u32>,
 }
 
 /// Runs the benchmark and prints its report; the exit status says whether it ran.
@@ -69,12 +63,14 @@ pub fn run_command(args: StorebenchArgs) -> std::process::ExitCode {
 async fn run(args: StorebenchArgs) -> Result<String, crate::store::StoreError> {
     let store = Store::open(&args.database).await?;
     let stop = Arc::new(AtomicBool::new(false));
+    // The write latencies of every table, in microseconds.
+    let latencies = Arc::new(Latencies::new());
     let run_id = uuid::Uuid::new_v4().simple().to_string();
     let mut tasks = Vec::new();
     for t in 0..args.tables {
         let (store, stop, id) = (store.clone(), stop.clone(), format!("bench-{run_id}-{t}"));
-        let (events, pause) = (args.events.max(1), Duration::from_millis(args.pause_ms));
-        tasks.push(tokio::spawn(async move { table(store, id, events, pause, stop).await }));
+        let (events, pause, latencies) = (args.events.max(1), Duration::from_millis(args.pause_ms), latencies.clone());
+        tasks.push(tokio::spawn(async move { table(store, id, events, pause, stop, &latencies).await }));
     }
     // Let every table write its first batch (the game's creation) first.
     tokio::time::sleep(Duration::from_secs(1)).await;
@@ -83,23 +79,22 @@ async fn run(args: StorebenchArgs) -> Result<String, crate::store::StoreError> {
     stop.store(true, Ordering::Relaxed);
     let elapsed = started.elapsed().as_secs_f64();
     let mut batches = 0;
-    let mut latencies = Vec::new();
     for task in tasks {
-        if let Ok(Ok(tally)) = task.await {
-            batches += tally.batches;
-            latencies.extend(tally.latencies_us);
+        if let Ok(Ok(written)) = task.await {
+            batches += written;
         }
     }
     store.close().await;
-    latencies.sort_unstable();
-    let pct =
-        |p: f64| latencies.get(((latencies.len() as f64 * p) as usize).min(latencies.len().saturating_sub(1))).copied();
-    let ms = |us: Option<u32>| us.map_or("-".to_string(), |us| format!("{:.2} ms", f64::from(us) / 1000.0));
+    let ms = |us: u64| format!("{:.2} ms", us as f64 / 1000.0);
+    let latency = match latencies.summary() {
+        Some(l) => format!("p50 {}, p99 {}, max {}", ms(l.p50_us), ms(l.p99_us), ms(l.max_us)),
+        None => "none measured".to_string(),
+    };
     Ok(format!(
         "backend {:?}, {} tables, {} events per batch, {:.1} s\n\
          batches committed: {batches} ({:.0}/s)\n\
          events persisted:  {} ({:.0}/s)\n\
-         write latency:     p50 {}, p99 {}, max {}",
+         write latency:     {latency}",
         store.backend(),
         args.tables,
         args.events,
@@ -107,21 +102,19 @@ async fn run(args: StorebenchArgs) -> Result<String, crate::store::StoreError> {
         batches as f64 / elapsed,
         batches * args.events as u64,
         (batches * args.events as u64) as f64 / elapsed,
-        ms(pct(0.5)),
-        ms(pct(0.99)),
-        ms(latencies.last().copied()),
     ))
 }
 
 /// One simulated table: writes batches until told to stop; counts those
-/// written while measuring.
+/// written while measuring, and records their latencies.
 async fn table(
     store: Store,
     id: String,
     events: usize,
     pause: Duration,
     stop: Arc<AtomicBool>,
-) -> Result<Tally, crate::store::StoreError> {
+    latencies: &Latencies,
+) -> Result<u64, crate::store::StoreError> {
     let mut row = GameRow {
         name: "storebench".into(),
         preset: crate::rules::presets::DEFAULT_PRESET.into(),
@@ -138,7 +131,7 @@ async fn table(
     let mut first = Batch::new(id.clone(), row.clone());
     first.settings = Some("{}".into());
     store.write(first).await?;
-    let mut tally = Tally::default();
+    let mut written = 0;
     let mut n = 0;
     let measuring_from = Instant::now() + Duration::from_secs(1);
     while !stop.load(Ordering::Relaxed) {
@@ -164,12 +157,12 @@ async fn table(
         let at = Instant::now();
         store.write(batch).await?;
         if at >= measuring_from && !stop.load(Ordering::Relaxed) {
-            tally.batches += 1;
-            tally.latencies_us.push(at.elapsed().as_micros().min(u128::from(u32::MAX)) as u32);
+            written += 1;
+            latencies.record(at.elapsed().as_micros().try_into().unwrap_or(u64::MAX));
         }
         if !pause.is_zero() {
             tokio::time::sleep(pause).await;
         }
     }
-    Ok(tally)
+    Ok(written)
 }

@@ -1,0 +1,18 @@
+//! Tools around the product, not part of it: the tests, load and
+//! benchmarks use them.
+//!
+//! - [`client`]: a small client of the server's public API (JSON over HTTP,
+//!   the table WebSocket, a seat player with a robot's judgement), used by
+//!   the integration tests and the load tool;
+//! - [`loadtest`]: `mahjong-server loadtest`, robot tables on a running
+//!   server watched through many spectator WebSockets;
+//! - [`storebench`]: `mahjong-server storebench`, events persisted per
+//!   second with many tables writing to the store at once.
+//!
+//! Imports go one way: the tools use the product (`rules`, `bots`,
+//! `protocol`, `store`), and nothing in the product (`rules/`, `table/`,
+//! `store/`, `http/`, `server.rs`, `game_file/`, ...) imports from `tools/`.
+
+pub mod client;
+pub mod loadtest;
+pub mod storebench;
