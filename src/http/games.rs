@@ -15,6 +15,8 @@ use serde::Deserialize;
 
 use super::tables::bearer;
 use super::{ApiError, AppState};
+use crate::protocol::ws::TableState;
+use crate::store::GameSource;
 use crate::store::dates::parse_time;
 use crate::store::queries::{
     GameDetail, GameFilter, GamePage, GameProgress, HandDetail, HandHistory, HandPage, StandingsPage, Viewer, Window,
@@ -100,13 +102,20 @@ fn player(name: Option<String>) -> Result<Option<String>, ApiError> {
     }
 }
 
-/// A value that must be one of `allowed`.
-fn one_of(name: &str, value: Option<String>, allowed: &[&str]) -> Result<Option<String>, ApiError> {
-    match value {
-        Some(v) if !allowed.contains(&v.as_str()) => {
-            Err(ApiError::bad_request(format!("{name} must be one of {}, not '{v}'", allowed.join(", "))))
+/// A value that must be the name (`as_str`) of one of `allowed`.
+fn one_of<T: Copy>(
+    name: &str,
+    value: Option<String>,
+    allowed: &[T],
+    as_str: fn(T) -> &'static str,
+) -> Result<Option<T>, ApiError> {
+    let Some(v) = value else { return Ok(None) };
+    match allowed.iter().find(|a| as_str(**a) == v) {
+        Some(a) => Ok(Some(*a)),
+        None => {
+            let names: Vec<&str> = allowed.iter().map(|a| as_str(*a)).collect();
+            Err(ApiError::bad_request(format!("{name} must be one of {}, not '{v}'", names.join(", "))))
         }
-        v => Ok(v),
     }
 }
 
@@ -154,8 +163,13 @@ pub async fn list(
         from_us: date("from", q.from.as_deref())?,
         to_us: date("to", q.to.as_deref())?,
         player: player(q.player)?,
-        state: one_of("state", q.state, &["open", "playing", "over"])?,
-        source: one_of("source", q.source, &["live", "loaded", "mj-server"])?,
+        state: one_of(
+            "state",
+            q.state,
+            &[TableState::Open, TableState::Playing, TableState::Over],
+            TableState::as_str,
+        )?,
+        source: one_of("source", q.source, &GameSource::ALL, GameSource::as_str)?,
     };
     if let (Some(from), Some(to)) = (filter.from_us, filter.to_us)
         && from >= to
@@ -214,7 +228,7 @@ pub async fn hand_events(
         None => None,
     };
     let viewer = match seat {
-        _ if game.state == "over" => Viewer::Everything,
+        _ if game.state == TableState::Over => Viewer::Everything,
         Some(s) => Viewer::Player(s),
         None => Viewer::Spectator,
     };
