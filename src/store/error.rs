@@ -16,7 +16,7 @@ use std::sync::Arc;
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// The database URL is not one the store can open.
-    #[error("'{url}' is not a database URL the server can use: {hint}")]
+    #[error("'{url}' is not a database URL: {hint}")]
     Url {
         /// The URL given.
         url: String,
@@ -24,7 +24,7 @@ pub enum StoreError {
         hint: String,
     },
     /// The folder an SQLite file is to be created in does not exist.
-    #[error("cannot open the SQLite database '{url}': its folder '{}' does not exist", folder.display())]
+    #[error("the SQLite file's folder '{}' does not exist: create it first", folder.display())]
     NoFolder {
         /// The URL given.
         url: String,
