@@ -212,6 +212,14 @@ impl Actor {
             let deadline = self.next_deadline();
             let done = tokio::select! {
                 command = commands.recv() => match command {
+                    Some(TableCommand::Shutdown { reply }) => {
+                        // The server is stopping: store what is pending, answer, end.
+                        if let Err(e) = self.flush().await {
+                            tracing::error!(table = %self.id, "the table stops without storing its last changes: {e}");
+                        }
+                        let _ = reply.send(());
+                        break;
+                    }
                     Some(c) => self.handle(c).await,
                     None => break,
                 },
@@ -323,6 +331,7 @@ impl Actor {
                 self.reply(connection, &ServerMessage::error(code, reason));
             }
             TableCommand::Disconnect { connection } => self.disconnect(connection),
+            TableCommand::Shutdown { .. } => {} // `run` answers it
         }
         self.flush().await
     }
@@ -466,6 +475,7 @@ impl Actor {
         self.record(Input::StartGame);
         self.begin_game();
         self.state = TableState::Playing;
+        tracing::info!(table = %self.id, name = %self.settings.name, preset = %self.settings.preset, "game started");
         self.broadcast_table(TableEvent::GameStarted);
         self.await_ready();
         Ok(())
@@ -999,6 +1009,10 @@ impl Actor {
     }
 
     fn game_over(&mut self) {
+        if self.state != TableState::Over {
+            let scores = self.game.as_ref().map_or([0; 4], Game::scores);
+            tracing::info!(table = %self.id, name = %self.settings.name, preset = %self.settings.preset, ?scores, "game over");
+        }
         self.state = TableState::Over;
         self.finished_us.get_or_insert_with(crate::store::now_us);
     }

@@ -8,6 +8,9 @@ use crate::protocol::ws::{TableInfo, TableState};
 use crate::store::archive::{Checked, Imported, Source};
 use crate::store::{Store, StoreError};
 
+/// How long [`Lobby::shutdown`] waits for the tables.
+pub const SHUTDOWN_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Every table of the server, by id. The lock is only ever held to look up or
 /// insert a handle, never across an `.await`.
 #[derive(Debug)]
@@ -36,7 +39,9 @@ impl Lobby {
     /// Opens a new table (written to the store first); returns its handle.
     pub async fn open(&self, settings: TableSettings) -> Result<TableHandle, StoreError> {
         let id = uuid::Uuid::new_v4().simple().to_string();
+        let (name, preset) = (settings.name.clone(), settings.preset.clone());
         let handle = actor::spawn(id, settings, self.store.clone()).await?;
+        tracing::info!(table = %handle.id, %name, %preset, "table opened");
         self.insert(handle.clone());
         Ok(handle)
     }
@@ -89,6 +94,22 @@ impl Lobby {
             self.resume(&imported.id).await?;
         }
         Ok(imported)
+    }
+
+    /// Stops every table (when the server stops): each writes what it has
+    /// pending to the store and ends. Waits for them at most
+    /// [`SHUTDOWN_WAIT`].
+    pub async fn shutdown(&self) {
+        let handles: Vec<TableHandle> =
+            self.tables.read().unwrap_or_else(|e| e.into_inner()).values().cloned().collect();
+        let stops = handles.iter().map(|h| h.ask(|reply| super::TableCommand::Shutdown { reply }));
+        match tokio::time::timeout(SHUTDOWN_WAIT, futures_util::future::join_all(stops)).await {
+            Ok(stopped) => {
+                let stopped = stopped.iter().filter(|s| s.is_ok()).count();
+                tracing::info!("{stopped} tables stopped");
+            }
+            Err(_) => tracing::warn!("tables still running after {} s: stopping without them", SHUTDOWN_WAIT.as_secs()),
+        }
     }
 
     /// The table with this id (a closed table is no longer found).

@@ -204,6 +204,12 @@ pub enum TableCommand {
         /// The connection.
         connection: u64,
     },
+    /// The server is stopping: write what is pending to the store, answer,
+    /// and end.
+    Shutdown {
+        /// Answered once what was pending is written (or could not be).
+        reply: oneshot::Sender<()>,
+    },
 }
 
 /// A handle on a running table.
