@@ -10,11 +10,11 @@
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use serde::Deserialize;
 
 use super::tables::bearer;
-use super::{ApiError, AppState};
+use super::{ApiError, AppState, ErrorCode};
 use crate::protocol::ws::TableState;
 use crate::store::GameSource;
 use crate::store::dates::parse_time;
@@ -139,7 +139,7 @@ async fn progress(state: &AppState, id: &str) -> Result<GameProgress, ApiError> 
         .store()
         .game_progress(id)
         .await?
-        .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "no_such_game", format!("no game {id}")))
+        .ok_or_else(|| ApiError::refused(ErrorCode::NoSuchGame, format!("no game {id}")))
 }
 
 /// The 404 for a hand the game does not have (finished, for `finished`).
@@ -149,7 +149,7 @@ fn no_such_hand(id: &str, n: i64, game: &GameProgress, finished: bool) -> ApiErr
     } else {
         format!("game {id} has no hand {n}: {} dealt", game.hands)
     };
-    ApiError::new(StatusCode::NOT_FOUND, "no_such_hand", why)
+    ApiError::refused(ErrorCode::NoSuchHand, why)
 }
 
 /// `GET /api/v1/games`: the stored games, newest first.
@@ -182,7 +182,7 @@ pub async fn list(
 /// `GET /api/v1/games/{id}`: one game.
 pub async fn get_one(State(state): State<AppState>, Path(id): Path<String>) -> Result<Json<GameDetail>, ApiError> {
     let game = state.lobby.store().game_detail(&id).await?;
-    game.map(Json).ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "no_such_game", format!("no game {id}")))
+    game.map(Json).ok_or_else(|| ApiError::refused(ErrorCode::NoSuchGame, format!("no game {id}")))
 }
 
 /// `GET /api/v1/games/{id}/hands`: its finished hands, in order.
@@ -222,9 +222,12 @@ pub async fn hand_events(
     // A token is checked even when the game is over: a wrong one is a
     // mistake worth telling, not something to ignore.
     let seat = match bearer(&headers)? {
-        Some(token) => Some(store.seat_of_token(&id, &token).await?.ok_or_else(|| {
-            ApiError::new(StatusCode::UNAUTHORIZED, "bad_token", format!("not a seat token of game {id}"))
-        })?),
+        Some(token) => Some(
+            store
+                .seat_of_token(&id, &token)
+                .await?
+                .ok_or_else(|| ApiError::refused(ErrorCode::BadToken, format!("not a seat token of game {id}")))?,
+        ),
         None => None,
     };
     let viewer = match seat {
