@@ -34,7 +34,9 @@ impl Store {
     }
 
     /// Reads a game back, with its events from hand `events_from_hand` on
-    /// (0: all of them). `None` if there is no such game.
+    /// (0: all of them). `None` if there is no such game. A stored value
+    /// that does not read is `StoreError::Corrupt` naming the game (so that
+    /// recovery passes over that game alone).
     ///
     /// The reads share one snapshot of the database: a running table may
     /// write the game meanwhile (an export from the command line, chat after
@@ -46,7 +48,7 @@ impl Store {
             // an SQLite read transaction keeps one snapshot already (WAL).
             sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ").execute(&mut *tx).await?;
         }
-        let game = load_game_on(&mut tx, id, events_from_hand).await?;
+        let game = load_game_on(&mut tx, id, events_from_hand).await.map_err(|e| blame(id, e))?;
         tx.commit().await?;
         Ok(game)
     }
@@ -54,7 +56,15 @@ impl Store {
     /// A game's events from hand `from_hand` on, in order.
     pub async fn events(&self, id: &str, from_hand: i64) -> Result<Vec<EventRow>, StoreError> {
         let mut conn = self.pool().acquire().await?;
-        events_on(&mut conn, id, from_hand).await
+        events_on(&mut conn, id, from_hand).await.map_err(|e| blame(id, e))
+    }
+}
+
+/// A value of game `id` that does not read is that game's corruption.
+fn blame(id: &str, e: StoreError) -> StoreError {
+    match e {
+        StoreError::Decode(e) => StoreError::Corrupt { game: id.to_string(), why: e.to_string() },
+        e => e,
     }
 }
 
