@@ -219,16 +219,17 @@ fn settle() -> ExitCode {
 fn presets(json: bool) -> ExitCode {
     use mahjong::rules::presets::{PRESETS, listing, preset};
     if json {
-        return match listing()
-            .map_err(|e| e.to_string())
-            .and_then(|l| serde_json::to_string_pretty(&l).map_err(|e| format!("cannot print the presets: {e}")))
-        {
+        use anyhow::Context;
+        let text = listing()
+            .map_err(anyhow::Error::from)
+            .and_then(|l| serde_json::to_string_pretty(&l).context("cannot print the presets"));
+        return match text {
             Ok(text) => {
                 println!("{text}");
                 ExitCode::SUCCESS
             }
             Err(e) => {
-                eprintln!("{e}");
+                eprintln!("{e:#}");
                 ExitCode::FAILURE
             }
         };
@@ -301,17 +302,18 @@ fn export(database: &str, game_id: &str, output: Option<&std::path::Path>) -> Ex
                 return ExitCode::FAILURE;
             }
         };
+        use anyhow::Context;
         let written = match output {
-            Some(path) => std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display())),
+            Some(path) => std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display())),
             None => {
                 use std::io::Write;
-                std::io::stdout().write_all(text.as_bytes()).map_err(|e| format!("cannot write: {e}"))
+                std::io::stdout().write_all(text.as_bytes()).context("cannot write")
             }
         };
         match written {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
-                eprintln!("{e}");
+                eprintln!("{e:#}");
                 ExitCode::FAILURE
             }
         }
