@@ -177,12 +177,22 @@ async fn the_server_stops_in_order() {
     let robots = json!({"robots": [{"seat": 0}, {"seat": 1}, {"seat": 2}, {"seat": 3}], "start": true});
     let table = http(addr, "POST", "/api/v1/tables", Some(&robots), None).await.unwrap();
     assert_eq!(table.status, 201, "{}", table.body);
-    let mut socket = TableSocket::connect(addr, table.body["id"].as_str().unwrap(), None, None).await.unwrap();
+    let ws = format!("ws://{addr}/api/v1/tables/{}/ws", table.body["id"].as_str().unwrap());
+    let (mut socket, _) = tokio_tungstenite::connect_async(ws).await.unwrap();
     stop.send(()).unwrap();
     let served = tokio::time::timeout(Duration::from_secs(20), server).await.expect("the server stops");
     served.unwrap().unwrap();
-    // The socket was closed first; the port no longer answers.
-    while let Ok(Some(_)) = socket.next(Duration::from_secs(5)).await {}
+    // The socket was closed as the server stopped (1001), not dropped by its
+    // table (4000); the port no longer answers.
+    let close = loop {
+        use futures_util::StreamExt;
+        match tokio::time::timeout(Duration::from_secs(5), socket.next()).await {
+            Ok(Some(Ok(tokio_tungstenite::tungstenite::Message::Close(frame)))) => break frame,
+            Ok(Some(Ok(_))) => continue,
+            other => panic!("the socket ended without a close frame: {other:?}"),
+        }
+    };
+    assert_eq!(close.map(|f| u16::from(f.code)), Some(1001));
     assert!(TcpStream::connect(addr).await.is_err(), "the server still listens");
     // Everything the tables did is in the store, which reopens.
     let store = mahjong::store::Store::open(&url).await.unwrap();
