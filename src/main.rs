@@ -174,7 +174,7 @@ fn main() -> ExitCode {
 fn simulation_options(
     preset: Option<&str>,
     option_file: Option<&std::path::Path>,
-) -> Result<mahjong::rules::GameOptions, String> {
+) -> Result<mahjong::rules::GameOptions, mahjong::server::ConfigError> {
     let preset = preset.unwrap_or(mahjong::rules::presets::DEFAULT_PRESET);
     mahjong::server::preset_with_option_file(preset, option_file).map(|(options, _)| options)
 }
@@ -219,16 +219,17 @@ fn settle() -> ExitCode {
 fn presets(json: bool) -> ExitCode {
     use mahjong::rules::presets::{PRESETS, listing, preset};
     if json {
-        return match listing()
-            .map_err(|e| e.to_string())
-            .and_then(|l| serde_json::to_string_pretty(&l).map_err(|e| format!("cannot print the presets: {e}")))
-        {
+        use anyhow::Context;
+        let text = listing()
+            .map_err(anyhow::Error::from)
+            .and_then(|l| serde_json::to_string_pretty(&l).context("cannot print the presets"));
+        return match text {
             Ok(text) => {
                 println!("{text}");
                 ExitCode::SUCCESS
             }
             Err(e) => {
-                eprintln!("{e}");
+                eprintln!("{e:#}");
                 ExitCode::FAILURE
             }
         };
@@ -301,17 +302,18 @@ fn export(database: &str, game_id: &str, output: Option<&std::path::Path>) -> Ex
                 return ExitCode::FAILURE;
             }
         };
+        use anyhow::Context;
         let written = match output {
-            Some(path) => std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display())),
+            Some(path) => std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display())),
             None => {
                 use std::io::Write;
-                std::io::stdout().write_all(text.as_bytes()).map_err(|e| format!("cannot write: {e}"))
+                std::io::stdout().write_all(text.as_bytes()).context("cannot write")
             }
         };
         match written {
             Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
-                eprintln!("{e}");
+                eprintln!("{e:#}");
                 ExitCode::FAILURE
             }
         }
@@ -319,11 +321,12 @@ fn export(database: &str, game_id: &str, output: Option<&std::path::Path>) -> Ex
 }
 
 /// Reads and checks a game file or an mj-server log.
-fn read_game(path: &std::path::Path) -> Result<(mahjong::game_file::Checked, mahjong::game_file::Source), String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+fn read_game(path: &std::path::Path) -> anyhow::Result<(mahjong::game_file::Checked, mahjong::game_file::Source)> {
+    use anyhow::Context;
+    let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
     // mj-server wrote bytes; only its names are free text.
     let text = String::from_utf8_lossy(&bytes);
-    mahjong::game_file::read_any(&text, mahjong::store::now_us()).map_err(|e| format!("{}: {e}", path.display()))
+    mahjong::game_file::read_any(&text, mahjong::store::now_us()).with_context(|| path.display().to_string())
 }
 
 /// `import`: a game file or an mj-server log stored as a new game; prints
@@ -332,7 +335,7 @@ fn import(database: &str, path: &std::path::Path) -> ExitCode {
     let (checked, source) = match read_game(path) {
         Ok(read) => read,
         Err(e) => {
-            eprintln!("{e}");
+            eprintln!("{e:#}");
             return ExitCode::from(2);
         }
     };
@@ -365,8 +368,13 @@ fn import(database: &str, path: &std::path::Path) -> ExitCode {
 
 /// `serve`: runs the server until SIGINT or SIGTERM.
 fn serve(args: mahjong::server::ServeArgs) -> ExitCode {
+    use std::io::IsTerminal;
+    // Logs go to stderr, in colour only on a terminal (a file or a
+    // container's log gets plain lines).
     tracing_subscriber::fmt()
         .with_env_filter(tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| "info".into()))
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
         .init();
     let defaults = match args.table_defaults() {
         Ok(d) => d,
@@ -381,7 +389,7 @@ fn serve(args: mahjong::server::ServeArgs) -> ExitCode {
         Some(path) => match read_game(path) {
             Ok((checked, source)) => Some(mahjong::server::LoadGame { path: path.clone(), checked, source }),
             Err(e) => {
-                eprintln!("--load-game {e}");
+                eprintln!("--load-game {e:#}");
                 return ExitCode::from(2);
             }
         },
@@ -395,18 +403,17 @@ fn serve(args: mahjong::server::ServeArgs) -> ExitCode {
                 return ExitCode::from(2);
             }
         };
-        match listener.local_addr() {
-            Ok(addr) => tracing::info!("serving on http://{addr}"),
-            Err(e) => tracing::warn!("listening, address unknown: {e}"),
-        }
+        // `serve` says "serving on ..." once the store is open and the
+        // unfinished games have resumed.
         let store = match open_store(&args.database).await {
             Ok(s) => s,
             Err(code) => return code,
         };
         // A loaded game not over opens as a table once the unfinished games
         // in the store have resumed.
-        match mahjong::server::serve_loading(listener, defaults, store, load, mahjong::server::shutdown_signal()).await
-        {
+        let timeouts = mahjong::http::Timeouts::default();
+        let stop = mahjong::server::shutdown_signal();
+        match mahjong::server::serve_loading(listener, defaults, store, timeouts, load, stop).await {
             Ok(()) => {
                 tracing::info!("shut down");
                 ExitCode::SUCCESS

@@ -10,12 +10,61 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 
 use crate::game_file::{self, Checked, Source};
+use crate::http::hyper_refusals::JsonRefusals;
 use crate::http::tables::TableDefaults;
-use crate::http::{AppState, router};
+use crate::http::{AppState, Timeouts, router};
+use crate::rules::options::OptionError;
 use crate::rules::presets;
-use crate::rules::tile::parse_tiles;
+use crate::rules::tile::{BadTileCode, parse_tiles};
+use crate::rules::wall::WallError;
 use crate::store::Store;
 use crate::table::Lobby;
+
+/// A setting of `serve` that cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// A file named by a flag cannot be read.
+    #[error("cannot read {}: {source}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: std::io::Error,
+    },
+    /// No such preset.
+    #[error(transparent)]
+    Preset(OptionError),
+    /// The option file does not read, or sets a bad value.
+    #[error("{}: {source}", path.display())]
+    OptionFile {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        source: OptionError,
+    },
+    /// The wall file holds something that is not a tile.
+    #[error("{}: {source}", path.display())]
+    WallTiles {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        source: BadTileCode,
+    },
+    /// The wall file's tiles are not a wall.
+    #[error("{}: {source}", path.display())]
+    Wall {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        source: WallError,
+    },
+    /// `--disconnect-penalties` has more than three values.
+    #[error("give at most three penalties: N1,N2,N3")]
+    TooManyPenalties,
+    /// A penalty is not a whole number from 0 to 100000.
+    #[error("'{0}' is not a penalty (a whole number from 0 to 100000)")]
+    Penalty(String),
+}
 
 /// The flags of `serve`.
 #[derive(clap::Args, Clone, Debug)]
@@ -82,11 +131,11 @@ pub struct ServeArgs {
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Penalties(pub [i64; 3]);
 
-fn parse_penalties(text: &str) -> Result<Penalties, String> {
+fn parse_penalties(text: &str) -> Result<Penalties, ConfigError> {
     let parts: Vec<&str> = text.split(',').collect();
     let mut out = [0i64; 3];
     if parts.len() > 3 {
-        return Err("give at most three penalties: N1,N2,N3".into());
+        return Err(ConfigError::TooManyPenalties);
     }
     for (slot, part) in out.iter_mut().zip(&parts) {
         *slot = part
@@ -94,7 +143,7 @@ fn parse_penalties(text: &str) -> Result<Penalties, String> {
             .parse::<i64>()
             .ok()
             .filter(|n| (0..=100_000).contains(n))
-            .ok_or_else(|| format!("'{part}' is not a penalty (a whole number from 0 to 100000)"))?;
+            .ok_or_else(|| ConfigError::Penalty(part.to_string()))?;
     }
     Ok(Penalties(out))
 }
@@ -123,14 +172,15 @@ impl ServeArgs {
     }
 
     /// Checks the flags and reads the files they name.
-    pub fn table_defaults(&self) -> Result<TableDefaults, String> {
+    pub fn table_defaults(&self) -> Result<TableDefaults, ConfigError> {
         let (options, option_file) = preset_with_option_file(&self.preset, self.option_file.as_deref())?;
         let first_wall = match &self.wallfile {
             Some(path) => {
                 let text = read(path)?;
-                let tiles = parse_tiles(text.trim()).map_err(|e| format!("{}: {e}", path.display()))?;
+                let tiles =
+                    parse_tiles(text.trim()).map_err(|source| ConfigError::WallTiles { path: path.clone(), source })?;
                 crate::rules::wall::Wall::from_tiles(tiles.clone(), &options)
-                    .map_err(|e| format!("{}: {e}", path.display()))?;
+                    .map_err(|source| ConfigError::Wall { path: path.clone(), source })?;
                 Some(tiles)
             }
             None => None,
@@ -158,12 +208,14 @@ impl ServeArgs {
 pub fn preset_with_option_file(
     preset: &str,
     option_file: Option<&std::path::Path>,
-) -> Result<(crate::rules::GameOptions, Option<String>), String> {
-    let mut options = presets::preset(preset).map_err(|e| e.to_string())?;
+) -> Result<(crate::rules::GameOptions, Option<String>), ConfigError> {
+    let mut options = presets::preset(preset).map_err(ConfigError::Preset)?;
     let text = match option_file {
         Some(path) => {
             let text = read(path)?;
-            options.apply_option_file(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+            options
+                .apply_option_file(&text)
+                .map_err(|source| ConfigError::OptionFile { path: path.to_path_buf(), source })?;
             Some(text)
         }
         None => None,
@@ -171,8 +223,8 @@ pub fn preset_with_option_file(
     Ok((options, text))
 }
 
-fn read(path: &std::path::Path) -> Result<String, String> {
-    std::fs::read_to_string(path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+fn read(path: &std::path::Path) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path).map_err(|source| ConfigError::Read { path: path.to_path_buf(), source })
 }
 
 /// A game file (or mj-server log) to load when the server starts
@@ -186,25 +238,40 @@ pub struct LoadGame {
     pub source: Source,
 }
 
-/// Serves on an already-bound listener until `shutdown` completes, then
-/// stops accepting, lets open requests finish and commits what the tables
-/// have written. First, every unfinished game in the store resumes.
+/// Serves on an already-bound listener until `shutdown` completes, with the
+/// default time limits on requests. See [`serve_loading`].
 pub async fn serve(
     listener: TcpListener,
     defaults: TableDefaults,
     store: Store,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    serve_loading(listener, defaults, store, None, shutdown).await
+    serve_loading(listener, defaults, store, Timeouts::default(), None, shutdown).await
 }
 
-/// As [`serve`], and once the unfinished games have resumed, `load` is
-/// stored as a new game (a table at once if it is not over), its people's
-/// new seat tokens written to the log.
+/// As [`serve`], with these time limits on requests.
+pub async fn serve_with(
+    listener: TcpListener,
+    defaults: TableDefaults,
+    store: Store,
+    timeouts: Timeouts,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    serve_loading(listener, defaults, store, timeouts, None, shutdown).await
+}
+
+/// Serves on an already-bound listener until `shutdown` completes. First,
+/// every unfinished game in the store resumes, and `load` is stored as a new
+/// game (a table at once if it is not over, its people's new seat tokens
+/// written to the log); then it logs `serving on http://ADDR`. At
+/// `shutdown` it stops in order: the HTTP server stops (WebSockets close
+/// with 1001, open requests finish), then every table writes what it has
+/// pending and ends, then the store commits what it was given and closes.
 pub async fn serve_loading(
     listener: TcpListener,
     defaults: TableDefaults,
     store: Store,
+    timeouts: Timeouts,
     load: Option<LoadGame>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
@@ -219,34 +286,41 @@ pub async fn serve_loading(
             Ok(imported) => {
                 tracing::info!(table = %imported.id, state = %imported.state, "loaded {}", path.display());
                 for grant in &imported.seats {
+                    // The operator hands these to the players: the one place a token is shown.
                     tracing::info!(table = %imported.id, seat = grant.seat, token = %grant.token, "seat token");
                 }
             }
             Err(e) => {
+                lobby.shutdown().await;
                 store.close().await;
                 return Err(std::io::Error::other(format!("cannot load the game of {}: {e}", path.display())));
             }
         }
     }
-    let state = AppState { lobby, defaults: Arc::new(defaults), shutdown: stopping.clone() };
+    let state = AppState { lobby: lobby.clone(), defaults: Arc::new(defaults), shutdown: stopping.clone(), timeouts };
     tokio::spawn(async move {
         shutdown.await;
         let _ = stop.send(true);
     });
     let mut stopping = stopping;
-    // WebSockets watch the same signal and close themselves, so that the
-    // graceful shutdown does not wait for them forever.
     // Events are small and latency matters: no Nagle delay (with a client's
     // delayed ACK it held a second event back by ~40 ms, measured with `loadtest`).
     use axum::serve::ListenerExt;
     let listener = listener.tap_io(|tcp| {
         let _ = tcp.set_nodelay(true);
     });
-    let served = axum::serve(listener, router(state))
+    match axum::serve::Listener::local_addr(&listener) {
+        Ok(addr) => tracing::info!("serving on http://{addr}"),
+        Err(e) => tracing::warn!("serving, address unknown: {e}"),
+    }
+    // WebSockets watch the same signal and close themselves, so that the
+    // graceful shutdown does not wait for them forever.
+    let served = axum::serve(JsonRefusals(listener), router(state))
         .with_graceful_shutdown(async move {
             crate::http::ws::stopped(&mut stopping).await;
         })
         .await;
+    lobby.shutdown().await;
     store.close().await;
     served
 }

@@ -173,24 +173,10 @@ struct ErrorDetail {
     message: String,
 }
 
-/// The REST error codes (src/http/mod.rs).
-const REST_ERROR_CODES: &[&str] = &[
-    "bad_request",
-    "no_such_table",
-    "no_such_game",
-    "no_such_hand",
-    "seat_taken",
-    "bad_token",
-    "not_manager",
-    "not_now",
-    "closed",
-    "not_found",
-    "store_unavailable",
-    "unsupported_file",
-    "not_finished",
-    "invalid_game",
-    "invalid_log",
-];
+/// The REST error codes (src/http/error.rs).
+fn rest_error_codes() -> Vec<&'static str> {
+    mahjong::http::ErrorCode::ALL.iter().map(|c| c.as_str()).collect()
+}
 
 /// The WebSocket error codes (src/table/actor.rs, src/http/ws.rs).
 const WS_ERROR_CODES: &[&str] = &["bad_message", "too_large", "illegal_move", "not_now", "not_allowed", "bad_option"];
@@ -340,7 +326,7 @@ fn check_block(block: &Block, seen: &mut Seen, settle_answer: &mut Option<(usize
         "ApiError" => {
             if let Some(e) = round_trip::<ErrorBody>(block, &json) {
                 let code = e.error.code.as_str();
-                assert!(REST_ERROR_CODES.contains(&code), "{where_}: unknown error code {code}");
+                assert!(rest_error_codes().contains(&code), "{where_}: unknown error code {code}");
             }
         }
         "CreateTable" => drop(parse_only::<CreateTable>(block, &json)),
@@ -471,9 +457,22 @@ fn the_limits_quoted_are_the_code_limits() {
         format!("every {} seconds", mahjong::http::ws::PING_EVERY.as_secs()),
         format!("{} seconds", mahjong::http::ws::IDLE_LIMIT.as_secs()),
         format!("`{}`", mahjong::http::ws::CLOSE_DROPPED),
+        format!("{} bytes", mahjong::http::MAX_URI),
+        format!("{} seconds", mahjong::http::Timeouts::default().request.as_secs()),
+        format!("{} seconds", mahjong::http::Timeouts::default().game_file.as_secs()),
     ];
     for q in quoted {
         assert!(doc.contains(&q), "docs/protocol.md does not quote the limit `{q}`");
+    }
+}
+
+/// Every REST error code is in the table of codes, with its status.
+#[test]
+fn every_rest_error_code_is_documented() {
+    let doc = document();
+    for code in mahjong::http::ErrorCode::ALL {
+        let row = format!("| {} | `{}` |", code.status().as_u16(), code.as_str());
+        assert!(doc.contains(&row), "docs/protocol.md has no row `{row}` in its REST error codes");
     }
 }
 

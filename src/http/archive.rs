@@ -9,7 +9,7 @@ use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use super::{ApiError, AppState};
+use super::{ApiError, AppState, ErrorCode};
 use crate::game_file::{self, ArchiveError, Checked, Source};
 use crate::protocol::ws::TableState;
 
@@ -19,13 +19,13 @@ pub const MAX_GAME_FILE: usize = 32 * 1024 * 1024;
 
 impl From<ArchiveError> for ApiError {
     fn from(e: ArchiveError) -> ApiError {
-        let (status, code) = match &e {
-            ArchiveError::Json(_) => (StatusCode::BAD_REQUEST, "bad_request"),
-            ArchiveError::Format(_) | ArchiveError::Version(_) => (StatusCode::BAD_REQUEST, "unsupported_file"),
-            ArchiveError::Invalid(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_game"),
-            ArchiveError::Log(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_log"),
+        let code = match &e {
+            ArchiveError::Json(_) => ErrorCode::BadRequest,
+            ArchiveError::Format(_) | ArchiveError::Version(_) => ErrorCode::UnsupportedFile,
+            ArchiveError::Invalid(_) => ErrorCode::InvalidGame,
+            ArchiveError::Log(_) => ErrorCode::InvalidLog,
         };
-        ApiError::new(status, code, e.to_string())
+        ApiError::refused(code, e.to_string())
     }
 }
 
@@ -33,13 +33,12 @@ impl From<ArchiveError> for ApiError {
 pub async fn export(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {
     let file = game_file::export(state.lobby.store(), &id)
         .await?
-        .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "no_such_game", format!("no game {id}")))?;
+        .ok_or_else(|| ApiError::refused(ErrorCode::NoSuchGame, format!("no game {id}")))?;
     if file.game.state != TableState::Over.as_str() {
         // Its log holds every player's concealed tiles and its inputs the
         // walls to come: handing it out would spoil the game.
-        return Err(ApiError::new(
-            StatusCode::CONFLICT,
-            "not_finished",
+        return Err(ApiError::refused(
+            ErrorCode::NotFinished,
             format!(
                 "game {id} is not over: an unfinished game's log holds the concealed tiles and the wall \
                  (the server's operator can export it with `mahjong-server export`)"
@@ -54,7 +53,7 @@ pub async fn export(State(state): State<AppState>, Path(id): Path<String>) -> Re
 async fn checked(read: impl FnOnce() -> Result<Checked, ArchiveError> + Send + 'static) -> Result<Checked, ApiError> {
     tokio::task::spawn_blocking(read)
         .await
-        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?
+        .map_err(|e| ApiError::internal(format!("checking a game file: {e}")))?
         .map_err(ApiError::from)
 }
 

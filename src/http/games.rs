@@ -10,11 +10,13 @@
 use axum::Json;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use serde::Deserialize;
 
 use super::tables::bearer;
-use super::{ApiError, AppState};
+use super::{ApiError, AppState, ErrorCode};
+use crate::protocol::ws::TableState;
+use crate::store::GameSource;
 use crate::store::dates::parse_time;
 use crate::store::queries::{
     GameDetail, GameFilter, GamePage, GameProgress, HandDetail, HandHistory, HandPage, StandingsPage, Viewer, Window,
@@ -100,13 +102,20 @@ fn player(name: Option<String>) -> Result<Option<String>, ApiError> {
     }
 }
 
-/// A value that must be one of `allowed`.
-fn one_of(name: &str, value: Option<String>, allowed: &[&str]) -> Result<Option<String>, ApiError> {
-    match value {
-        Some(v) if !allowed.contains(&v.as_str()) => {
-            Err(ApiError::bad_request(format!("{name} must be one of {}, not '{v}'", allowed.join(", "))))
+/// A value that must be the name (`as_str`) of one of `allowed`.
+fn one_of<T: Copy>(
+    name: &str,
+    value: Option<String>,
+    allowed: &[T],
+    as_str: fn(T) -> &'static str,
+) -> Result<Option<T>, ApiError> {
+    let Some(v) = value else { return Ok(None) };
+    match allowed.iter().find(|a| as_str(**a) == v) {
+        Some(a) => Ok(Some(*a)),
+        None => {
+            let names: Vec<&str> = allowed.iter().map(|a| as_str(*a)).collect();
+            Err(ApiError::bad_request(format!("{name} must be one of {}, not '{v}'", names.join(", "))))
         }
-        v => Ok(v),
     }
 }
 
@@ -130,7 +139,7 @@ async fn progress(state: &AppState, id: &str) -> Result<GameProgress, ApiError> 
         .store()
         .game_progress(id)
         .await?
-        .ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "no_such_game", format!("no game {id}")))
+        .ok_or_else(|| ApiError::refused(ErrorCode::NoSuchGame, format!("no game {id}")))
 }
 
 /// The 404 for a hand the game does not have (finished, for `finished`).
@@ -140,7 +149,7 @@ fn no_such_hand(id: &str, n: i64, game: &GameProgress, finished: bool) -> ApiErr
     } else {
         format!("game {id} has no hand {n}: {} dealt", game.hands)
     };
-    ApiError::new(StatusCode::NOT_FOUND, "no_such_hand", why)
+    ApiError::refused(ErrorCode::NoSuchHand, why)
 }
 
 /// `GET /api/v1/games`: the stored games, newest first.
@@ -154,8 +163,13 @@ pub async fn list(
         from_us: date("from", q.from.as_deref())?,
         to_us: date("to", q.to.as_deref())?,
         player: player(q.player)?,
-        state: one_of("state", q.state, &["open", "playing", "over"])?,
-        source: one_of("source", q.source, &["live", "loaded", "mj-server"])?,
+        state: one_of(
+            "state",
+            q.state,
+            &[TableState::Open, TableState::Playing, TableState::Over],
+            TableState::as_str,
+        )?,
+        source: one_of("source", q.source, &GameSource::ALL, GameSource::as_str)?,
     };
     if let (Some(from), Some(to)) = (filter.from_us, filter.to_us)
         && from >= to
@@ -168,7 +182,7 @@ pub async fn list(
 /// `GET /api/v1/games/{id}`: one game.
 pub async fn get_one(State(state): State<AppState>, Path(id): Path<String>) -> Result<Json<GameDetail>, ApiError> {
     let game = state.lobby.store().game_detail(&id).await?;
-    game.map(Json).ok_or_else(|| ApiError::new(StatusCode::NOT_FOUND, "no_such_game", format!("no game {id}")))
+    game.map(Json).ok_or_else(|| ApiError::refused(ErrorCode::NoSuchGame, format!("no game {id}")))
 }
 
 /// `GET /api/v1/games/{id}/hands`: its finished hands, in order.
@@ -208,13 +222,16 @@ pub async fn hand_events(
     // A token is checked even when the game is over: a wrong one is a
     // mistake worth telling, not something to ignore.
     let seat = match bearer(&headers)? {
-        Some(token) => Some(store.seat_of_token(&id, &token).await?.ok_or_else(|| {
-            ApiError::new(StatusCode::UNAUTHORIZED, "bad_token", format!("not a seat token of game {id}"))
-        })?),
+        Some(token) => Some(
+            store
+                .seat_of_token(&id, &token)
+                .await?
+                .ok_or_else(|| ApiError::refused(ErrorCode::BadToken, format!("not a seat token of game {id}")))?,
+        ),
         None => None,
     };
     let viewer = match seat {
-        _ if game.state == "over" => Viewer::Everything,
+        _ if game.state == TableState::Over => Viewer::Everything,
         Some(s) => Viewer::Player(s),
         None => Viewer::Spectator,
     };

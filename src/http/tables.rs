@@ -10,7 +10,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
-use super::{ApiError, AppState};
+use super::{ApiError, AppState, ErrorCode};
 use crate::bots::strategy::Strategy;
 use crate::rules::calculator;
 use crate::rules::tile::Tile;
@@ -216,7 +216,7 @@ pub(crate) fn bearer(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     let text = value.to_str().map_err(|_| ApiError::bad_request("the Authorization header is not text"))?;
     match text.strip_prefix("Bearer ") {
         Some(token) if !token.trim().is_empty() => Ok(Some(token.trim().to_string())),
-        _ => Err(ApiError::new(StatusCode::UNAUTHORIZED, "bad_token", "expected Authorization: Bearer SEAT_TOKEN")),
+        _ => Err(ApiError::refused(ErrorCode::BadToken, "expected Authorization: Bearer SEAT_TOKEN")),
     }
 }
 
@@ -226,8 +226,8 @@ pub async fn leave(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<StatusCode, ApiError> {
-    let token = bearer(&headers)?
-        .ok_or_else(|| ApiError::new(StatusCode::UNAUTHORIZED, "bad_token", "leaving needs the seat token"))?;
+    let token =
+        bearer(&headers)?.ok_or_else(|| ApiError::refused(ErrorCode::BadToken, "leaving needs the seat token"))?;
     let handle = state.lobby.get(&id)?;
     handle.ask(|reply| TableCommand::Leave { token, reply }).await??;
     Ok(StatusCode::NO_CONTENT)
@@ -278,7 +278,7 @@ pub async fn settle(body: Bytes) -> Result<Response, ApiError> {
 
 /// The rule presets with every option value.
 pub async fn presets() -> Result<Response, ApiError> {
-    let presets = crate::rules::presets::listing()
-        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
+    let presets =
+        crate::rules::presets::listing().map_err(|e| ApiError::internal(format!("listing the presets: {e}")))?;
     Ok(Json(json!({ "presets": presets })).into_response())
 }

@@ -87,6 +87,9 @@ async fn serve(
         ping.tick().await;
         loop {
             tokio::select! {
+                // The shutdown first: when the server stops, its tables end
+                // too, and the socket must close with 1001, not as dropped.
+                biased;
                 _ = stopped(&mut writer_shutdown) => {
                     let frame = CloseFrame { code: 1001, reason: "the server is shutting down".into() };
                     let _ = sink.send(Message::Close(Some(frame))).await;

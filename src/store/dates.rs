@@ -9,12 +9,17 @@ const US_PER_SEC: i64 = 1_000_000;
 /// Seconds in a day.
 const SECS_PER_DAY: i64 = 86_400;
 
+/// A text that is not a date or time of a form [`parse_time`] reads.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("'{0}' is not a date: write YYYY-MM-DD, YYYY-MM-DDTHH:MM:SSZ (UTC) or Unix seconds")]
+pub struct NotADate(pub String);
+
 /// Reads a date or time, in microseconds since the epoch: `YYYY-MM-DD`
 /// (midnight UTC), `YYYY-MM-DDTHH:MM:SSZ` (RFC 3339 in UTC) or a whole number
-/// of seconds since the epoch. The error says which form was expected.
-pub fn parse_time(text: &str) -> Result<i64, String> {
+/// of seconds since the epoch. The error says which forms are read.
+pub fn parse_time(text: &str) -> Result<i64, NotADate> {
     let text = text.trim();
-    let bad = || format!("'{text}' is not a date: write YYYY-MM-DD, YYYY-MM-DDTHH:MM:SSZ (UTC) or Unix seconds");
+    let bad = || NotADate(text.to_string());
     if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
         // Unix seconds; the bound keeps the microseconds within an i64.
         let secs: i64 = text.parse().map_err(|_| bad())?;
@@ -146,7 +151,8 @@ mod tests {
             "99999999999999999999",
         ] {
             let e = parse_time(bad).expect_err(bad);
-            assert!(e.contains("YYYY-MM-DD"), "{bad}: {e}");
+            assert_eq!(e, NotADate(bad.trim().to_string()));
+            assert!(e.to_string().contains("YYYY-MM-DD"), "{bad}: {e}");
         }
     }
 

@@ -6,16 +6,38 @@
 //! keeps the cost of a commit (an fsync, a round trip) shared by every table
 //! that wrote meanwhile, which is what lets one SQLite file serve thousands
 //! of tables.
+//!
+//! # The contract of [`Journal::write`]
+//!
+//! - `Ok(())`: the batch is committed.
+//! - `Err(StoreError::Unavailable)`: the database could not be reached (or
+//!   could not take the work now: see [`super::error::is_transient`]). A
+//!   write that returns `Err(Unavailable)` stored nothing of that batch; the
+//!   caller may retry it later. The whole group it was in failed with it, at
+//!   once: the journal does not try again, and while the database is down
+//!   (see [`Journal::available`]) later writes fail at once too, without
+//!   waiting for the database. A probe finds out when it is back.
+//! - `Err(StoreError::Rejected)`: the database refused this batch (a
+//!   constraint, a value it does not take). Nothing of it was stored, and
+//!   writing it again would fail again. The other batches of its group are
+//!   committed without it (each then in a transaction of its own), except
+//!   later batches of the same game, refused with it.
+//! - `Err(StoreError::Closed)`: the journal has stopped.
+//!
+//! One caveat: if the connection is lost during the `COMMIT` itself, the
+//! database may have committed what the journal reports as `Unavailable`.
 
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use sqlx::any::AnyArguments;
 use sqlx::query::Query;
-use sqlx::{Any, AnyPool, Transaction};
-use tokio::sync::{mpsc, oneshot};
+use sqlx::{Any, AnyPool, Connection, Transaction};
+use tokio::sync::{mpsc, oneshot, watch};
 
-use super::StoreError;
+use super::error::is_transient;
 use super::records::{Batch, EventRow, InputRow, SeatChange};
+use super::{Backend, StoreError};
 
 /// Batches waiting beyond this many make tables wait to hand theirs over.
 const QUEUE: usize = 4096;
@@ -28,10 +50,15 @@ const GROUP: usize = 512;
 /// Postgres's 65,535); larger statements measured no faster (`storebench`).
 const CHUNKS: [usize; 4] = [64, 16, 4, 1];
 
-/// A batch that failed in a group is tried again alone, this many times.
-const ATTEMPTS: usize = 3;
+/// The longest a writer waits for a connection before it counts the
+/// database as unreachable (the pool's own wait, with its retries of a
+/// refused connection, is longer).
+const CONNECT_WAIT: Duration = Duration::from_secs(3);
 
-type Reply = oneshot::Sender<Result<(), String>>;
+/// While the database is unreachable, it is probed this often.
+const PROBE_EVERY: Duration = Duration::from_secs(1);
+
+type Reply = oneshot::Sender<Result<(), StoreError>>;
 
 enum Job {
     Write(Box<Batch>, Reply),
@@ -44,6 +71,7 @@ pub struct Journal {
     /// One writer task per shard; a game always goes to the same one, so its
     /// batches are committed in order.
     shards: Vec<mpsc::Sender<Job>>,
+    health: Arc<Health>,
 }
 
 impl std::fmt::Debug for Job {
@@ -52,19 +80,50 @@ impl std::fmt::Debug for Job {
     }
 }
 
+/// Whether the database answers, shared by the writers and the probe.
+#[derive(Debug)]
+struct Health {
+    /// `true` while the database answers.
+    up: watch::Sender<bool>,
+    /// Why it does not, while it does not.
+    why: Mutex<Option<Arc<sqlx::Error>>>,
+}
+
+impl Health {
+    /// The failure that made the database unavailable, while it is.
+    fn down_because(&self) -> Option<Arc<sqlx::Error>> {
+        if *self.up.borrow() {
+            return None;
+        }
+        self.why.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// A write could not reach the database: it is down until the probe
+    /// finds it back.
+    fn down(&self, why: Arc<sqlx::Error>) {
+        *self.why.lock().unwrap_or_else(|e| e.into_inner()) = Some(why.clone());
+        if self.up.send_replace(false) {
+            tracing::error!("the database is unreachable ({why}): writes fail until it answers again");
+        }
+    }
+}
+
 impl Journal {
-    /// Starts the journal's `writers` tasks on `pool` (at least one). SQLite
-    /// has a single writer anyway; Postgres commits several groups at once,
-    /// each on its own connection.
-    pub fn start(pool: AnyPool, writers: usize) -> Journal {
+    /// Starts the journal's `writers` tasks on `pool` (at least one), and the
+    /// probe that watches the database while it is unreachable. SQLite has a
+    /// single writer anyway; Postgres commits several groups at once, each on
+    /// its own connection.
+    pub fn start(pool: AnyPool, backend: Backend, writers: usize) -> Journal {
+        let health = Arc::new(Health { up: watch::Sender::new(true), why: Mutex::new(None) });
         let shards = (0..writers.max(1))
             .map(|_| {
                 let (sender, receiver) = mpsc::channel(QUEUE);
-                tokio::spawn(run(pool.clone(), receiver));
+                tokio::spawn(run(pool.clone(), health.clone(), receiver));
                 sender
             })
             .collect();
-        Journal { shards }
+        tokio::spawn(probe(pool, backend, health.clone()));
+        Journal { shards, health }
     }
 
     /// The writer of a game's batches.
@@ -75,16 +134,22 @@ impl Journal {
         &self.shards[(hasher.finish() % self.shards.len() as u64) as usize]
     }
 
-    /// Writes a batch; returns once it is committed, or why it could not be.
+    /// Writes a batch; returns once it is committed, or why it could not be
+    /// (see the module's documentation for what each error means). A write
+    /// that returns `Err(StoreError::Unavailable)` stored nothing of that
+    /// batch; the caller may retry it later.
     pub async fn write(&self, batch: Batch) -> Result<(), StoreError> {
         let (reply, done) = oneshot::channel();
         let shard = self.shard(&batch.game_id);
         shard.send(Job::Write(Box::new(batch), reply)).await.map_err(|_| StoreError::Closed)?;
-        match done.await {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(why)) => Err(StoreError::Database(sqlx::Error::Protocol(why))),
-            Err(_) => Err(StoreError::Closed),
-        }
+        done.await.unwrap_or(Err(StoreError::Closed))
+    }
+
+    /// Whether the database answers: becomes `false` when a write fails to
+    /// reach it, `true` again when the probe (every second meanwhile) gets an
+    /// answer.
+    pub fn available(&self) -> watch::Receiver<bool> {
+        self.health.up.subscribe()
     }
 
     /// Commits everything handed over so far, then stops the tasks.
@@ -98,7 +163,7 @@ impl Journal {
     }
 }
 
-async fn run(pool: AnyPool, mut receiver: mpsc::Receiver<Job>) {
+async fn run(pool: AnyPool, health: Arc<Health>, mut receiver: mpsc::Receiver<Job>) {
     let mut group: Vec<(Box<Batch>, Reply)> = Vec::with_capacity(GROUP);
     let mut stop = None;
     while let Some(job) = receiver.recv().await {
@@ -114,7 +179,7 @@ async fn run(pool: AnyPool, mut receiver: mpsc::Receiver<Job>) {
                 }
             }
         }
-        commit_group(&pool, &mut group).await;
+        commit_group(&pool, &health, &mut group).await;
         if let Some(reply) = stop.take() {
             let _ = reply.send(());
             return;
@@ -122,56 +187,128 @@ async fn run(pool: AnyPool, mut receiver: mpsc::Receiver<Job>) {
     }
 }
 
-/// Commits a group in one transaction; if that fails, each batch alone, so
-/// that one bad batch fails only its own table.
-async fn commit_group(pool: &AnyPool, group: &mut Vec<(Box<Batch>, Reply)>) {
+/// Commits a group in one transaction. A transient failure fails the whole
+/// group at once; a permanent one is looked for batch by batch, so that a bad
+/// batch fails only its own table.
+async fn commit_group(pool: &AnyPool, health: &Health, group: &mut Vec<(Box<Batch>, Reply)>) {
     if group.is_empty() {
         return;
     }
-    let together = async {
-        let mut tx = pool.begin().await?;
-        let batches: Vec<&Batch> = group.iter().map(|(b, _)| b.as_ref()).collect();
-        write_batches(&mut tx, &batches).await?;
-        tx.commit().await
-    };
-    match together.await {
+    if let Some(why) = health.down_because() {
+        for (_, reply) in group.drain(..) {
+            let _ = reply.send(Err(StoreError::Unavailable(why.clone())));
+        }
+        return;
+    }
+    let batches: Vec<&Batch> = group.iter().map(|(b, _)| b.as_ref()).collect();
+    match commit(pool, &batches).await {
         Ok(()) => {
             for (_, reply) in group.drain(..) {
                 let _ = reply.send(Ok(()));
             }
         }
-        Err(e) => {
-            tracing::warn!(
-                "the journal's group commit of {} batches failed ({e}); writing them one by one",
-                group.len()
-            );
-            for (batch, reply) in group.drain(..) {
-                let _ = reply.send(commit_alone(pool, &batch).await);
+        Err(e) if is_transient(&e) => {
+            let why = Arc::new(e);
+            health.down(why.clone());
+            for (_, reply) in group.drain(..) {
+                let _ = reply.send(Err(StoreError::Unavailable(why.clone())));
             }
+        }
+        Err(e) if group.len() == 1 => {
+            let (batch, reply) = group.remove(0);
+            tracing::error!(game = %batch.game_id, "the database refused a batch: {e}");
+            let _ = reply.send(Err(StoreError::Rejected(Arc::new(e))));
+        }
+        Err(e) => {
+            tracing::warn!("the database refused a group of {} batches ({e}); committing them one by one", group.len());
+            isolate(pool, health, group).await;
         }
     }
 }
 
-async fn commit_alone(pool: &AnyPool, batch: &Batch) -> Result<(), String> {
-    let mut delay = Duration::from_millis(50);
-    let mut last = String::new();
-    for _ in 0..ATTEMPTS {
-        let attempt = async {
-            let mut tx = pool.begin().await?;
-            write_batches(&mut tx, &[batch]).await?;
-            tx.commit().await
-        };
-        match attempt.await {
-            Ok(()) => return Ok(()),
-            Err(e) => {
-                last = e.to_string();
-                tracing::error!(game = %batch.game_id, "the journal could not write a batch: {last}");
-                tokio::time::sleep(delay).await;
-                delay *= 4;
+/// Commits each batch of a refused group alone. A game whose batch is
+/// refused has its later batches of the group refused with it (they follow
+/// from it); a transient failure meanwhile fails the rest as unavailable.
+async fn isolate(pool: &AnyPool, health: &Health, group: &mut Vec<(Box<Batch>, Reply)>) {
+    let mut refused: Vec<(String, Arc<sqlx::Error>)> = Vec::new();
+    for (batch, reply) in group.drain(..) {
+        let answer = if let Some(why) = health.down_because() {
+            Err(StoreError::Unavailable(why))
+        } else if let Some((_, why)) = refused.iter().find(|(game, _)| *game == batch.game_id) {
+            Err(StoreError::Rejected(why.clone()))
+        } else {
+            match commit(pool, &[batch.as_ref()]).await {
+                Ok(()) => Ok(()),
+                Err(e) if is_transient(&e) => {
+                    let why = Arc::new(e);
+                    health.down(why.clone());
+                    Err(StoreError::Unavailable(why))
+                }
+                Err(e) => {
+                    tracing::error!(game = %batch.game_id, "the database refused a batch: {e}");
+                    let why = Arc::new(e);
+                    refused.push((batch.game_id.clone(), why.clone()));
+                    Err(StoreError::Rejected(why))
+                }
             }
+        };
+        let _ = reply.send(answer);
+    }
+}
+
+/// Commits batches in one transaction, on a connection got within
+/// [`CONNECT_WAIT`].
+async fn commit(pool: &AnyPool, batches: &[&Batch]) -> Result<(), sqlx::Error> {
+    // Giving up on the wait is safe: nothing has been written yet.
+    let mut conn =
+        tokio::time::timeout(CONNECT_WAIT, pool.acquire()).await.map_err(|_| sqlx::Error::PoolTimedOut)??;
+    let mut tx = conn.begin().await?;
+    write_batches(&mut tx, batches).await?;
+    tx.commit().await
+}
+
+/// While the database is down, asks it every [`PROBE_EVERY`] whether it
+/// answers; ends when the pool closes.
+async fn probe(pool: AnyPool, backend: Backend, health: Arc<Health>) {
+    let mut up = health.up.subscribe();
+    let watch = async {
+        loop {
+            if up.wait_for(|up| !*up).await.is_err() {
+                return;
+            }
+            loop {
+                tokio::time::sleep(PROBE_EVERY).await;
+                match ping(&pool, backend).await {
+                    Ok(()) => break,
+                    Err(e) => tracing::debug!("the database still does not answer: {e}"),
+                }
+            }
+            *health.why.lock().unwrap_or_else(|e| e.into_inner()) = None;
+            health.up.send_replace(true);
+            tracing::info!("the database answers again: writes resume");
+        }
+    };
+    let _ = pool.close_event().do_until(watch).await;
+}
+
+/// Whether the database would take a write now: Postgres answers a query;
+/// SQLite gives its write lock (an SQLite file locked by another writer, or
+/// gone read-only, still answers queries).
+async fn ping(pool: &AnyPool, backend: Backend) -> Result<(), sqlx::Error> {
+    let mut conn =
+        tokio::time::timeout(CONNECT_WAIT, pool.acquire()).await.map_err(|_| sqlx::Error::PoolTimedOut)??;
+    match backend {
+        Backend::Postgres => sqlx::query("SELECT 1").execute(&mut *conn).await.map(drop),
+        Backend::Sqlite => {
+            sqlx::query("BEGIN IMMEDIATE").execute(&mut *conn).await?;
+            if let Err(e) = sqlx::query("ROLLBACK").execute(&mut *conn).await {
+                // Never hand the pool a connection inside a transaction.
+                let _ = conn.close().await;
+                return Err(e);
+            }
+            Ok(())
         }
     }
-    Err(last)
 }
 
 fn json<T: serde::Serialize>(value: &T) -> String {
@@ -294,7 +431,7 @@ async fn write_hand(tx: &mut Transaction<'_, Any>, game_id: &str, h: &super::Han
     .bind(h.hand)
     .bind(&h.round)
     .bind(h.east)
-    .bind(&h.outcome)
+    .bind(h.outcome.as_str())
     .bind(json(&h.winners))
     .bind(&h.how)
     .bind(h.discarder)

@@ -16,6 +16,7 @@
 //! file keep up with thousands of tables.
 
 pub mod dates;
+pub mod error;
 pub mod journal;
 pub mod projection;
 pub mod queries;
@@ -28,9 +29,13 @@ use std::time::Duration;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::{AnyPool, Executor};
 
+pub use error::StoreError;
 pub use journal::Journal;
 pub use projection::HandProjector;
-pub use records::{Batch, EventRow, GameRow, HandPlayerRow, HandRow, Input, InputRow, PaymentRow, SeatChange, SeatRow};
+pub use records::{
+    Batch, EventRow, GameRow, GameSource, HandOutcome, HandPlayerRow, HandRow, Input, InputRow, PaymentRow, SeatChange,
+    SeatRow,
+};
 pub use saved::{NewGame, SavedGame};
 
 /// The database used when none is named: a file in the working directory.
@@ -43,31 +48,6 @@ pub enum Backend {
     Sqlite,
     /// A Postgres server.
     Postgres,
-}
-
-/// Why the store failed.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    /// The database URL names neither SQLite nor Postgres.
-    #[error("unsupported database URL '{0}': use sqlite://FILE or postgres://...")]
-    Url(String),
-    /// The database refused or failed.
-    #[error("database error: {0}")]
-    Database(#[from] sqlx::Error),
-    /// The migrations could not be applied.
-    #[error("database migration failed: {0}")]
-    Migration(#[from] sqlx::migrate::MigrateError),
-    /// Stored JSON no longer reads (written by another version?).
-    #[error("stored data for game {game} does not read: {why}")]
-    Corrupt {
-        /// The game.
-        game: String,
-        /// What was wrong.
-        why: String,
-    },
-    /// The journal's task has stopped.
-    #[error("the store has shut down")]
-    Closed,
 }
 
 /// An open store: the connection pool and the journal that writes to it.
@@ -123,7 +103,7 @@ impl Store {
             // with 2,000 tables at ten times the usual pace.
             Backend::Postgres => 4,
         };
-        let journal = Journal::start(pool.clone(), writers);
+        let journal = Journal::start(pool.clone(), backend, writers);
         Ok(Store { pool, backend, journal })
     }
 
@@ -137,9 +117,18 @@ impl Store {
         self.backend
     }
 
-    /// Writes a batch; returns once it is committed.
+    /// Writes a batch; returns once it is committed. See [`Journal::write`]:
+    /// `Err(StoreError::Unavailable)` stored nothing of the batch, and the
+    /// caller may write it again later.
     pub async fn write(&self, batch: Batch) -> Result<(), StoreError> {
         self.journal.write(batch).await
+    }
+
+    /// Whether the database answers: `false` from a write that could not
+    /// reach it until a probe (every second meanwhile) finds it back. While
+    /// it is `false`, writes fail at once with [`StoreError::Unavailable`].
+    pub fn available(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.journal.available()
     }
 
     /// Waits for the journal to commit what it has been given, then closes
@@ -151,12 +140,15 @@ impl Store {
 }
 
 /// Recognises the backend of a database URL; an SQLite file is created if it
-/// does not exist.
+/// does not exist, but not its folder.
 fn normalise_url(url: &str) -> Result<(Backend, String), StoreError> {
     if url.starts_with("postgres://") || url.starts_with("postgresql://") {
         return Ok((Backend::Postgres, url.to_string()));
     }
     if let Some(rest) = url.strip_prefix("sqlite:") {
+        if let Some(folder) = missing_folder(rest) {
+            return Err(StoreError::NoFolder { url: url.to_string(), folder });
+        }
         let url = if rest.contains("mode=") || rest.contains(":memory:") {
             url.to_string()
         } else if rest.contains('?') {
@@ -166,7 +158,25 @@ fn normalise_url(url: &str) -> Result<(Backend, String), StoreError> {
         };
         return Ok((Backend::Sqlite, url));
     }
-    Err(StoreError::Url(url.to_string()))
+    let hint = if url.contains("://") {
+        "use sqlite://FILE or postgres://USER:PASSWORD@HOST:PORT/DB".to_string()
+    } else {
+        // A bare file name or path.
+        format!("for an SQLite file write sqlite://{url}")
+    };
+    Err(StoreError::Url { url: url.to_string(), hint })
+}
+
+/// The folder of an SQLite URL's file (what follows `sqlite:`), if it names
+/// one that does not exist.
+fn missing_folder(rest: &str) -> Option<std::path::PathBuf> {
+    // As sqlx reads it: `sqlite://FILE` or `sqlite:FILE`, then `?options`.
+    let file = rest.strip_prefix("//").unwrap_or(rest).split('?').next().unwrap_or_default();
+    if file.is_empty() || file == ":memory:" || rest.contains("mode=memory") {
+        return None;
+    }
+    let folder = std::path::Path::new(file).parent()?;
+    (!folder.as_os_str().is_empty() && !folder.is_dir()).then(|| folder.to_path_buf())
 }
 
 /// A new seat token: 128 bits from the operating system's randomness (never
@@ -200,6 +210,26 @@ mod tests {
         assert_eq!(normalise_url("sqlite://x.db").unwrap(), (Backend::Sqlite, "sqlite://x.db?mode=rwc".into()));
         assert_eq!(normalise_url("sqlite::memory:").unwrap().1, "sqlite::memory:");
         assert_eq!(normalise_url("postgres://u@h/db").unwrap().0, Backend::Postgres);
-        assert!(matches!(normalise_url("mysql://h/db"), Err(StoreError::Url(_))));
+        assert!(matches!(normalise_url("mysql://h/db"), Err(StoreError::Url { .. })));
+    }
+
+    #[test]
+    fn a_bare_path_is_told_how_to_write_it() {
+        let e = normalise_url("games.db").unwrap_err();
+        assert!(e.to_string().contains("sqlite://games.db"), "{e}");
+        let e = normalise_url("/var/lib/games.db").unwrap_err();
+        assert!(e.to_string().contains("sqlite:///var/lib/games.db"), "{e}");
+    }
+
+    #[test]
+    fn a_missing_folder_is_named() {
+        let e = normalise_url("sqlite:///no/such/folder/games.db").unwrap_err();
+        assert!(matches!(&e, StoreError::NoFolder { folder, .. } if folder.as_os_str() == "/no/such/folder"), "{e}");
+        assert!(e.to_string().contains("'/no/such/folder' does not exist"), "{e}");
+        assert!(normalise_url("sqlite://relative-no-such-folder/games.db").is_err());
+        // A file in the working directory, or in a folder that exists.
+        assert!(normalise_url("sqlite://games.db").is_ok());
+        assert!(normalise_url(&format!("sqlite://{}/games.db", std::env::temp_dir().display())).is_ok());
+        assert!(normalise_url("sqlite::memory:").is_ok());
     }
 }

@@ -6,7 +6,7 @@
 use crate::rules::event::Event;
 use crate::rules::tile::Wind;
 
-use super::records::{HandPlayerRow, HandRow, PaymentRow};
+use super::records::{HandOutcome, HandPlayerRow, HandRow, PaymentRow};
 
 /// Follows one game's events.
 #[derive(Clone, Debug)]
@@ -107,11 +107,19 @@ impl HandProjector {
                                     .unwrap_or_default(),
                             })
                             .collect();
-                        return Some(self.row(current, "won", seq, at_us, *deltas, Some(settlement_json), payments));
+                        return Some(self.row(
+                            current,
+                            HandOutcome::Won,
+                            seq,
+                            at_us,
+                            *deltas,
+                            Some(settlement_json),
+                            payments,
+                        ));
                     }
                     Event::WashedOut { .. } => {
                         let current = self.current.take()?;
-                        return Some(self.row(current, "washed_out", seq, at_us, [0; 4], None, Vec::new()));
+                        return Some(self.row(current, HandOutcome::WashedOut, seq, at_us, [0; 4], None, Vec::new()));
                     }
                     _ => {}
                 }
@@ -124,7 +132,7 @@ impl HandProjector {
     fn row(
         &self,
         current: Current,
-        outcome: &str,
+        outcome: HandOutcome,
         last_seq: i64,
         ended_us: i64,
         deltas: [i64; 4],
@@ -150,7 +158,7 @@ impl HandProjector {
             hand: current.hand,
             round: format!("{:?}", current.round),
             east: i64::from(current.east),
-            outcome: outcome.to_string(),
+            outcome,
             winners: current.winners,
             how: current.how.map(str::to_string),
             discarder: current.discarder,

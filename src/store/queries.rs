@@ -14,11 +14,12 @@ pub mod replay;
 pub mod standings;
 
 use serde::{Deserialize, Serialize};
+use sqlx::Any;
 use sqlx::any::AnyArguments;
 use sqlx::query::Query;
-use sqlx::{Any, Row};
 
 use super::{Store, StoreError};
+use crate::protocol::ws::TableState;
 
 pub use games::{GameDetail, GameFilter, GamePage, GamePlayer, GameSummary, PlayerSummary};
 pub use hands::{HandDetail, HandPage, HandPlayer};
@@ -60,8 +61,8 @@ impl Paging {
 /// many hands have been dealt (which says whether a hand number can exist).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameProgress {
-    /// `open`, `playing` or `over`.
-    pub state: String,
+    /// Open, being played, or over.
+    pub state: TableState,
     /// Hands dealt so far.
     pub hands: i64,
 }
@@ -117,22 +118,36 @@ fn json<T: serde::de::DeserializeOwned>(game: &str, what: &str, text: &str) -> R
     serde_json::from_str(text).map_err(|e| StoreError::Corrupt { game: game.to_string(), why: format!("{what}: {e}") })
 }
 
+/// A stored state name, blaming `game` if it is not one.
+fn state_of(game: &str, name: &str) -> Result<TableState, StoreError> {
+    TableState::from_name(name)
+        .ok_or_else(|| StoreError::Corrupt { game: game.to_string(), why: format!("state '{name}'") })
+}
+
+/// A stored source name, blaming `game` if it is not one.
+fn source_of(game: &str, name: &str) -> Result<super::GameSource, StoreError> {
+    super::GameSource::from_name(name)
+        .ok_or_else(|| StoreError::Corrupt { game: game.to_string(), why: format!("source '{name}'") })
+}
+
 impl Store {
     /// A game's state and hands dealt; `None` if there is no such game.
     pub async fn game_progress(&self, id: &str) -> Result<Option<GameProgress>, StoreError> {
-        let row =
-            sqlx::query("SELECT state, hands FROM games WHERE id = $1").bind(id).fetch_optional(self.pool()).await?;
-        Ok(row.map(|r| GameProgress { state: r.get(0), hands: r.get(1) }))
+        let row: Option<(String, i64)> =
+            sqlx::query_as("SELECT state, hands FROM games WHERE id = $1").bind(id).fetch_optional(self.pool()).await?;
+        let Some((state, hands)) = row else { return Ok(None) };
+        let state = state_of(id, &state)?;
+        Ok(Some(GameProgress { state, hands }))
     }
 
     /// The seat whose token this is at this game, if any.
     pub async fn seat_of_token(&self, id: &str, token: &str) -> Result<Option<u8>, StoreError> {
-        let row = sqlx::query("SELECT seat FROM seats WHERE game_id = $1 AND token_sha256 = $2")
+        let seat: Option<i64> = sqlx::query_scalar("SELECT seat FROM seats WHERE game_id = $1 AND token_sha256 = $2")
             .bind(id)
             .bind(super::token_sha256(token))
             .fetch_optional(self.pool())
             .await?;
-        Ok(row.and_then(|r| u8::try_from(r.get::<i64, _>(0)).ok()))
+        Ok(seat.and_then(|s| u8::try_from(s).ok()))
     }
 }
 

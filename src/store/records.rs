@@ -4,20 +4,85 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::protocol::ws::TableState;
 use crate::rules::event::Audience;
 /// The inputs rows hold (the engine's, re-exported: the store only keeps them).
 pub use crate::rules::rebuild::Input;
 
+/// Where a game came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum GameSource {
+    /// Played at a table of this server.
+    Live,
+    /// Loaded from a game file.
+    Loaded,
+    /// Imported from a log of the original mj-server.
+    MjServer,
+}
+
+impl GameSource {
+    /// Every source.
+    pub const ALL: [GameSource; 3] = [GameSource::Live, GameSource::Loaded, GameSource::MjServer];
+
+    /// The source's name, as stored and as in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameSource::Live => "live",
+            GameSource::Loaded => "loaded",
+            GameSource::MjServer => "mj-server",
+        }
+    }
+
+    /// A source from its name.
+    pub fn from_name(name: &str) -> Option<GameSource> {
+        GameSource::ALL.into_iter().find(|s| s.as_str() == name)
+    }
+}
+
+/// How a finished hand ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HandOutcome {
+    /// Someone went out; the hand was scored and settled.
+    Won,
+    /// Nobody went out (the wall ran out, or the hand was abandoned).
+    WashedOut,
+}
+
+impl HandOutcome {
+    /// Every outcome.
+    pub const ALL: [HandOutcome; 2] = [HandOutcome::Won, HandOutcome::WashedOut];
+
+    /// The outcome's name, as stored and as in JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            HandOutcome::Won => "won",
+            HandOutcome::WashedOut => "washed_out",
+        }
+    }
+
+    /// An outcome from its name.
+    pub fn from_name(name: &str) -> Option<HandOutcome> {
+        HandOutcome::ALL.into_iter().find(|o| o.as_str() == name)
+    }
+}
+
 /// The game row: what a query needs to know of a game without reading its log.
+///
+/// `source` and `state` are kept as their names here (the game files and the
+/// table actor build rows from names); [`GameRow::game_source`] and
+/// [`GameRow::game_state`] read them. A game's state is its table's
+/// [`TableState`], named by [`TableState::as_str`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameRow {
     /// The table's name.
     pub name: String,
     /// The preset the options started from.
     pub preset: String,
-    /// `live`, `loaded` or `mj-server`.
+    /// `live`, `loaded` or `mj-server` ([`GameSource::as_str`]).
     pub source: String,
-    /// `open`, `playing` or `over`.
+    /// `open`, `playing` or `over` ([`TableState::as_str`]).
     pub state: String,
     /// When the table opened (µs since the epoch).
     pub created_us: i64,
@@ -35,8 +100,20 @@ pub struct GameRow {
     pub rng_pos: u128,
 }
 
-/// A seat, as stored.
-#[derive(Clone, Debug, PartialEq, Eq)]
+impl GameRow {
+    /// The game's source, if its name is one.
+    pub fn game_source(&self) -> Option<GameSource> {
+        GameSource::from_name(&self.source)
+    }
+
+    /// The game's state, if its name is one.
+    pub fn game_state(&self) -> Option<TableState> {
+        TableState::from_name(&self.state)
+    }
+}
+
+/// A seat, as stored (read by column name).
+#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
 pub struct SeatRow {
     /// 0-3 (the player id).
     pub seat: i64,
@@ -123,8 +200,8 @@ pub struct HandRow {
     pub round: String,
     /// The player who was East.
     pub east: i64,
-    /// `won`, `washed_out` or `abandoned`.
-    pub outcome: String,
+    /// How it ended.
+    pub outcome: HandOutcome,
     /// The winners' player ids.
     pub winners: Vec<i64>,
     /// How the first winner went out: `self_drawn`, `discard` or `robbed_kong`.
@@ -170,8 +247,8 @@ pub struct HandPlayerRow {
     pub total: i64,
 }
 
-/// One payment of a settlement, between player ids.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// One payment of a settlement, between player ids (read by column name).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, sqlx::FromRow)]
 pub struct PaymentRow {
     /// Who pays.
     pub from_player: i64,
@@ -214,5 +291,24 @@ impl Batch {
             events: Vec::new(),
             hands: Vec::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_read_back() {
+        for s in GameSource::ALL {
+            assert_eq!(GameSource::from_name(s.as_str()), Some(s));
+            assert_eq!(serde_json::to_value(s).unwrap(), s.as_str());
+        }
+        for o in HandOutcome::ALL {
+            assert_eq!(HandOutcome::from_name(o.as_str()), Some(o));
+            assert_eq!(serde_json::to_value(o).unwrap(), o.as_str());
+        }
+        assert_eq!(GameSource::from_name("mj_server"), None);
+        assert_eq!(HandOutcome::from_name("abandoned"), None);
     }
 }

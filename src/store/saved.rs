@@ -1,10 +1,11 @@
 //! A game whole: read back (what recovery needs to rebuild a table, and what
 //! an export writes out), or written at once as a new game (an import).
 
-use sqlx::{AnyConnection, Row};
+use sqlx::{AnyConnection, FromRow};
 
 use super::records::{Batch, EventRow, GameRow, HandRow, Input, InputRow, SeatChange, SeatRow, audience_from_columns};
 use super::{Store, StoreError};
+use crate::protocol::ws::TableState;
 
 /// A stored game, read back.
 #[derive(Clone, Debug)]
@@ -59,14 +60,16 @@ impl Store {
 
     /// The ids of the games not over (open or being played), oldest first.
     pub async fn unfinished_games(&self) -> Result<Vec<String>, StoreError> {
-        let rows = sqlx::query("SELECT id FROM games WHERE state <> 'over' ORDER BY created_us, id")
+        Ok(sqlx::query_scalar("SELECT id FROM games WHERE state <> $1 ORDER BY created_us, id")
+            .bind(TableState::Over.as_str())
             .fetch_all(self.pool())
-            .await?;
-        Ok(rows.iter().map(|r| r.get::<String, _>(0)).collect())
+            .await?)
     }
 
     /// Reads a game back, with its events from hand `events_from_hand` on
-    /// (0: all of them). `None` if there is no such game.
+    /// (0: all of them). `None` if there is no such game. A stored value
+    /// that does not read is `StoreError::Corrupt` naming the game (so that
+    /// recovery passes over that game alone).
     ///
     /// The reads share one snapshot of the database: a running table may
     /// write the game meanwhile (an export from the command line, chat after
@@ -78,7 +81,7 @@ impl Store {
             // an SQLite read transaction keeps one snapshot already (WAL).
             sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ").execute(&mut *tx).await?;
         }
-        let game = load_game_on(&mut tx, id, events_from_hand).await?;
+        let game = load_game_on(&mut tx, id, events_from_hand).await.map_err(|e| blame(id, e))?;
         tx.commit().await?;
         Ok(game)
     }
@@ -86,8 +89,52 @@ impl Store {
     /// A game's events from hand `from_hand` on, in order.
     pub async fn events(&self, id: &str, from_hand: i64) -> Result<Vec<EventRow>, StoreError> {
         let mut conn = self.pool().acquire().await?;
-        events_on(&mut conn, id, from_hand).await
+        events_on(&mut conn, id, from_hand).await.map_err(|e| blame(id, e))
     }
+}
+
+/// A value of game `id` that does not read is that game's corruption.
+fn blame(id: &str, e: StoreError) -> StoreError {
+    match e {
+        StoreError::Decode(e) => StoreError::Corrupt { game: id.to_string(), why: e.to_string() },
+        e => e,
+    }
+}
+
+/// The `games` columns of a game, as stored.
+#[derive(FromRow)]
+struct GameColumns {
+    name: String,
+    preset: String,
+    source: String,
+    state: String,
+    settings: String,
+    created_us: i64,
+    finished_us: Option<i64>,
+    hands: i64,
+    scores: String,
+    manager: Option<i64>,
+    last_seq: i64,
+    rng_pos: String,
+}
+
+/// An `events` row, as stored.
+#[derive(FromRow)]
+struct EventColumns {
+    seq: i64,
+    at_us: i64,
+    hand: i64,
+    audience: String,
+    audience_player: Option<i64>,
+    body: String,
+}
+
+/// An `inputs` row, as stored.
+#[derive(FromRow)]
+struct InputColumns {
+    n: i64,
+    seq: i64,
+    body: String,
 }
 
 async fn load_game_on(
@@ -96,7 +143,7 @@ async fn load_game_on(
     events_from_hand: i64,
 ) -> Result<Option<SavedGame>, StoreError> {
     let corrupt = |why: String| StoreError::Corrupt { game: id.to_string(), why };
-    let Some(row) = sqlx::query(
+    let Some(g) = sqlx::query_as::<_, GameColumns>(
         "SELECT name, preset, source, state, settings, created_us, finished_us, hands, scores, manager, \
          last_seq, rng_pos FROM games WHERE id = $1",
     )
@@ -106,54 +153,46 @@ async fn load_game_on(
     else {
         return Ok(None);
     };
-    let scores: String = row.get(8);
-    let rng_pos: String = row.get(11);
     let game = GameRow {
-        name: row.get(0),
-        preset: row.get(1),
-        source: row.get(2),
-        state: row.get(3),
-        created_us: row.get(5),
-        finished_us: row.get(6),
-        hands: row.get(7),
-        scores: serde_json::from_str(&scores).map_err(|e| corrupt(format!("scores: {e}")))?,
-        manager: row.get(9),
-        last_seq: row.get(10),
-        rng_pos: rng_pos.parse().map_err(|e| corrupt(format!("rng_pos: {e}")))?,
+        name: g.name,
+        preset: g.preset,
+        source: g.source,
+        state: g.state,
+        created_us: g.created_us,
+        finished_us: g.finished_us,
+        hands: g.hands,
+        scores: serde_json::from_str(&g.scores).map_err(|e| corrupt(format!("scores: {e}")))?,
+        manager: g.manager,
+        last_seq: g.last_seq,
+        rng_pos: g.rng_pos.parse().map_err(|e| corrupt(format!("rng_pos: {e}")))?,
     };
-    let settings: String = row.get(4);
-    let seats = sqlx::query(
+    if game.game_source().is_none() {
+        return Err(corrupt(format!("source '{}'", game.source)));
+    }
+    if game.game_state().is_none() {
+        return Err(corrupt(format!("state '{}'", game.state)));
+    }
+    let seats = sqlx::query_as::<_, SeatRow>(
         "SELECT seat, name, robot, token_sha256, pause_request, penalty FROM seats WHERE game_id = $1 ORDER BY seat",
     )
     .bind(id)
     .fetch_all(&mut *conn)
-    .await?
-    .iter()
-    .map(|r| SeatRow {
-        seat: r.get(0),
-        name: r.get(1),
-        robot: r.get(2),
-        token_sha256: r.get(3),
-        pause_request: r.get(4),
-        penalty: r.get(5),
-    })
-    .collect();
+    .await?;
     let mut inputs = Vec::new();
-    for r in sqlx::query("SELECT n, seq, body FROM inputs WHERE game_id = $1 ORDER BY n")
+    for r in sqlx::query_as::<_, InputColumns>("SELECT n, seq, body FROM inputs WHERE game_id = $1 ORDER BY n")
         .bind(id)
         .fetch_all(&mut *conn)
         .await?
     {
-        let body: String = r.get(2);
-        let input = serde_json::from_str::<Input>(&body).map_err(|e| corrupt(format!("input: {e}")))?;
-        inputs.push(InputRow { n: r.get(0), seq: r.get(1), input });
+        let input = serde_json::from_str::<Input>(&r.body).map_err(|e| corrupt(format!("input {}: {e}", r.n)))?;
+        inputs.push(InputRow { n: r.n, seq: r.seq, input });
     }
     let events = events_on(conn, id, events_from_hand).await?;
-    Ok(Some(SavedGame { id: id.to_string(), game, settings, seats, inputs, events }))
+    Ok(Some(SavedGame { id: id.to_string(), game, settings: g.settings, seats, inputs, events }))
 }
 
 async fn events_on(conn: &mut AnyConnection, id: &str, from_hand: i64) -> Result<Vec<EventRow>, StoreError> {
-    let rows = sqlx::query(
+    let rows = sqlx::query_as::<_, EventColumns>(
         "SELECT seq, at_us, hand, audience, audience_player, body FROM events \
          WHERE game_id = $1 AND hand >= $2 ORDER BY seq",
     )
@@ -161,12 +200,12 @@ async fn events_on(conn: &mut AnyConnection, id: &str, from_hand: i64) -> Result
     .bind(from_hand)
     .fetch_all(&mut *conn)
     .await?;
-    rows.iter()
+    rows.into_iter()
         .map(|r| {
-            let kind: String = r.get(3);
-            let audience = audience_from_columns(&kind, r.get(4))
-                .ok_or_else(|| StoreError::Corrupt { game: id.to_string(), why: format!("audience '{kind}'") })?;
-            Ok(EventRow { seq: r.get(0), at_us: r.get(1), hand: r.get(2), audience, body: r.get(5) })
+            let audience = audience_from_columns(&r.audience, r.audience_player).ok_or_else(|| {
+                StoreError::Corrupt { game: id.to_string(), why: format!("audience '{}'", r.audience) }
+            })?;
+            Ok(EventRow { seq: r.seq, at_us: r.at_us, hand: r.hand, audience, body: r.body })
         })
         .collect()
 }

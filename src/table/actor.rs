@@ -157,8 +157,10 @@ impl Actor {
             let done = tokio::select! {
                 command = commands.recv() => match command {
                     Some(TableCommand::Shutdown { reply }) => {
-                        // Everything handled so far is stored (each command
-                        // flushes before it is answered): nothing to lose.
+                        // The server is stopping: store what is pending, answer, end.
+                        if let Err(e) = self.flush().await {
+                            tracing::error!(table = %self.id, "the table stops without storing its last changes: {e}");
+                        }
                         let _ = reply.send(());
                         break;
                     }
@@ -266,10 +268,7 @@ impl Actor {
                 self.reply(connection, &ServerMessage::error(code, reason));
             }
             TableCommand::Disconnect { connection } => self.disconnect(connection),
-            // Handled by the loop, which ends.
-            TableCommand::Shutdown { reply } => {
-                let _ = reply.send(());
-            }
+            TableCommand::Shutdown { .. } => {} // `run` answers it
         }
         self.flush().await
     }

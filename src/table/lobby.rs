@@ -9,6 +9,9 @@ use super::{TableCommand, TableError, TableHandle, TableSetup};
 use crate::protocol::ws::TableInfo;
 use crate::store::{Store, StoreError};
 
+/// How long [`Lobby::shutdown`] waits for the tables.
+pub const SHUTDOWN_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Every table of the server, by id. The lock is only ever held to look up or
 /// insert a handle, never across an `.await`.
 #[derive(Debug)]
@@ -88,6 +91,22 @@ impl Lobby {
         Ok(handle)
     }
 
+    /// Stops every table (when the server stops): each writes what it has
+    /// pending to the store and ends. Waits for them at most
+    /// [`SHUTDOWN_WAIT`].
+    pub async fn shutdown(&self) {
+        let handles: Vec<TableHandle> =
+            self.tables.read().unwrap_or_else(|e| e.into_inner()).values().cloned().collect();
+        let stops = handles.iter().map(|h| h.ask(|reply| TableCommand::Shutdown { reply }));
+        match tokio::time::timeout(SHUTDOWN_WAIT, futures_util::future::join_all(stops)).await {
+            Ok(stopped) => {
+                let stopped = stopped.iter().filter(|s| s.is_ok()).count();
+                tracing::info!("{stopped} tables stopped");
+            }
+            Err(_) => tracing::warn!("tables still running after {} s: stopping without them", SHUTDOWN_WAIT.as_secs()),
+        }
+    }
+
     /// The table with this id (a closed table is no longer found).
     pub fn get(&self, id: &str) -> Result<TableHandle, TableError> {
         let tables = self.tables.read().unwrap_or_else(|e| e.into_inner());
@@ -111,17 +130,6 @@ impl Lobby {
         let answers =
             futures_util::future::join_all(handles.iter().map(|h| h.ask(|reply| TableCommand::Info { reply }))).await;
         answers.into_iter().filter_map(Result::ok).collect()
-    }
-
-    /// Stops every table, each once everything it has handled is stored
-    /// (waiting at most `within` in all); the store may then close.
-    pub async fn shutdown(&self, within: std::time::Duration) {
-        let handles: Vec<TableHandle> =
-            self.tables.write().unwrap_or_else(|e| e.into_inner()).drain().map(|(_, h)| h).collect();
-        let stops = handles.iter().map(|h| h.ask(|reply| TableCommand::Shutdown { reply }));
-        if tokio::time::timeout(within, futures_util::future::join_all(stops)).await.is_err() {
-            tracing::warn!("some tables did not stop within {within:?}");
-        }
     }
 }
 

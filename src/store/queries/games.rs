@@ -5,12 +5,13 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sqlx::Row;
+use sqlx::{FromRow, Row};
 
-use super::{Conditions, Paging, Param, Window, json};
+use super::{Conditions, Paging, Param, Window, json, source_of, state_of};
+use crate::protocol::ws::TableState;
 use crate::rules::GameOptions;
 use crate::store::dates::format_time;
-use crate::store::records::Input;
+use crate::store::records::{GameSource, Input};
 use crate::store::{Store, StoreError};
 
 /// Which games to list. Every filter given must hold.
@@ -18,10 +19,10 @@ use crate::store::{Store, StoreError};
 pub struct GameFilter {
     /// A player of that name sits at the game (robots have names too).
     pub player: Option<String>,
-    /// `open`, `playing` or `over`.
-    pub state: Option<String>,
-    /// `live`, `loaded` or `mj-server`.
-    pub source: Option<String>,
+    /// Open, being played, or over.
+    pub state: Option<TableState>,
+    /// Where the game came from.
+    pub source: Option<GameSource>,
     /// Opened at or after this time (µs since the epoch).
     pub from_us: Option<i64>,
     /// Opened before this time.
@@ -49,9 +50,9 @@ pub struct GameSummary {
     /// The rule preset it started from.
     pub preset: String,
     /// `live`, `loaded` or `mj-server`.
-    pub source: String,
+    pub source: GameSource,
     /// `open`, `playing` or `over`.
-    pub state: String,
+    pub state: TableState,
     /// When the table opened, `YYYY-MM-DDTHH:MM:SSZ`.
     pub created: String,
     /// The same, in µs since the epoch.
@@ -101,9 +102,9 @@ pub struct GameDetail {
     /// The rule preset it started from.
     pub preset: String,
     /// `live`, `loaded` or `mj-server`.
-    pub source: String,
+    pub source: GameSource,
     /// `open`, `playing` or `over`.
-    pub state: String,
+    pub state: TableState,
     /// When the table opened, `YYYY-MM-DDTHH:MM:SSZ`.
     pub created: String,
     /// The same, in µs since the epoch.
@@ -129,6 +130,47 @@ pub struct GameDetail {
     pub scores: [i64; 4],
 }
 
+/// A game of a list, as stored.
+#[derive(FromRow)]
+struct SummaryColumns {
+    id: String,
+    name: String,
+    preset: String,
+    source: String,
+    state: String,
+    created_us: i64,
+    finished_us: Option<i64>,
+    hands: i64,
+    scores: String,
+}
+
+/// One game, as stored.
+#[derive(FromRow)]
+struct DetailColumns {
+    name: String,
+    preset: String,
+    source: String,
+    state: String,
+    settings: String,
+    created_us: i64,
+    updated_us: i64,
+    finished_us: Option<i64>,
+    hands: i64,
+    scores: String,
+    manager: Option<i64>,
+    hands_finished: i64,
+}
+
+/// A seat, as stored.
+#[derive(FromRow)]
+struct SeatColumns {
+    game_id: String,
+    seat: i64,
+    name: String,
+    robot: Option<String>,
+    penalty: i64,
+}
+
 impl Store {
     /// A page of the games that pass `filter`, newest first.
     pub async fn list_games(&self, filter: &GameFilter, window: Window) -> Result<GamePage, StoreError> {
@@ -136,11 +178,11 @@ impl Store {
         if let Some(name) = &filter.player {
             c.push("EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.name = ?)", Param::Text(name.clone()));
         }
-        if let Some(state) = &filter.state {
-            c.push("g.state = ?", Param::Text(state.clone()));
+        if let Some(state) = filter.state {
+            c.push("g.state = ?", Param::Text(state.as_str().into()));
         }
-        if let Some(source) = &filter.source {
-            c.push("g.source = ?", Param::Text(source.clone()));
+        if let Some(source) = filter.source {
+            c.push("g.source = ?", Param::Text(source.as_str().into()));
         }
         if let Some(from) = filter.from_us {
             c.push("g.created_us >= ?", Param::Int(from));
@@ -148,8 +190,8 @@ impl Store {
         if let Some(to) = filter.to_us {
             c.push("g.created_us < ?", Param::Int(to));
         }
-        let count = format!("SELECT COUNT(*) FROM games g WHERE 1 = 1{}", c.and());
-        let total: i64 = c.bind(sqlx::query(&count)).fetch_one(self.pool()).await?.get(0);
+        let count = format!("SELECT COUNT(*) AS total FROM games g WHERE 1 = 1{}", c.and());
+        let total: i64 = c.bind(sqlx::query(&count)).fetch_one(self.pool()).await?.try_get("total")?;
         let n = c.next();
         let select = format!(
             "SELECT g.id, g.name, g.preset, g.source, g.state, g.created_us, g.finished_us, g.hands, g.scores \
@@ -158,27 +200,24 @@ impl Store {
             n + 1
         );
         let rows = c.bind(sqlx::query(&select)).bind(window.limit).bind(window.offset).fetch_all(self.pool()).await?;
-        let ids: Vec<String> = rows.iter().map(|r| r.get(0)).collect();
+        let rows = rows.iter().map(SummaryColumns::from_row).collect::<Result<Vec<_>, _>>()?;
+        let ids: Vec<String> = rows.iter().map(|r| r.id.clone()).collect();
         let mut players = self.players_of(&ids).await?;
         let mut games = Vec::with_capacity(rows.len());
-        for r in &rows {
-            let id: String = r.get(0);
-            let scores: String = r.get(8);
-            let created_us: i64 = r.get(5);
-            let finished_us: Option<i64> = r.get(6);
+        for r in rows {
             games.push(GameSummary {
-                players: players.remove(&id).unwrap_or_default(),
-                scores: json(&id, "scores", &scores)?,
-                name: r.get(1),
-                preset: r.get(2),
-                source: r.get(3),
-                state: r.get(4),
-                created: format_time(created_us),
-                created_us,
-                finished: finished_us.map(format_time),
-                finished_us,
-                hands: r.get(7),
-                id,
+                players: players.remove(&r.id).unwrap_or_default(),
+                scores: json(&r.id, "scores", &r.scores)?,
+                name: r.name,
+                preset: r.preset,
+                source: source_of(&r.id, &r.source)?,
+                state: state_of(&r.id, &r.state)?,
+                created: format_time(r.created_us),
+                created_us: r.created_us,
+                finished: r.finished_us.map(format_time),
+                finished_us: r.finished_us,
+                hands: r.hands,
+                id: r.id,
             });
         }
         Ok(GamePage { games, paging: Paging::new(window, total) })
@@ -192,7 +231,7 @@ impl Store {
         }
         let list: Vec<String> = (1..=ids.len()).map(|i| format!("${i}")).collect();
         let sql = format!(
-            "SELECT game_id, seat, name, robot FROM seats WHERE game_id IN ({}) ORDER BY game_id, seat",
+            "SELECT game_id, seat, name, robot, penalty FROM seats WHERE game_id IN ({}) ORDER BY game_id, seat",
             list.join(", ")
         );
         let mut query = sqlx::query(&sql);
@@ -200,11 +239,11 @@ impl Store {
             query = query.bind(id.as_str());
         }
         for r in query.fetch_all(self.pool()).await? {
-            let robot: Option<String> = r.get(3);
-            out.entry(r.get(0)).or_default().push(PlayerSummary {
-                seat: r.get(1),
-                name: r.get(2),
-                robot: robot.is_some(),
+            let r = SeatColumns::from_row(&r)?;
+            out.entry(r.game_id).or_default().push(PlayerSummary {
+                seat: r.seat,
+                name: r.name,
+                robot: r.robot.is_some(),
             });
         }
         Ok(out)
@@ -212,9 +251,10 @@ impl Store {
 
     /// One game; `None` if there is no such game.
     pub async fn game_detail(&self, id: &str) -> Result<Option<GameDetail>, StoreError> {
-        let Some(r) = sqlx::query(
+        let Some(r) = sqlx::query_as::<_, DetailColumns>(
             "SELECT name, preset, source, state, settings, created_us, updated_us, finished_us, hands, scores, \
-             manager, (SELECT COUNT(*) FROM hands h WHERE h.game_id = g.id) FROM games g WHERE id = $1",
+             manager, (SELECT COUNT(*) FROM hands h WHERE h.game_id = g.id) AS hands_finished \
+             FROM games g WHERE id = $1",
         )
         .bind(id)
         .fetch_optional(self.pool())
@@ -222,37 +262,34 @@ impl Store {
         else {
             return Ok(None);
         };
-        let settings: String = r.get(4);
-        let scores: String = r.get(9);
-        let created_us: i64 = r.get(5);
-        let finished_us: Option<i64> = r.get(7);
         let mut players = Vec::new();
-        for s in sqlx::query("SELECT seat, name, robot, penalty FROM seats WHERE game_id = $1 ORDER BY seat")
-            .bind(id)
-            .fetch_all(self.pool())
-            .await?
+        for s in sqlx::query_as::<_, SeatColumns>(
+            "SELECT game_id, seat, name, robot, penalty FROM seats WHERE game_id = $1 ORDER BY seat",
+        )
+        .bind(id)
+        .fetch_all(self.pool())
+        .await?
         {
-            let robot: Option<String> = s.get(2);
-            let robot = robot.map(|text| json::<Value>(id, "robot", &text)).transpose()?;
-            players.push(GamePlayer { seat: s.get(0), name: s.get(1), robot, penalty: s.get(3) });
+            let robot = s.robot.map(|text| json::<Value>(id, "robot", &text)).transpose()?;
+            players.push(GamePlayer { seat: s.seat, name: s.name, robot, penalty: s.penalty });
         }
         Ok(Some(GameDetail {
             id: id.to_string(),
-            name: r.get(0),
-            preset: r.get(1),
-            source: r.get(2),
-            state: r.get(3),
-            created: format_time(created_us),
-            created_us,
-            updated_us: r.get(6),
-            finished: finished_us.map(format_time),
-            finished_us,
-            hands: r.get(8),
-            hands_finished: r.get(11),
-            manager: r.get(10),
+            source: source_of(id, &r.source)?,
+            state: state_of(id, &r.state)?,
+            name: r.name,
+            preset: r.preset,
+            created: format_time(r.created_us),
+            created_us: r.created_us,
+            updated_us: r.updated_us,
+            finished: r.finished_us.map(format_time),
+            finished_us: r.finished_us,
+            hands: r.hands,
+            hands_finished: r.hands_finished,
+            manager: r.manager,
             players,
-            options: self.options_in_force(id, &settings).await?.to_json_map(),
-            scores: json(id, "scores", &scores)?,
+            options: self.options_in_force(id, &r.settings).await?.to_json_map(),
+            scores: json(id, "scores", &r.scores)?,
         }))
     }
 
@@ -264,13 +301,13 @@ impl Store {
             json(id, "settings.options", &settings.get("options").map(Value::to_string).unwrap_or_default())?;
         // Only option changes matter; the pattern keeps the engine's commands
         // (most of a game's inputs) in the database.
-        let changes = sqlx::query("SELECT body FROM inputs WHERE game_id = $1 AND body LIKE $2 ORDER BY n")
-            .bind(id)
-            .bind("%\"set_option\"%")
-            .fetch_all(self.pool())
-            .await?;
-        for r in changes {
-            let body: String = r.get(0);
+        let changes: Vec<String> =
+            sqlx::query_scalar("SELECT body FROM inputs WHERE game_id = $1 AND body LIKE $2 ORDER BY n")
+                .bind(id)
+                .bind("%\"set_option\"%")
+                .fetch_all(self.pool())
+                .await?;
+        for body in changes {
             if let Input::SetOption { name, value } = json::<Input>(id, "input", &body)? {
                 options
                     .set_checked(&name, &value)

@@ -5,10 +5,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sqlx::Row;
+use sqlx::FromRow;
 
 use super::{Paging, Window, json};
-use crate::store::records::PaymentRow;
+use crate::store::records::{HandOutcome, PaymentRow};
 use crate::store::{Store, StoreError};
 
 /// One player's part in a finished hand.
@@ -43,7 +43,7 @@ pub struct HandDetail {
     /// The player who was East.
     pub east: i64,
     /// `won` or `washed_out`.
-    pub outcome: String,
+    pub outcome: HandOutcome,
     /// The winners' player ids.
     pub winners: Vec<i64>,
     /// How the first winner went out: `self_drawn`, `discard` or `robbed_kong`.
@@ -88,12 +88,52 @@ enum Which {
     One(i64),
 }
 
+/// A `hands` row, as stored.
+#[derive(FromRow)]
+struct HandColumns {
+    hand: i64,
+    round: String,
+    east: i64,
+    outcome: String,
+    winners: String,
+    how: Option<String>,
+    discarder: Option<i64>,
+    dice: Option<String>,
+    first_seq: i64,
+    last_seq: i64,
+    started_us: i64,
+    ended_us: i64,
+    settlement: Option<String>,
+}
+
+/// A `hand_players` row, as stored.
+#[derive(FromRow)]
+struct PlayerColumns {
+    hand: i64,
+    player: i64,
+    name: String,
+    wind: String,
+    won: i64,
+    points: i64,
+    score: Option<String>,
+    delta: i64,
+    total: i64,
+}
+
+/// A `payments` row, as stored.
+#[derive(FromRow)]
+struct PaymentColumns {
+    hand: i64,
+    #[sqlx(flatten)]
+    payment: PaymentRow,
+}
+
 impl Store {
     /// A page of a game's finished hands (the caller checks that the game
     /// exists: a game without finished hands has an empty page).
     pub async fn list_hands(&self, id: &str, window: Window) -> Result<HandPage, StoreError> {
         let total: i64 =
-            sqlx::query("SELECT COUNT(*) FROM hands WHERE game_id = $1").bind(id).fetch_one(self.pool()).await?.get(0);
+            sqlx::query_scalar("SELECT COUNT(*) FROM hands WHERE game_id = $1").bind(id).fetch_one(self.pool()).await?;
         let hands = self.hands(id, Which::Page(window)).await?;
         Ok(HandPage { game: id.to_string(), hands, paging: Paging::new(window, total) })
     }
@@ -110,39 +150,44 @@ impl Store {
         let rows = match which {
             Which::Page(w) => {
                 let sql = format!("SELECT {COLUMNS} FROM hands WHERE game_id = $1 ORDER BY hand LIMIT $2 OFFSET $3");
-                sqlx::query(&sql).bind(id).bind(w.limit).bind(w.offset).fetch_all(self.pool()).await?
+                sqlx::query_as::<_, HandColumns>(&sql)
+                    .bind(id)
+                    .bind(w.limit)
+                    .bind(w.offset)
+                    .fetch_all(self.pool())
+                    .await?
             }
             Which::One(n) => {
                 let sql = format!("SELECT {COLUMNS} FROM hands WHERE game_id = $1 AND hand = $2");
-                sqlx::query(&sql).bind(id).bind(n).fetch_all(self.pool()).await?
+                sqlx::query_as::<_, HandColumns>(&sql).bind(id).bind(n).fetch_all(self.pool()).await?
             }
         };
         let (Some(first), Some(last)) = (rows.first(), rows.last()) else { return Ok(Vec::new()) };
-        let (lo, hi): (i64, i64) = (first.get(0), last.get(0));
+        let (lo, hi) = (first.hand, last.hand);
         let mut players = self.hand_players(id, lo, hi).await?;
         let mut payments = self.payments(id, lo, hi).await?;
         let mut out = Vec::with_capacity(rows.len());
         for r in rows {
-            let hand: i64 = r.get(0);
-            let winners: String = r.get(4);
-            let dice: Option<String> = r.get(7);
-            let settlement: Option<String> = r.get(12);
+            let outcome = HandOutcome::from_name(&r.outcome).ok_or_else(|| StoreError::Corrupt {
+                game: id.to_string(),
+                why: format!("hand {}: outcome '{}'", r.hand, r.outcome),
+            })?;
             out.push(HandDetail {
-                hand,
-                round: r.get(1),
-                east: r.get(2),
-                outcome: r.get(3),
-                winners: json(id, "winners", &winners)?,
-                how: r.get(5),
-                discarder: r.get(6),
-                dice: dice.map(|d| json(id, "dice", &d)).transpose()?,
-                first_seq: r.get(8),
-                last_seq: r.get(9),
-                started_us: r.get(10),
-                ended_us: r.get(11),
-                players: players.remove(&hand).unwrap_or_default(),
-                settlement: settlement.map(|s| json(id, "settlement", &s)).transpose()?,
-                payments: payments.remove(&hand).unwrap_or_default(),
+                hand: r.hand,
+                round: r.round,
+                east: r.east,
+                outcome,
+                winners: json(id, "winners", &r.winners)?,
+                how: r.how,
+                discarder: r.discarder,
+                dice: r.dice.map(|d| json(id, "dice", &d)).transpose()?,
+                first_seq: r.first_seq,
+                last_seq: r.last_seq,
+                started_us: r.started_us,
+                ended_us: r.ended_us,
+                players: players.remove(&r.hand).unwrap_or_default(),
+                settlement: r.settlement.map(|s| json(id, "settlement", &s)).transpose()?,
+                payments: payments.remove(&r.hand).unwrap_or_default(),
             });
         }
         Ok(out)
@@ -150,7 +195,7 @@ impl Store {
 
     /// The players' parts in hands `lo..=hi`, by hand, in player order.
     async fn hand_players(&self, id: &str, lo: i64, hi: i64) -> Result<BTreeMap<i64, Vec<HandPlayer>>, StoreError> {
-        let rows = sqlx::query(
+        let rows = sqlx::query_as::<_, PlayerColumns>(
             "SELECT hand, player, name, wind, won, points, score, delta, total FROM hand_players \
              WHERE game_id = $1 AND hand >= $2 AND hand <= $3 ORDER BY hand, player",
         )
@@ -161,16 +206,15 @@ impl Store {
         .await?;
         let mut out: BTreeMap<i64, Vec<HandPlayer>> = BTreeMap::new();
         for r in rows {
-            let score: Option<String> = r.get(6);
-            out.entry(r.get(0)).or_default().push(HandPlayer {
-                player: r.get(1),
-                name: r.get(2),
-                wind: r.get(3),
-                won: r.get::<i64, _>(4) != 0,
-                points: r.get(5),
-                score: score.map(|s| json(id, "score", &s)).transpose()?,
-                delta: r.get(7),
-                total: r.get(8),
+            out.entry(r.hand).or_default().push(HandPlayer {
+                player: r.player,
+                name: r.name,
+                wind: r.wind,
+                won: r.won != 0,
+                points: r.points,
+                score: r.score.map(|s| json(id, "score", &s)).transpose()?,
+                delta: r.delta,
+                total: r.total,
             });
         }
         Ok(out)
@@ -178,7 +222,7 @@ impl Store {
 
     /// The payments of hands `lo..=hi`, by hand, in order.
     async fn payments(&self, id: &str, lo: i64, hi: i64) -> Result<BTreeMap<i64, Vec<PaymentRow>>, StoreError> {
-        let rows = sqlx::query(
+        let rows = sqlx::query_as::<_, PaymentColumns>(
             "SELECT hand, from_player, to_player, amount, kind FROM payments \
              WHERE game_id = $1 AND hand >= $2 AND hand <= $3 ORDER BY hand, n",
         )
@@ -189,12 +233,7 @@ impl Store {
         .await?;
         let mut out: BTreeMap<i64, Vec<PaymentRow>> = BTreeMap::new();
         for r in rows {
-            out.entry(r.get(0)).or_default().push(PaymentRow {
-                from_player: r.get(1),
-                to_player: r.get(2),
-                amount: r.get(3),
-                kind: r.get(4),
-            });
+            out.entry(r.hand).or_default().push(r.payment);
         }
         Ok(out)
     }

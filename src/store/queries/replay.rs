@@ -10,7 +10,7 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sqlx::Row;
+use sqlx::FromRow;
 
 use super::json;
 use crate::rules::PlayerId;
@@ -72,21 +72,31 @@ pub struct HandHistory {
     pub events: Vec<ReplayEvent>,
 }
 
+/// An `events` row, as stored.
+#[derive(FromRow)]
+struct EventColumns {
+    seq: i64,
+    at_us: i64,
+    audience: String,
+    audience_player: Option<i64>,
+    body: String,
+}
+
 impl Store {
     /// The events of hand `hand` as `viewer` may see them: from its deal to
     /// its end for a finished hand, every event numbered with the hand so
     /// far for one being played. `None` if the game has no such hand (the
     /// caller checks that the game exists).
     pub async fn hand_history(&self, id: &str, hand: i64, viewer: Viewer) -> Result<Option<HandHistory>, StoreError> {
-        let range = sqlx::query("SELECT first_seq, last_seq FROM hands WHERE game_id = $1 AND hand = $2")
-            .bind(id)
-            .bind(hand)
-            .fetch_optional(self.pool())
-            .await?
-            .map(|r| (r.get::<i64, _>(0), r.get::<i64, _>(1)));
+        let range: Option<(i64, i64)> =
+            sqlx::query_as("SELECT first_seq, last_seq FROM hands WHERE game_id = $1 AND hand = $2")
+                .bind(id)
+                .bind(hand)
+                .fetch_optional(self.pool())
+                .await?;
         let rows = match range {
             Some((first, last)) => {
-                sqlx::query(
+                sqlx::query_as::<_, EventColumns>(
                     "SELECT seq, at_us, audience, audience_player, body FROM events \
                      WHERE game_id = $1 AND seq >= $2 AND seq <= $3 ORDER BY seq",
                 )
@@ -99,15 +109,14 @@ impl Store {
             None => {
                 // A hand without a row has not ended (or was cut short): its
                 // events are those numbered with it, if it was ever dealt.
-                let dealt: i64 = sqlx::query("SELECT hands FROM games WHERE id = $1")
+                let dealt: Option<i64> = sqlx::query_scalar("SELECT hands FROM games WHERE id = $1")
                     .bind(id)
                     .fetch_optional(self.pool())
-                    .await?
-                    .map_or(0, |r| r.get(0));
-                if hand < 1 || hand > dealt {
+                    .await?;
+                if hand < 1 || hand > dealt.unwrap_or(0) {
                     return Ok(None);
                 }
-                sqlx::query(
+                sqlx::query_as::<_, EventColumns>(
                     "SELECT seq, at_us, audience, audience_player, body FROM events \
                      WHERE game_id = $1 AND hand = $2 ORDER BY seq",
                 )
@@ -124,19 +133,18 @@ impl Store {
         };
         let mut events = Vec::with_capacity(rows.len());
         for r in rows {
-            let kind: String = r.get(2);
-            let audience = audience_from_columns(&kind, r.get(3))
-                .ok_or_else(|| StoreError::Corrupt { game: id.to_string(), why: format!("audience '{kind}'") })?;
+            let audience = audience_from_columns(&r.audience, r.audience_player).ok_or_else(|| {
+                StoreError::Corrupt { game: id.to_string(), why: format!("audience '{}'", r.audience) }
+            })?;
             if viewer != Viewer::Everything && !audience.includes(seat.map(PlayerId)) {
                 continue;
             }
-            let body: String = r.get(4);
-            let mut message: Value = json(id, "event", &body)?;
+            let mut message: Value = json(id, "event", &r.body)?;
             let event = message.get_mut("event").map(Value::take).ok_or_else(|| StoreError::Corrupt {
                 game: id.to_string(),
                 why: "a stored event without its event".into(),
             })?;
-            events.push(ReplayEvent { seq: r.get(0), at_us: r.get(1), audience, event });
+            events.push(ReplayEvent { seq: r.seq, at_us: r.at_us, audience, event });
         }
         Ok(Some(HandHistory { game: id.to_string(), hand, finished: range.is_some(), seen_as, seat, events }))
     }

@@ -6,9 +6,10 @@
 //! robot and a person of the same name are kept apart.
 
 use serde::{Deserialize, Serialize};
-use sqlx::Row;
+use sqlx::{FromRow, Row};
 
 use super::{Conditions, Paging, Param, Window};
+use crate::protocol::ws::TableState;
 use crate::store::{Store, StoreError};
 
 /// One player's record.
@@ -46,10 +47,12 @@ pub struct StandingsPage {
 }
 
 /// Every seat of a started game, with the player's name and kind; the other
-/// parts sum what these seats did. `{}` is where a filter on the name goes.
+/// parts sum what these seats did.
+/// `{open}` is [`TableState::Open`]'s name; `{filter}` is where a filter on
+/// the name goes.
 const SEATED: &str = "seated AS ( \
     SELECT s.game_id, s.seat, s.name, CAST(CASE WHEN s.robot IS NULL THEN 0 ELSE 1 END AS BIGINT) AS is_robot, \
-    g.state FROM seats s JOIN games g ON g.id = s.game_id WHERE g.state <> 'open'{})";
+    g.state FROM seats s JOIN games g ON g.id = s.game_id WHERE g.state <> '{open}'{filter})";
 
 /// Per seat of a game: its hands, wins, points and deltas; and its total
 /// after the game's last finished hand, with the best such total of the game.
@@ -64,6 +67,19 @@ const TALLIES: &str = "per_seat AS ( \
     JOIN last_hand l ON l.game_id = hp.game_id AND l.hand = hp.hand), \
   tops AS (SELECT game_id, MAX(total) AS top FROM finals GROUP BY game_id)";
 
+/// A line of standings, as the query sums it.
+#[derive(FromRow)]
+struct StandingColumns {
+    name: String,
+    is_robot: i64,
+    games_played: i64,
+    games_won: i64,
+    hands_played: i64,
+    mah_jongs: i64,
+    points: i64,
+    net_settlement: i64,
+}
+
 impl Store {
     /// A page of standings, of every player or of the one named.
     pub async fn standings(&self, player: Option<&str>, window: Window) -> Result<StandingsPage, StoreError> {
@@ -71,16 +87,18 @@ impl Store {
         if let Some(name) = player {
             c.push("s.name = ?", Param::Text(name.to_string()));
         }
-        let seated = SEATED.replace("{}", &c.and());
+        let seated = SEATED.replace("{open}", TableState::Open.as_str()).replace("{filter}", &c.and());
+        let over = TableState::Over.as_str();
         let count = format!(
-            "WITH {seated} SELECT COUNT(*) FROM (SELECT name, is_robot FROM seated GROUP BY name, is_robot) players"
+            "WITH {seated} SELECT COUNT(*) AS total FROM \
+             (SELECT name, is_robot FROM seated GROUP BY name, is_robot) players"
         );
-        let total: i64 = c.bind(sqlx::query(&count)).fetch_one(self.pool()).await?.get(0);
+        let total: i64 = c.bind(sqlx::query(&count)).fetch_one(self.pool()).await?.try_get("total")?;
         let n = c.next();
         let select = format!(
             "WITH {seated}, {TALLIES} \
              SELECT p.name, p.is_robot, COUNT(*) AS games_played, \
-               CAST(SUM(CASE WHEN p.state = 'over' AND f.total = t.top THEN 1 ELSE 0 END) AS BIGINT) AS games_won, \
+               CAST(SUM(CASE WHEN p.state = '{over}' AND f.total = t.top THEN 1 ELSE 0 END) AS BIGINT) AS games_won, \
                CAST(COALESCE(SUM(h.hands), 0) AS BIGINT) AS hands_played, \
                CAST(COALESCE(SUM(h.wins), 0) AS BIGINT) AS mah_jongs, \
                CAST(COALESCE(SUM(h.points), 0) AS BIGINT) AS points, \
@@ -97,21 +115,21 @@ impl Store {
         let standings = rows
             .iter()
             .map(|r| {
-                let hands: i64 = r.get(4);
-                let points: i64 = r.get(6);
-                Standing {
-                    name: r.get(0),
-                    robot: r.get::<i64, _>(1) != 0,
-                    games_played: r.get(2),
-                    games_won: r.get(3),
-                    hands_played: hands,
-                    mah_jongs: r.get(5),
+                let r = StandingColumns::from_row(r)?;
+                Ok(Standing {
+                    name: r.name,
+                    robot: r.is_robot != 0,
+                    games_played: r.games_played,
+                    games_won: r.games_won,
+                    hands_played: r.hands_played,
+                    mah_jongs: r.mah_jongs,
                     // Two decimals are all a table of standings shows.
-                    mean_score: (hands > 0).then(|| (points as f64 / hands as f64 * 100.0).round() / 100.0),
-                    net_settlement: r.get(7),
-                }
+                    mean_score: (r.hands_played > 0)
+                        .then(|| (r.points as f64 / r.hands_played as f64 * 100.0).round() / 100.0),
+                    net_settlement: r.net_settlement,
+                })
             })
-            .collect();
+            .collect::<Result<_, StoreError>>()?;
         Ok(StandingsPage { standings, paging: Paging::new(window, total) })
     }
 }

@@ -1,0 +1,321 @@
+//! Errors at the HTTP edge: every failure of a request becomes a status and
+//! the body `{"error": {"code": ..., "message": ...}}`.
+//!
+//! A refusal ([`ApiError::Refused`]) is the client's to mend: its message
+//! says why and is sent. An internal failure (the store, corrupt stored
+//! data, a panic) is logged with its details, and the client gets only its
+//! code and a generic message: database text never leaves the server.
+
+use axum::Json;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::json;
+
+use crate::store::StoreError;
+use crate::table::TableError;
+use crate::table::actor::OpenError;
+
+/// The error codes of the REST API: stable, documented in docs/protocol.md
+/// ("Errors"). Each has one status.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// 400: a malformed request.
+    BadRequest,
+    /// 400: a game file of another format or version.
+    UnsupportedFile,
+    /// 401: the seat token is missing, malformed, or not this table's.
+    BadToken,
+    /// 403: only the game manager may do that.
+    NotManager,
+    /// 404: no such table.
+    NoSuchTable,
+    /// 404: no such stored game.
+    NoSuchGame,
+    /// 404: no such (finished) hand.
+    NoSuchHand,
+    /// 404: no such endpoint.
+    NotFound,
+    /// 405: the endpoint does not take this method.
+    MethodNotAllowed,
+    /// 408: the request was not answered in time.
+    Timeout,
+    /// 409: the seat is taken, or the table is full.
+    SeatTaken,
+    /// 409: not at this moment.
+    NotNow,
+    /// 409: an unfinished game cannot be exported over REST.
+    NotFinished,
+    /// 410: the table closed while the request was handled.
+    Closed,
+    /// 413: the body is over its limit.
+    TooLarge,
+    /// 414: the URI is over its limit.
+    UriTooLong,
+    /// 422: a game file that does not add up.
+    InvalidGame,
+    /// 422: an mj-server log that does not replay.
+    InvalidLog,
+    /// 431: the request's headers are too large.
+    HeadersTooLarge,
+    /// 500: the server failed (the failure is logged, not told).
+    Internal,
+    /// 503: the game store cannot be reached; try again.
+    StoreUnavailable,
+}
+
+impl ErrorCode {
+    /// Every code.
+    pub const ALL: [ErrorCode; 21] = [
+        ErrorCode::BadRequest,
+        ErrorCode::UnsupportedFile,
+        ErrorCode::BadToken,
+        ErrorCode::NotManager,
+        ErrorCode::NoSuchTable,
+        ErrorCode::NoSuchGame,
+        ErrorCode::NoSuchHand,
+        ErrorCode::NotFound,
+        ErrorCode::MethodNotAllowed,
+        ErrorCode::Timeout,
+        ErrorCode::SeatTaken,
+        ErrorCode::NotNow,
+        ErrorCode::NotFinished,
+        ErrorCode::Closed,
+        ErrorCode::TooLarge,
+        ErrorCode::UriTooLong,
+        ErrorCode::InvalidGame,
+        ErrorCode::InvalidLog,
+        ErrorCode::HeadersTooLarge,
+        ErrorCode::Internal,
+        ErrorCode::StoreUnavailable,
+    ];
+
+    /// The code as clients see it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::BadRequest => "bad_request",
+            ErrorCode::UnsupportedFile => "unsupported_file",
+            ErrorCode::BadToken => "bad_token",
+            ErrorCode::NotManager => "not_manager",
+            ErrorCode::NoSuchTable => "no_such_table",
+            ErrorCode::NoSuchGame => "no_such_game",
+            ErrorCode::NoSuchHand => "no_such_hand",
+            ErrorCode::NotFound => "not_found",
+            ErrorCode::MethodNotAllowed => "method_not_allowed",
+            ErrorCode::Timeout => "timeout",
+            ErrorCode::SeatTaken => "seat_taken",
+            ErrorCode::NotNow => "not_now",
+            ErrorCode::NotFinished => "not_finished",
+            ErrorCode::Closed => "closed",
+            ErrorCode::TooLarge => "too_large",
+            ErrorCode::UriTooLong => "uri_too_long",
+            ErrorCode::InvalidGame => "invalid_game",
+            ErrorCode::InvalidLog => "invalid_log",
+            ErrorCode::HeadersTooLarge => "headers_too_large",
+            ErrorCode::Internal => "internal",
+            ErrorCode::StoreUnavailable => "store_unavailable",
+        }
+    }
+
+    /// The status it is answered with.
+    pub fn status(self) -> StatusCode {
+        match self {
+            ErrorCode::BadRequest | ErrorCode::UnsupportedFile => StatusCode::BAD_REQUEST,
+            ErrorCode::BadToken => StatusCode::UNAUTHORIZED,
+            ErrorCode::NotManager => StatusCode::FORBIDDEN,
+            ErrorCode::NoSuchTable | ErrorCode::NoSuchGame | ErrorCode::NoSuchHand | ErrorCode::NotFound => {
+                StatusCode::NOT_FOUND
+            }
+            ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
+            ErrorCode::Timeout => StatusCode::REQUEST_TIMEOUT,
+            ErrorCode::SeatTaken | ErrorCode::NotNow | ErrorCode::NotFinished => StatusCode::CONFLICT,
+            ErrorCode::Closed => StatusCode::GONE,
+            ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ErrorCode::UriTooLong => StatusCode::URI_TOO_LONG,
+            ErrorCode::InvalidGame | ErrorCode::InvalidLog => StatusCode::UNPROCESSABLE_ENTITY,
+            ErrorCode::HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
+            ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+            ErrorCode::StoreUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+        }
+    }
+
+    /// The code of a refusal made by the HTTP layer with this status (a
+    /// status no code has is answered as `bad_request` or `internal`).
+    pub fn for_status(status: StatusCode) -> ErrorCode {
+        const LAYER: [ErrorCode; 8] = [
+            ErrorCode::BadRequest,
+            ErrorCode::NotFound,
+            ErrorCode::MethodNotAllowed,
+            ErrorCode::Timeout,
+            ErrorCode::TooLarge,
+            ErrorCode::UriTooLong,
+            ErrorCode::HeadersTooLarge,
+            ErrorCode::StoreUnavailable,
+        ];
+        match LAYER.into_iter().find(|c| c.status() == status) {
+            Some(code) => code,
+            None if status.is_client_error() => ErrorCode::BadRequest,
+            None => ErrorCode::Internal,
+        }
+    }
+
+    /// What the client is told of an internal failure.
+    fn generic_message(self) -> &'static str {
+        match self {
+            ErrorCode::StoreUnavailable => "the game store is unavailable; try again",
+            _ => "the server failed to answer; the failure is logged",
+        }
+    }
+}
+
+/// The body of every error answer.
+pub fn error_body(status: StatusCode, code: ErrorCode, message: &str) -> Response {
+    (status, Json(json!({"error": {"code": code.as_str(), "message": message}}))).into_response()
+}
+
+/// A request that failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// Refused: the client's to mend. The message is sent.
+    #[error("{}: {message}", code.as_str())]
+    Refused {
+        /// The code (it decides the status).
+        code: ErrorCode,
+        /// Why, for the client.
+        message: String,
+    },
+    /// The store failed: logged; the client gets `store_unavailable` (or
+    /// `internal` for stored data that does not read) and a generic message.
+    #[error("the store failed: {0}")]
+    Store(#[from] StoreError),
+    /// Something else failed inside the server (a task that panicked, a
+    /// value that would not serialise): logged; the client gets `internal`.
+    #[error("internal failure: {0}")]
+    Internal(String),
+}
+
+impl ApiError {
+    /// A refusal with this code and message.
+    pub fn refused(code: ErrorCode, message: impl Into<String>) -> ApiError {
+        ApiError::Refused { code, message: message.into() }
+    }
+
+    /// A 400 for a malformed request.
+    pub fn bad_request(message: impl Into<String>) -> ApiError {
+        ApiError::refused(ErrorCode::BadRequest, message)
+    }
+
+    /// An internal failure; `detail` is logged, never sent.
+    pub fn internal(detail: impl std::fmt::Display) -> ApiError {
+        ApiError::Internal(detail.to_string())
+    }
+
+    /// The code answered.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            ApiError::Refused { code, .. } => *code,
+            ApiError::Store(e) if e.is_internal() => ErrorCode::Internal,
+            ApiError::Store(_) => ErrorCode::StoreUnavailable,
+            ApiError::Internal(_) => ErrorCode::Internal,
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let code = self.code();
+        match self {
+            ApiError::Refused { message, .. } => error_body(code.status(), code, &message),
+            internal => {
+                if code == ErrorCode::StoreUnavailable {
+                    tracing::warn!("answering {}: {internal}", code.as_str());
+                } else {
+                    tracing::error!("answering {}: {internal}", code.as_str());
+                }
+                error_body(code.status(), code, code.generic_message())
+            }
+        }
+    }
+}
+
+impl From<TableError> for ApiError {
+    fn from(e: TableError) -> ApiError {
+        let code = match &e {
+            TableError::NoSuchTable(_) => ErrorCode::NoSuchTable,
+            TableError::NoSuchSeat(_) | TableError::Invalid(_) => ErrorCode::BadRequest,
+            TableError::SeatTaken(_) | TableError::Full => ErrorCode::SeatTaken,
+            TableError::BadToken => ErrorCode::BadToken,
+            TableError::NotManager => ErrorCode::NotManager,
+            TableError::NotNow(_) => ErrorCode::NotNow,
+            TableError::Closed => ErrorCode::Closed,
+        };
+        ApiError::refused(code, e.to_string())
+    }
+}
+
+impl From<OpenError> for ApiError {
+    fn from(e: OpenError) -> ApiError {
+        match e {
+            OpenError::Table(e) => e.into(),
+            OpenError::Store(e) => e.into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+
+    async fn body(response: Response) -> (StatusCode, serde_json::Value) {
+        let status = response.status();
+        let bytes = axum::body::to_bytes(response.into_body(), 1 << 16).await.unwrap();
+        (status, serde_json::from_slice(&bytes).unwrap())
+    }
+
+    #[test]
+    fn codes_are_unique_and_keep_their_names() {
+        let names: std::collections::BTreeSet<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(names.len(), ErrorCode::ALL.len());
+        assert_eq!(ErrorCode::StoreUnavailable.as_str(), "store_unavailable");
+        assert_eq!(ErrorCode::StoreUnavailable.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(ErrorCode::for_status(StatusCode::URI_TOO_LONG), ErrorCode::UriTooLong);
+        assert_eq!(ErrorCode::for_status(StatusCode::UPGRADE_REQUIRED), ErrorCode::BadRequest);
+        assert_eq!(ErrorCode::for_status(StatusCode::BAD_GATEWAY), ErrorCode::Internal);
+    }
+
+    #[tokio::test]
+    async fn database_text_never_reaches_the_client() {
+        let secret = "password authentication failed for user \"mahjong\" at 10.0.0.5";
+        let e = StoreError::Unavailable(Arc::new(sqlx::Error::Protocol(secret.into())));
+        let (status, json) = body(ApiError::from(e).into_response()).await;
+        assert_eq!(status, StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(json["error"]["code"], "store_unavailable");
+        assert_eq!(json["error"]["message"], "the game store is unavailable; try again");
+        assert!(!json.to_string().contains("mahjong"), "{json}");
+
+        let e = StoreError::Database(sqlx::Error::Protocol(secret.into()));
+        let (status, json) = body(ApiError::from(e).into_response()).await;
+        assert_eq!(
+            (status, json["error"]["code"].as_str()),
+            (StatusCode::SERVICE_UNAVAILABLE, Some("store_unavailable"))
+        );
+        assert!(!json.to_string().contains("mahjong"), "{json}");
+
+        let e = StoreError::Corrupt { game: "g1".into(), why: secret.into() };
+        let (status, json) = body(ApiError::from(e).into_response()).await;
+        assert_eq!((status, json["error"]["code"].as_str()), (StatusCode::INTERNAL_SERVER_ERROR, Some("internal")));
+        assert!(!json.to_string().contains("mahjong"), "{json}");
+
+        let (status, json) = body(ApiError::internal(secret).into_response()).await;
+        assert_eq!((status, json["error"]["code"].as_str()), (StatusCode::INTERNAL_SERVER_ERROR, Some("internal")));
+        assert!(!json.to_string().contains("mahjong"), "{json}");
+    }
+
+    #[tokio::test]
+    async fn a_refusal_tells_its_message() {
+        let (status, json) = body(ApiError::from(TableError::SeatTaken(2)).into_response()).await;
+        assert_eq!(status, StatusCode::CONFLICT);
+        assert_eq!(json, json!({"error": {"code": "seat_taken", "message": "seat 2 is taken"}}));
+    }
+}

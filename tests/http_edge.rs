@@ -1,0 +1,205 @@
+//! The HTTP edge through a real server on a random port: every refusal of
+//! the HTTP layer (hyper's own included) carries the JSON error body, REST
+//! requests time out but WebSockets do not, requests are traced without
+//! their query strings or headers, and the server stops in order.
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use mahjong::tools::client::{Answer, TableSocket, http, http_raw};
+use mahjong::http::Timeouts;
+use mahjong::http::tables::TableDefaults;
+use mahjong::protocol::ws::{ClientMessage, ServerMessage};
+use serde_json::json;
+use tokio::net::{TcpListener, TcpStream};
+
+const WAIT: Duration = Duration::from_secs(60);
+
+/// A server storing its games in memory, with these time limits.
+async fn server(timeouts: Timeouts) -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let store = mahjong::store::Store::open("sqlite::memory:").await.unwrap();
+    let defaults = TableDefaults::default();
+    tokio::spawn(mahjong::server::serve_with(listener, defaults, store, timeouts, std::future::pending()));
+    addr
+}
+
+fn refusal(a: &Answer) -> (u16, &str) {
+    (a.status, a.body["error"]["code"].as_str().unwrap_or_else(|| panic!("not a JSON error: {} {}", a.status, a.body)))
+}
+
+async fn get(addr: SocketAddr, target: &str) -> Answer {
+    let request = format!("GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    http_raw(addr, request.as_bytes()).await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_refusal_of_the_http_layer_is_json() {
+    let addr = server(Timeouts::default()).await;
+    // A wrong method, an unknown path, a body over the limit.
+    let a = http(addr, "GET", "/api/v1/settle", None, None).await.unwrap();
+    assert_eq!(refusal(&a), (405, "method_not_allowed"));
+    let a = http(addr, "GET", "/api/v1/nothing-here", None, None).await.unwrap();
+    assert_eq!(refusal(&a), (404, "not_found"));
+    let a = http(addr, "POST", "/api/v1/tables", Some(&json!({"name": "x".repeat(100_000)})), None).await.unwrap();
+    assert_eq!(refusal(&a), (413, "too_large"));
+    // A path parameter or query that does not parse.
+    let a = get(addr, "/api/v1/games/g/hands/first").await;
+    assert_eq!(refusal(&a), (400, "bad_request"));
+    let a = get(addr, "/api/v1/games?colour=red").await;
+    assert_eq!(refusal(&a), (400, "bad_request"));
+    // A WebSocket request without its upgrade headers.
+    let a = get(addr, "/api/v1/tables/t/ws").await;
+    assert_eq!(a.status / 100, 4, "{}", a.body);
+    assert!(a.body["error"]["code"].is_string(), "{}", a.body);
+    // A URI over our limit (8 KiB), and one over hyper's (64 KiB), which
+    // hyper refuses itself; a head over hyper's buffer.
+    for (length, status, code) in
+        [(10_000, 414, "uri_too_long"), (100_000, 414, "uri_too_long"), (500_000, 431, "headers_too_large")]
+    {
+        let a = get(addr, &format!("/api/v1/games?player={}", "x".repeat(length))).await;
+        assert_eq!(refusal(&a), (status, code), "a URI of {length} bytes");
+        assert!(!a.body["error"]["message"].as_str().unwrap().is_empty());
+    }
+    let a = get(addr, &format!("/api/v1/games?player={}", "x".repeat(8_000))).await;
+    assert_eq!(a.status, 200, "a URI under 8 KiB is served: {}", a.body);
+    // A request line hyper cannot read.
+    let a = http_raw(addr, b"GET /a b c HTTP/1.1\r\nHost: x\r\n\r\n").await.unwrap();
+    assert_eq!(refusal(&a), (400, "bad_request"));
+    let a = http_raw(addr, b"GET / HTTP/1.1\r\nHost x\r\n\r\n").await.unwrap();
+    assert_eq!(refusal(&a), (400, "bad_request"));
+    // The server still serves.
+    assert_eq!(http(addr, "GET", "/healthz", None, None).await.unwrap().status, 200);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_slow_request_times_out_but_a_websocket_lives_on() {
+    let quick = Timeouts { request: Duration::from_secs(1), game_file: Duration::from_secs(1) };
+    let addr = server(quick).await;
+    // A body announced but never sent.
+    let started = Instant::now();
+    let a = http_raw(
+        addr,
+        b"POST /api/v1/tables HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 100\r\n\r\n{\"na",
+    )
+    .await
+    .unwrap();
+    assert_eq!(refusal(&a), (408, "timeout"));
+    assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
+    let a = http_raw(
+        addr,
+        b"POST /api/v1/games/import HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 100\r\n\r\n{",
+    )
+    .await
+    .unwrap();
+    assert_eq!(refusal(&a), (408, "timeout"));
+    // A spectator's socket outlives the request time limit.
+    let table = http(addr, "POST", "/api/v1/tables", Some(&json!({})), None).await.unwrap();
+    let id = table.body["id"].as_str().unwrap().to_string();
+    let mut socket = TableSocket::connect(addr, &id, None, None).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    socket.send(&ClientMessage::Ping).await.unwrap();
+    loop {
+        let (m, _) = socket.next(WAIT).await.unwrap().expect("the socket stays open");
+        if matches!(m, ServerMessage::Pong) {
+            break;
+        }
+    }
+}
+
+/// A `Write` into a shared buffer, for the logs.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// One thread runs the server and the requests, so the subscriber set for
+/// the test sees everything.
+#[tokio::test(flavor = "current_thread")]
+async fn requests_are_traced_without_tokens() {
+    let logs = Captured::default();
+    let writer = logs.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    let _guard = tracing::subscriber::set_default(subscriber);
+    let addr = server(Timeouts::default()).await;
+    let table = http(addr, "POST", "/api/v1/tables", Some(&json!({"name": "Traced"})), None).await.unwrap();
+    let id = table.body["id"].as_str().unwrap().to_string();
+    let a = http(addr, "POST", &format!("/api/v1/tables/{id}/start"), None, Some("SECRET-BEARER-TOKEN")).await.unwrap();
+    assert_eq!(a.status, 401);
+    let a = get(addr, &format!("/api/v1/tables/{id}/ws?token=SECRET-QUERY-TOKEN")).await;
+    assert_eq!(a.status, 400);
+    let a = get(addr, "/api/v1/games?player=SECRET-NAME").await;
+    assert_eq!(a.status, 200);
+    let text = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
+    assert!(!text.contains("SECRET"), "the logs show a token or a query:\n{text}");
+    assert!(text.contains(&format!("table opened table={id} name=Traced")), "{text}");
+    for (path, status) in [
+        ("POST path=/api/v1/tables", 201),
+        (&*format!("POST path=/api/v1/tables/{id}/start"), 401),
+        ("GET path=/api/v1/games", 200),
+    ] {
+        let line = text
+            .lines()
+            .find(|l| l.contains(&format!("request{{method={path}}}")) && l.contains("answered"))
+            .unwrap_or_else(|| panic!("no trace of {path}:\n{text}"));
+        assert!(line.contains(&format!("status={status}")) && line.contains("latency="), "{line}");
+    }
+}
+
+/// Shutting down: the HTTP server stops, then the tables, then the store;
+/// `serve` returns.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_server_stops_in_order() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let path = std::env::temp_dir().join(format!("mahjong-stop-{}.db", std::process::id()));
+    let url = format!("sqlite://{}", path.display());
+    let store = mahjong::store::Store::open(&url).await.unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(mahjong::server::serve(listener, TableDefaults::default(), store, async move {
+        let _ = stopped.await;
+    }));
+    let robots = json!({"robots": [{"seat": 0}, {"seat": 1}, {"seat": 2}, {"seat": 3}], "start": true});
+    let table = http(addr, "POST", "/api/v1/tables", Some(&robots), None).await.unwrap();
+    assert_eq!(table.status, 201, "{}", table.body);
+    let ws = format!("ws://{addr}/api/v1/tables/{}/ws", table.body["id"].as_str().unwrap());
+    let (mut socket, _) = tokio_tungstenite::connect_async(ws).await.unwrap();
+    stop.send(()).unwrap();
+    let served = tokio::time::timeout(Duration::from_secs(20), server).await.expect("the server stops");
+    served.unwrap().unwrap();
+    // The socket was closed as the server stopped (1001), not dropped by its
+    // table (4000); the port no longer answers.
+    let close = loop {
+        use futures_util::StreamExt;
+        match tokio::time::timeout(Duration::from_secs(5), socket.next()).await {
+            Ok(Some(Ok(tokio_tungstenite::tungstenite::Message::Close(frame)))) => break frame,
+            Ok(Some(Ok(_))) => continue,
+            other => panic!("the socket ended without a close frame: {other:?}"),
+        }
+    };
+    assert_eq!(close.map(|f| u16::from(f.code)), Some(1001));
+    assert!(TcpStream::connect(addr).await.is_err(), "the server still listens");
+    // Everything the tables did is in the store, which reopens.
+    let store = mahjong::store::Store::open(&url).await.unwrap();
+    let games = store.list_games(&Default::default(), mahjong::store::queries::Window { limit: 10, offset: 0 }).await;
+    assert_eq!(games.unwrap().games.len(), 1);
+    store.close().await;
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+}

@@ -1,0 +1,231 @@
+//! The journal's contract with real databases: a write while the database
+//! cannot be reached fails quickly with `StoreError::Unavailable` and stores
+//! nothing; `Store::available` says when the database is down and when it
+//! is back, and writes succeed again then. A batch the database refuses
+//! fails alone with `StoreError::Rejected`; the others written with it are
+//! committed.
+
+mod common;
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use common::db::TestDb;
+use mahjong::rules::event::Audience;
+use mahjong::store::{Batch, EventRow, GameRow, Store, StoreError};
+use sqlx::Connection;
+use tokio::net::{TcpListener, TcpStream};
+use tokio::task::JoinHandle;
+
+/// A game row of a game being played.
+fn row(last_seq: i64) -> GameRow {
+    GameRow {
+        name: "availability".into(),
+        preset: mahjong::rules::presets::DEFAULT_PRESET.into(),
+        source: "live".into(),
+        state: "playing".into(),
+        created_us: mahjong::store::now_us(),
+        finished_us: None,
+        hands: 1,
+        scores: [0; 4],
+        manager: None,
+        last_seq,
+        rng_pos: 0,
+    }
+}
+
+/// A batch of game `id` holding the events `seqs`; the first batch of a
+/// game (from seq 1) carries its settings.
+fn batch(id: &str, seqs: std::ops::RangeInclusive<i64>) -> Batch {
+    let mut b = Batch::new(id, row(*seqs.end()));
+    if *seqs.start() == 1 {
+        b.settings = Some("{}".into());
+    }
+    b.events = seqs
+        .map(|seq| EventRow {
+            seq,
+            at_us: seq,
+            hand: 1,
+            audience: Audience::Everyone,
+            body: format!("{{\"n\":{seq}}}"),
+        })
+        .collect();
+    b
+}
+
+/// The sequence numbers stored for a game.
+async fn stored_seqs(store: &Store, id: &str) -> Vec<i64> {
+    store.events(id, 0).await.unwrap().iter().map(|e| e.seq).collect()
+}
+
+/// Waits until the store says the database answers (or not).
+async fn until_available(store: &Store, up: bool) {
+    let mut available = store.available();
+    tokio::time::timeout(Duration::from_secs(30), available.wait_for(|a| *a == up))
+        .await
+        .unwrap_or_else(|_| panic!("the store did not become available={up}"))
+        .unwrap();
+}
+
+// ----- a database that goes away --------------------------------------------
+
+/// A TCP proxy to a database, which can be cut off and restored on the same
+/// port.
+struct Proxy {
+    addr: SocketAddr,
+    upstream: SocketAddr,
+    accept: JoinHandle<()>,
+    connections: Arc<Mutex<Vec<JoinHandle<()>>>>,
+}
+
+impl Proxy {
+    async fn start(listen: SocketAddr, upstream: SocketAddr) -> Proxy {
+        let listener = TcpListener::bind(listen).await.expect("bind the proxy");
+        let addr = listener.local_addr().unwrap();
+        let connections: Arc<Mutex<Vec<JoinHandle<()>>>> = Arc::default();
+        let tasks = connections.clone();
+        let accept = tokio::spawn(async move {
+            while let Ok((mut inbound, _)) = listener.accept().await {
+                let task = tokio::spawn(async move {
+                    if let Ok(mut outbound) = TcpStream::connect(upstream).await {
+                        let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                    }
+                });
+                tasks.lock().unwrap().push(task);
+            }
+        });
+        Proxy { addr, upstream, accept, connections }
+    }
+
+    /// Cuts every connection and stops listening.
+    fn cut(&self) {
+        self.accept.abort();
+        for task in self.connections.lock().unwrap().drain(..) {
+            task.abort();
+        }
+    }
+
+    /// Listens again on the same port.
+    async fn restore(&self) -> Proxy {
+        Proxy::start(self.addr, self.upstream).await
+    }
+}
+
+/// The test database's URL through a proxy: the proxy and the URL.
+async fn through_proxy(url: &str) -> (Proxy, String) {
+    let (scheme, rest) = url.split_once("://").unwrap();
+    let (user, rest) = rest.rsplit_once('@').map_or(("", rest), |(u, r)| (u, r));
+    let (host, database) = rest.split_once('/').unwrap();
+    let host = if host.contains(':') { host.to_string() } else { format!("{host}:5432") };
+    let upstream = tokio::net::lookup_host(&host).await.unwrap().next().unwrap();
+    let proxy = Proxy::start("127.0.0.1:0".parse().unwrap(), upstream).await;
+    let at = if user.is_empty() { String::new() } else { format!("{user}@") };
+    let url = format!("{scheme}://{at}{}/{database}", proxy.addr);
+    (proxy, url)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn postgres_writes_fail_fast_while_unreachable_and_resume() {
+    let _ = tracing_subscriber::fmt().with_test_writer().try_init();
+    let db = TestDb::new("postgres").await;
+    let (proxy, url) = through_proxy(&db.url).await;
+    let store = Store::open(&url).await.unwrap();
+    store.write(batch("g", 1..=2)).await.unwrap();
+    assert!(*store.available().borrow());
+
+    proxy.cut();
+    let started = Instant::now();
+    let e = store.write(batch("g", 3..=4)).await.unwrap_err();
+    assert!(matches!(e, StoreError::Unavailable(_)), "{e}");
+    assert!(started.elapsed() < Duration::from_secs(8), "the first failure took {:?}", started.elapsed());
+    assert!(!*store.available().borrow(), "the store says the database is down");
+    // While it is down, writes fail at once, without waiting for it.
+    let started = Instant::now();
+    let e = store.write(batch("g", 3..=4)).await.unwrap_err();
+    assert!(matches!(e, StoreError::Unavailable(_)), "{e}");
+    assert!(started.elapsed() < Duration::from_millis(500), "a write while down took {:?}", started.elapsed());
+
+    let restored = proxy.restore().await;
+    until_available(&store, true).await;
+    // The failed batch stored nothing: written again, it is committed whole.
+    store.write(batch("g", 3..=4)).await.unwrap();
+    assert_eq!(stored_seqs(&store, "g").await, vec![1, 2, 3, 4]);
+    store.close().await;
+    restored.cut();
+    db.remove().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sqlite_writes_fail_while_locked_and_resume() {
+    let db = TestDb::new("sqlite").await;
+    let store = Store::open(&db.url).await.unwrap();
+    store.write(batch("g", 1..=2)).await.unwrap();
+    // Another process holds the write lock past the store's busy timeout
+    // (10 s).
+    let mut other = sqlx::SqliteConnection::connect(&db.url).await.unwrap();
+    sqlx::query("BEGIN EXCLUSIVE").execute(&mut other).await.unwrap();
+    let started = Instant::now();
+    let e = store.write(batch("g", 3..=4)).await.unwrap_err();
+    assert!(matches!(e, StoreError::Unavailable(_)), "{e}");
+    assert!(started.elapsed() < Duration::from_secs(20), "the first failure took {:?}", started.elapsed());
+    assert!(!*store.available().borrow());
+    let started = Instant::now();
+    assert!(matches!(store.write(batch("g", 3..=4)).await, Err(StoreError::Unavailable(_))));
+    assert!(started.elapsed() < Duration::from_millis(500), "a write while down took {:?}", started.elapsed());
+
+    sqlx::query("ROLLBACK").execute(&mut other).await.unwrap();
+    other.close().await.unwrap();
+    until_available(&store, true).await;
+    store.write(batch("g", 3..=4)).await.unwrap();
+    assert_eq!(stored_seqs(&store, "g").await, vec![1, 2, 3, 4]);
+    store.close().await;
+    db.remove().await;
+}
+
+// ----- a batch the database refuses -------------------------------------------
+
+async fn a_refused_batch_fails_alone(backend: &str) {
+    let _ = tracing_subscriber::fmt().with_test_writer().try_init();
+    let db = TestDb::new(backend).await;
+    let store = Store::open(&db.url).await.unwrap();
+    store.write(batch("bad", 1..=2)).await.unwrap();
+    // Many batches at once, so that the journal commits them in groups; one
+    // repeats sequence numbers already stored.
+    let mut writes = Vec::new();
+    for i in 0..40 {
+        let good = store.clone();
+        writes.push(tokio::spawn(async move { good.write(batch(&format!("good{i}"), 1..=3)).await }));
+        if i == 20 {
+            let bad = store.clone();
+            writes.push(tokio::spawn(async move { bad.write(batch("bad", 2..=3)).await }));
+        }
+    }
+    let mut refused = 0;
+    for (i, w) in writes.into_iter().enumerate() {
+        match w.await.unwrap() {
+            Ok(()) => {}
+            Err(StoreError::Rejected(_)) if i == 21 => refused += 1,
+            Err(e) => panic!("write {i}: {e}"),
+        }
+    }
+    assert_eq!(refused, 1, "the bad batch is refused");
+    for i in 0..40 {
+        assert_eq!(stored_seqs(&store, &format!("good{i}")).await, vec![1, 2, 3], "game good{i}");
+    }
+    assert_eq!(stored_seqs(&store, "bad").await, vec![1, 2], "nothing of the refused batch is stored");
+    assert!(*store.available().borrow(), "a refusal is not an outage");
+    store.write(batch("bad", 3..=3)).await.unwrap();
+    store.close().await;
+    db.remove().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_batch_fails_alone_sqlite() {
+    a_refused_batch_fails_alone("sqlite").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_batch_fails_alone_postgres() {
+    a_refused_batch_fails_alone("postgres").await;
+}
