@@ -197,7 +197,11 @@ fn settle() -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    match mahjong::rules::calculator::settle_json(&text) {
+    // The same strict reading as the REST calculator's.
+    let request = mahjong::protocol::json::from_str::<mahjong::rules::calculator::SettleRequest>(&text)
+        .map_err(|e| format!("bad request: {e}"));
+    let answer = request.and_then(|r| mahjong::rules::calculator::calculate(&r).map_err(|e| e.to_string()));
+    match answer {
         Ok(answer) => match serde_json::to_string(&answer) {
             Ok(json) => {
                 println!("{json}");

@@ -7,10 +7,10 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use mahjong::tools::client::{Answer, TableSocket, http, http_raw};
 use mahjong::http::Timeouts;
 use mahjong::http::tables::TableDefaults;
 use mahjong::protocol::ws::{ClientMessage, ServerMessage};
+use mahjong::tools::client::{Answer, TableSocket, http, http_raw};
 use serde_json::json;
 use tokio::net::{TcpListener, TcpStream};
 

@@ -6,12 +6,13 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use super::{ApiError, AppState, ErrorCode};
 use crate::bots::strategy::Strategy;
+use crate::protocol::{json, text};
 use crate::rules::calculator;
 use crate::rules::tile::Tile;
 use crate::table::{RobotSeat, SeatGrant, TableCommand, TableSettings, TableSetup};
@@ -67,17 +68,19 @@ impl Default for TableDefaults {
     }
 }
 
-fn parse<T: DeserializeOwned>(body: &Bytes) -> Result<T, ApiError> {
+/// A request body, read strictly ([`crate::protocol::json`]): an empty body
+/// is an empty object.
+pub(crate) fn parse<T: DeserializeOwned + Serialize>(body: &Bytes) -> Result<T, ApiError> {
     let text = if body.is_empty() {
         "{}"
     } else {
         std::str::from_utf8(body).map_err(|_| ApiError::bad_request("the body is not UTF-8"))?
     };
-    serde_json::from_str(text).map_err(|e| ApiError::bad_request(format!("bad JSON body: {e}")))
+    json::from_str(text).map_err(|e| ApiError::bad_request(e.to_string()))
 }
 
 /// A robot to seat.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RobotRequest {
     /// The seat, or any free one.
@@ -89,7 +92,7 @@ pub struct RobotRequest {
 }
 
 /// `POST /api/v1/tables`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CreateTable {
     /// The table's name.
@@ -133,10 +136,10 @@ pub async fn create(State(state): State<AppState>, body: Bytes) -> Result<Respon
     if request.robots.len() > 4 {
         return Err(ApiError::bad_request("a table has four seats"));
     }
-    let name = request.name.clone().unwrap_or_else(|| "Mah-Jong table".into());
-    if name.trim().is_empty() || name.chars().count() > 80 {
-        return Err(ApiError::bad_request("a table name has 1 to 80 characters"));
-    }
+    let name = match &request.name {
+        Some(name) => text::table_name(name).map_err(|e| ApiError::bad_request(e.to_string()))?,
+        None => "Mah-Jong table".into(),
+    };
     let seed = match defaults.seed {
         Some(s) => s.wrapping_add(state.lobby.next_number()),
         None => rand::random(),
@@ -191,7 +194,7 @@ pub async fn get_one(State(state): State<AppState>, Path(id): Path<String>) -> R
 }
 
 /// `POST /api/v1/tables/{id}/seats`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SitRequest {
     /// The name to show.
@@ -272,7 +275,8 @@ pub async fn start(
 /// `mahjong-server settle`.
 pub async fn settle(body: Bytes) -> Result<Response, ApiError> {
     let text = std::str::from_utf8(&body).map_err(|_| ApiError::bad_request("the body is not UTF-8"))?;
-    let answer = calculator::settle_json(text).map_err(|e| ApiError::bad_request(e.to_string()))?;
+    let request: calculator::SettleRequest = json::from_str(text).map_err(|e| ApiError::bad_request(e.to_string()))?;
+    let answer = calculator::calculate(&request).map_err(|e| ApiError::bad_request(e.to_string()))?;
     Ok(Json(answer).into_response())
 }
 

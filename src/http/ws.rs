@@ -146,7 +146,7 @@ async fn serve(
                 code: ErrorCode::TooLarge,
                 reason: format!("a message is at most {MAX_CLIENT_MESSAGE} bytes; this one has {}", text.len()),
             },
-            Message::Text(text) => match serde_json::from_str::<ClientMessage>(&text) {
+            Message::Text(text) => match crate::protocol::json::from_str::<ClientMessage>(&text) {
                 Ok(message) => TableCommand::Message { connection: id, message },
                 Err(e) => {
                     TableCommand::BadMessage { connection: id, code: ErrorCode::BadMessage, reason: e.to_string() }

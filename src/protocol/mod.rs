@@ -6,6 +6,7 @@
 //! `ws` is the WebSocket protocol (docs/protocol.md).
 
 pub mod classic;
+pub mod json;
 pub mod reference_log;
 pub mod text;
 pub mod ws;

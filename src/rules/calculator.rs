@@ -17,7 +17,7 @@ use super::settlement::{self, SettlementInput};
 use super::tile::Wind;
 
 /// The calculator's input.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SettleRequest {
     /// A rule preset (default `chinese-classical`).
@@ -92,7 +92,8 @@ fn field(field: &'static str, reason: impl Into<String>) -> CalcError {
     CalcError::Field { field, reason: reason.into() }
 }
 
-/// Parses a JSON request and settles it.
+/// Parses a JSON request and settles it (the server's REST and command-line
+/// calculators read the request strictly first, with `protocol::json`).
 pub fn settle_json(text: &str) -> Result<SettleResponse, CalcError> {
     let request: SettleRequest = serde_json::from_str(text).map_err(|e| CalcError::Json(e.to_string()))?;
     calculate(&request)
