@@ -262,8 +262,9 @@ pub async fn serve_with(
 
 /// Serves on an already-bound listener until `shutdown` completes. First,
 /// every unfinished game in the store resumes, and `load` is stored as a new
-/// game (a table at once if it is not over, its people's new seat tokens
-/// written to the log); then it logs `serving on http://ADDR`. At
+/// game (a table at once if it is not over; the game's id and its people's
+/// new seat tokens are printed on standard output as one JSON line, never
+/// logged); then it logs `serving on http://ADDR`. At
 /// `shutdown` it stops in order: the HTTP server stops (WebSockets close
 /// with 1001, open requests finish), then every table writes what it has
 /// pending and ends, then the store commits what it was given and closes.
@@ -284,11 +285,12 @@ pub async fn serve_loading(
     if let Some(LoadGame { path, checked, source }) = load {
         match game_file::load(&lobby, checked, source).await {
             Ok(imported) => {
-                tracing::info!(table = %imported.id, state = %imported.state, "loaded {}", path.display());
-                for grant in &imported.seats {
-                    // The operator hands these to the players: the one place a token is shown.
-                    tracing::info!(table = %imported.id, seat = grant.seat, token = %grant.token, "seat token");
-                }
+                let tokens = imported.seats.len();
+                tracing::info!(table = %imported.id, state = %imported.state, tokens, "loaded {}", path.display());
+                // The new seat tokens are for the operator to hand to the
+                // players: printed once on standard output, as `import`
+                // prints them, never written to the log.
+                println!("{}", serde_json::to_string(&imported).unwrap_or_default());
             }
             Err(e) => {
                 lobby.shutdown().await;

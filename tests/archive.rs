@@ -299,17 +299,22 @@ impl LoadedServer {
             let line = self
                 .lines
                 .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-                .unwrap_or_else(|_| panic!("the server did not log its table and tokens"));
+                .unwrap_or_else(|_| panic!("the server did not print its table and tokens"));
             if let Some(rest) = line.split("serving on http://").nth(1) {
                 addr = rest.split_whitespace().next().and_then(|a| a.parse().ok());
             }
-            let field = |name: &str| line.split_whitespace().find_map(|w| w.strip_prefix(name)).map(str::to_string);
-            if line.contains("loaded") {
-                table = field("table=");
-            }
-            if line.contains("seat token") {
-                let seat = field("seat=").and_then(|s| s.parse().ok()).expect("the seat is logged");
-                grants.push((seat, field("token=").expect("the token is logged")));
+            // The loaded game, printed on standard output as one JSON line
+            // (the tokens are never in the log).
+            if let Ok(loaded) = serde_json::from_str::<Value>(&line)
+                && let Some(seats) = loaded["seats"].as_array()
+            {
+                table = loaded["id"].as_str().map(str::to_string);
+                for grant in seats {
+                    let seat = grant["seat"].as_u64().expect("a seat") as u8;
+                    grants.push((seat, grant["token"].as_str().expect("a token").to_string()));
+                }
+            } else {
+                assert!(!grants.iter().any(|(_, t)| line.contains(t.as_str())), "a token is in the log: {line}");
             }
         }
         (addr.unwrap(), table.unwrap(), grants)

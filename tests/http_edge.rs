@@ -55,12 +55,16 @@ async fn every_refusal_of_the_http_layer_is_json() {
     assert_eq!(a.status / 100, 4, "{}", a.body);
     assert!(a.body["error"]["code"].is_string(), "{}", a.body);
     // A URI over our limit (8 KiB), and one over hyper's (64 KiB), which
-    // hyper refuses itself; a head over hyper's buffer.
-    for (length, status, code) in
-        [(10_000, 414, "uri_too_long"), (100_000, 414, "uri_too_long"), (500_000, 431, "headers_too_large")]
-    {
+    // hyper refuses itself; a head over hyper's buffer (which hyper calls
+    // too large a URI or too large a head, depending on how much of the line
+    // has arrived when it decides).
+    for (length, refusals) in [
+        (10_000, &[(414, "uri_too_long")][..]),
+        (100_000, &[(414, "uri_too_long")]),
+        (500_000, &[(431, "headers_too_large"), (414, "uri_too_long")]),
+    ] {
         let a = get(addr, &format!("/api/v1/games?player={}", "x".repeat(length))).await;
-        assert_eq!(refusal(&a), (status, code), "a URI of {length} bytes");
+        assert!(refusals.contains(&refusal(&a)), "a URI of {length} bytes: {:?}", refusal(&a));
         assert!(!a.body["error"]["message"].as_str().unwrap().is_empty());
     }
     let a = get(addr, &format!("/api/v1/games?player={}", "x".repeat(8_000))).await;

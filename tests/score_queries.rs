@@ -421,7 +421,10 @@ async fn a_live_hand_shows_concealed_tiles_only_to_their_seat(backend: &str) {
     let watching = api.get(&path2).await;
     assert!(watching["events"].as_array().unwrap().iter().all(|e| concealed_tile_of(&e["event"]).is_none()));
 
-    // To the end: then the history hides nothing, from anyone.
+    // To the end: then the history hides nothing, from anyone. The prompt
+    // read above is sent again to a new connection, which resumes the stream.
+    let since = Some(socket.last_seq);
+    let mut socket = TableSocket::connect(addr, &id, Some(&token), since).await.unwrap();
     let rest = play_seat(&mut socket, SeatPlan::new(0)).await.unwrap();
     assert!(rest.game_over && rest.errors.is_empty(), "{:?}", rest.errors);
     wait_over(api, &id).await;

@@ -11,9 +11,14 @@ use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use common::app::Api;
 use common::db::TestDb;
+use mahjong::http::tables::TableDefaults;
+use mahjong::protocol::ws::{ClientMessage, ErrorCode, ServerMessage};
 use mahjong::rules::event::Audience;
 use mahjong::store::{Batch, EventRow, GameRow, Store, StoreError};
+use mahjong::tools::client::{SeatPlan, TableSocket, play_seat, preferred};
+use serde_json::json;
 use sqlx::Connection;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
@@ -228,4 +233,78 @@ async fn a_refused_batch_fails_alone_sqlite() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_refused_batch_fails_alone_postgres() {
     a_refused_batch_fails_alone("postgres").await;
+}
+
+// ----- a table while its database is away --------------------------------------
+
+/// The next prompt (or error) on `socket`, skipping events.
+async fn next_of(socket: &mut TableSocket, wanted: impl Fn(&ServerMessage) -> bool) -> ServerMessage {
+    loop {
+        let (m, _) = socket.next(Duration::from_secs(60)).await.unwrap().expect("the socket stays open");
+        if wanted(&m) {
+            return m;
+        }
+    }
+}
+
+/// A table whose database goes away mid-hand shows nothing it could not
+/// store: the move that could not be written is held, everybody connected
+/// is told the table waits, requests are refused with `store_unavailable`;
+/// once the database is back the held move's events arrive, numbered on
+/// from the last ones, and the game plays on to its end.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_table_waits_for_its_database_and_plays_on() {
+    let _ = tracing_subscriber::fmt().with_test_writer().try_init();
+    let db = TestDb::new("postgres").await;
+    let (proxy, url) = through_proxy(&db.url).await;
+    let store = Store::open(&url).await.unwrap();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(mahjong::server::serve(listener, TableDefaults::default(), store.clone(), std::future::pending()));
+    let api = Api::at(addr);
+    let table = api.table(&[1, 2, 3], json!({"NumRounds": 1})).await;
+    let token = api.sit(&table, "Ann", 0).await;
+    api.start(&table, Some(&token)).await;
+    let mut ann = TableSocket::connect(addr, &table, Some(&token), None).await.unwrap();
+    let mut watcher = TableSocket::connect(addr, &table, None, None).await.unwrap();
+    // Ann is East: the hand waits for her to declare first.
+    let is_prompt = |m: &ServerMessage| matches!(m, ServerMessage::Prompt(_));
+    let ServerMessage::Prompt(p) = next_of(&mut ann, is_prompt).await else { unreachable!() };
+    assert!(p.ready);
+    ann.send(&ClientMessage::Ready).await.unwrap();
+    let has_moves = |m: &ServerMessage| matches!(m, ServerMessage::Prompt(p) if !p.actions.is_empty());
+    let ServerMessage::Prompt(p) = next_of(&mut ann, has_moves).await else { unreachable!() };
+    let before = ann.last_seq;
+
+    proxy.cut();
+    let action = preferred(&p).unwrap();
+    ann.send(&ClientMessage::Act { action }).await.unwrap();
+    let is_error = |m: &ServerMessage| matches!(m, ServerMessage::Error { .. });
+    for socket in [&mut ann, &mut watcher] {
+        let notice = next_of(socket, is_error).await;
+        assert!(matches!(notice, ServerMessage::Error { code: ErrorCode::StoreUnavailable, .. }), "{notice:?}");
+    }
+    assert_eq!(ann.last_seq, before, "nothing was shown of the move that could not be stored");
+    ann.send(&ClientMessage::Chat { text: "hello?".into() }).await.unwrap();
+    let refused = next_of(&mut ann, is_error).await;
+    assert!(matches!(refused, ServerMessage::Error { code: ErrorCode::StoreUnavailable, .. }), "{refused:?}");
+    let sit = api.request("POST", &format!("/api/v1/tables/{table}/seats"), Some(&json!({"name": "Bo"})), None).await;
+    assert_eq!((sit.status, sit.body["error"]["code"].as_str()), (503, Some("store_unavailable")), "{}", sit.body);
+    let info = api.table_info(&table).await;
+    assert_eq!(info["state"], "playing", "the table is still there");
+
+    let restored = proxy.restore().await;
+    until_available(&store, true).await;
+    // The held move's events arrive, numbered on, then play goes on.
+    let (first, _) = ann.next(Duration::from_secs(60)).await.unwrap().expect("the socket stays open");
+    let ServerMessage::Event { seq, .. } = first else { panic!("expected the held events, got {first:?}") };
+    assert!(seq > before, "numbered on from the last event shown ({seq} after {before})");
+    let log = play_seat(&mut ann, SeatPlan::new(0)).await.unwrap();
+    assert!(log.game_over, "the game plays to its end");
+    assert!(log.errors.is_empty(), "{:?}", log.errors);
+    let stored: Vec<i64> = store.events(&table, 0).await.unwrap().iter().map(|e| e.seq).collect();
+    assert_eq!(stored, (1..=stored.len() as i64).collect::<Vec<_>>(), "every event stored, once, in order");
+    store.close().await;
+    restored.cut();
+    db.remove().await;
 }

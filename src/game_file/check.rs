@@ -12,6 +12,7 @@
 use serde_json::Value;
 
 use super::format::{ArchiveError, FileEvent, FileInput, FileSeat, GameFile, invalid};
+use crate::protocol::text;
 use crate::protocol::ws::{ServerMessage, StreamEvent, TableEvent, TableState};
 use crate::rules::command::PlayerId;
 use crate::rules::event::{Audience, Event};
@@ -144,9 +145,11 @@ fn check_settings(value: &Value) -> Result<TableSettings, ArchiveError> {
         serde_json::from_value(value.clone()).map_err(|e| invalid(format!("settings: {e}")))?;
     // Combinations of options a table would refuse.
     settings.options.check().map_err(|e| invalid(format!("settings: {e}")))?;
-    let name = settings.name.trim();
-    if name.is_empty() || settings.name.chars().count() > 80 {
-        return Err(invalid("settings: a table name has 1 to 80 characters"));
+    // A table's name as a table may be named, as it would be shown.
+    match text::table_name(&settings.name) {
+        Ok(name) if name == settings.name => {}
+        Ok(_) => return Err(invalid("settings: a table's name has no blank or invisible characters around it")),
+        Err(e) => return Err(invalid(format!("settings: {e}"))),
     }
     if settings.pause_deciseconds > 50 {
         return Err(invalid("settings: pause_deciseconds is at most 50"));
@@ -174,9 +177,12 @@ fn check_seats(seats: &[FileSeat], state: TableState) -> Result<Vec<SeatRow>, Ar
         if std::mem::replace(&mut taken[seat], true) {
             return Err(invalid(format!("seat {seat} is listed twice")));
         }
-        let name = s.name.trim();
-        if name.is_empty() || name.chars().count() > 40 || name != s.name {
-            return Err(invalid(format!("seat {seat}: a name has 1 to 40 characters, without spaces around")));
+        match text::player_name(&s.name) {
+            Ok(name) if name == s.name => {}
+            Ok(_) => {
+                return Err(invalid(format!("seat {seat}: a name has no blank or invisible characters around it")));
+            }
+            Err(e) => return Err(invalid(format!("seat {seat}: {e}"))),
         }
         rows.push(SeatRow {
             seat: s.seat,

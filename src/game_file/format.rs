@@ -150,7 +150,7 @@ pub fn parse(text: &str) -> Result<GameFile, ArchiveError> {
         Some(other) => return Err(ArchiveError::Version(other.to_string())),
         None => return Err(ArchiveError::Version("(none)".into())),
     }
-    serde_json::from_value(value).map_err(|e| invalid(e.to_string()))
+    crate::protocol::json::from_value(value).map_err(|e| invalid(e.to_string()))
 }
 
 impl GameFile {

@@ -13,6 +13,7 @@
 use serde_json::Value;
 
 use super::format::{ArchiveError, FORMAT, FileEvent, FileGame, FileInput, FileSeat, GameFile, VERSION};
+use crate::protocol::text;
 use crate::protocol::ws::{ServerMessage, StreamEvent, TableEvent, TableState};
 use crate::replay::{Capture, replay_log_captured};
 use crate::rules::command::Command;
@@ -86,12 +87,11 @@ fn file_from_capture(capture: Capture, at_us: i64) -> GameFile {
     }
 }
 
-/// A name as our seats take it: mj-server allows any, ours have 1 to 40
-/// characters without surrounding spaces.
+/// A name as our seats take it (`protocol::text`), salvaged from what
+/// mj-server allowed; `Player` when nothing of it can be shown.
 fn player_name(name: &str) -> String {
-    let name: String = name.trim().chars().take(40).collect();
-    let name = name.trim_end();
-    if name.is_empty() { "Player".into() } else { name.to_string() }
+    // mj-server took any bytes but newlines; our policy takes less.
+    text::salvage_name(name).unwrap_or_else(|| "Player".into())
 }
 
 /// The event stream being written.

@@ -31,7 +31,7 @@ impl From<ArchiveError> for ApiError {
 
 /// `GET /api/v1/games/{id}/export`: a finished game's file.
 pub async fn export(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    let file = game_file::export(state.lobby.store(), &id)
+    let file = game_file::export(state.lobby.store(), super::games::game_id(&id)?)
         .await?
         .ok_or_else(|| ApiError::refused(ErrorCode::NoSuchGame, format!("no game {id}")))?;
     if file.game.state != TableState::Over.as_str() {

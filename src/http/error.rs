@@ -247,6 +247,7 @@ impl From<TableError> for ApiError {
             TableError::NotManager => ErrorCode::NotManager,
             TableError::NotNow(_) => ErrorCode::NotNow,
             TableError::Closed => ErrorCode::Closed,
+            TableError::StoreUnavailable => ErrorCode::StoreUnavailable,
         };
         ApiError::refused(code, e.to_string())
     }

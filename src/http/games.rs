@@ -93,13 +93,26 @@ fn window(limit: Option<&str>, offset: Option<&str>) -> Result<Window, ApiError>
     })
 }
 
-/// A player's name to filter on: not blank.
+/// A player's name to filter on: not blank, and no control character (no
+/// name has one, and Postgres refuses NUL).
 fn player(name: Option<String>) -> Result<Option<String>, ApiError> {
     match name {
         Some(n) if n.trim().is_empty() => Err(ApiError::bad_request("player must name a player: it is empty")),
-        Some(n) => Ok(Some(n.trim().to_string())),
+        Some(n) => {
+            crate::protocol::text::check_characters("player", &n).map_err(|e| ApiError::bad_request(e.to_string()))?;
+            Ok(Some(n.trim().to_string()))
+        }
         None => Ok(None),
     }
+}
+
+/// A game's id from the path. The server makes ids of ASCII letters and
+/// digits (from UUIDs); anything else names no game, and is not sent to the
+/// database.
+pub(crate) fn game_id(id: &str) -> Result<&str, ApiError> {
+    let plausible =
+        !id.is_empty() && id.len() <= 64 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    if plausible { Ok(id) } else { Err(ApiError::refused(ErrorCode::NoSuchGame, "no stored game has this id")) }
 }
 
 /// A value that must be the name (`as_str`) of one of `allowed`.
@@ -181,7 +194,7 @@ pub async fn list(
 
 /// `GET /api/v1/games/{id}`: one game.
 pub async fn get_one(State(state): State<AppState>, Path(id): Path<String>) -> Result<Json<GameDetail>, ApiError> {
-    let game = state.lobby.store().game_detail(&id).await?;
+    let game = state.lobby.store().game_detail(game_id(&id)?).await?;
     game.map(Json).ok_or_else(|| ApiError::refused(ErrorCode::NoSuchGame, format!("no game {id}")))
 }
 
@@ -193,7 +206,7 @@ pub async fn hands(
 ) -> Result<Json<HandPage>, ApiError> {
     let q = query(q)?;
     let window = window(q.limit.as_deref(), q.offset.as_deref())?;
-    progress(&state, &id).await?;
+    progress(&state, game_id(&id)?).await?;
     Ok(Json(state.lobby.store().list_hands(&id, window).await?))
 }
 
@@ -203,7 +216,7 @@ pub async fn hand(
     Path((id, n)): Path<(String, String)>,
 ) -> Result<Json<HandDetail>, ApiError> {
     let n = hand_number(&n)?;
-    let game = progress(&state, &id).await?;
+    let game = progress(&state, game_id(&id)?).await?;
     let hand = state.lobby.store().hand_detail(&id, n).await?;
     hand.map(Json).ok_or_else(|| no_such_hand(&id, n, &game, true))
 }
@@ -217,7 +230,7 @@ pub async fn hand_events(
     headers: HeaderMap,
 ) -> Result<Json<HandHistory>, ApiError> {
     let n = hand_number(&n)?;
-    let game = progress(&state, &id).await?;
+    let game = progress(&state, game_id(&id)?).await?;
     let store = state.lobby.store();
     // A token is checked even when the game is over: a wrong one is a
     // mistake worth telling, not something to ignore.

@@ -69,11 +69,16 @@ pub enum TextError {
     },
 }
 
+/// Control characters, and the line and paragraph separators, which break
+/// a line as a newline does.
+fn breaks_text(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{2028}' | '\u{2029}')
+}
+
 /// Refuses control characters and bidirectional overrides anywhere in `text`.
 pub fn check_characters(what: &'static str, text: &str) -> Result<(), TextError> {
     for (i, c) in text.chars().enumerate() {
-        // The line and paragraph separators break a line as a newline does.
-        if c.is_control() || matches!(c, '\u{2028}' | '\u{2029}') {
+        if breaks_text(c) {
             return Err(TextError::Control { what, code: c as u32, at: i + 1 });
         }
         if is_bidi_control(c) {
@@ -87,6 +92,15 @@ pub fn check_characters(what: &'static str, text: &str) -> Result<(), TextError>
 /// characters, visible, without control characters.
 pub fn player_name(text: &str) -> Result<String, TextError> {
     name("a player's name", text, MAX_NAME_CHARS)
+}
+
+/// A name from a source that did not follow this policy (an mj-server
+/// log): what the policy refuses is dropped and the rest cut to
+/// [`MAX_NAME_CHARS`]; `None` when nothing visible is left.
+pub fn salvage_name(raw: &str) -> Option<String> {
+    let kept: String = raw.chars().filter(|&c| !breaks_text(c) && !is_bidi_control(c)).collect();
+    let cut: String = kept.trim().chars().take(MAX_NAME_CHARS).collect();
+    player_name(&cut).ok()
 }
 
 /// A table's name as it will be shown (as a player's, up to
@@ -163,6 +177,13 @@ mod tests {
         }
         assert!(matches!(player_name("evil\u{202E}txt.exe"), Err(TextError::Bidi { code: 0x202E, at: 5, .. })));
         assert!(table_name(&"t".repeat(64)).is_ok() && table_name(&"t".repeat(65)).is_err());
+    }
+
+    #[test]
+    fn a_foreign_name_is_salvaged() {
+        assert_eq!(salvage_name("  Bob\u{7}\u{202E}by  ").as_deref(), Some("Bobby"));
+        assert_eq!(salvage_name(&"n".repeat(50)).map(|n| n.len()), Some(32));
+        assert_eq!(salvage_name("\u{200B}\n"), None);
     }
 
     #[test]

@@ -58,7 +58,28 @@ const CONNECT_WAIT: Duration = Duration::from_secs(3);
 /// While the database is unreachable, it is probed this often.
 const PROBE_EVERY: Duration = Duration::from_secs(1);
 
-type Reply = oneshot::Sender<Result<(), StoreError>>;
+type Reply = oneshot::Sender<Result<(), Unwritten>>;
+
+/// A batch the journal did not write, and why. A batch that failed for want
+/// of the database ([`StoreError::Unavailable`]) comes back whole, so that
+/// its table can write it again once the database is back.
+#[derive(Debug)]
+pub struct Unwritten {
+    /// Why.
+    pub error: StoreError,
+    /// The batch, when it may be written again later.
+    pub batch: Option<Box<Batch>>,
+}
+
+impl Unwritten {
+    fn unavailable(why: Arc<sqlx::Error>, batch: Box<Batch>) -> Unwritten {
+        Unwritten { error: StoreError::Unavailable(why), batch: Some(batch) }
+    }
+
+    fn refused(error: StoreError) -> Unwritten {
+        Unwritten { error, batch: None }
+    }
+}
 
 enum Job {
     Write(Box<Batch>, Reply),
@@ -139,10 +160,17 @@ impl Journal {
     /// that returns `Err(StoreError::Unavailable)` stored nothing of that
     /// batch; the caller may retry it later.
     pub async fn write(&self, batch: Batch) -> Result<(), StoreError> {
+        self.write_or_return(batch).await.map_err(|u| u.error)
+    }
+
+    /// As [`Journal::write`], but a batch that could not be written for want
+    /// of the database comes back with the error.
+    pub async fn write_or_return(&self, batch: Batch) -> Result<(), Unwritten> {
         let (reply, done) = oneshot::channel();
         let shard = self.shard(&batch.game_id);
-        shard.send(Job::Write(Box::new(batch), reply)).await.map_err(|_| StoreError::Closed)?;
-        done.await.unwrap_or(Err(StoreError::Closed))
+        let closed = || Unwritten::refused(StoreError::Closed);
+        shard.send(Job::Write(Box::new(batch), reply)).await.map_err(|_| closed())?;
+        done.await.unwrap_or_else(|_| Err(closed()))
     }
 
     /// Whether the database answers: becomes `false` when a write fails to
@@ -195,8 +223,8 @@ async fn commit_group(pool: &AnyPool, health: &Health, group: &mut Vec<(Box<Batc
         return;
     }
     if let Some(why) = health.down_because() {
-        for (_, reply) in group.drain(..) {
-            let _ = reply.send(Err(StoreError::Unavailable(why.clone())));
+        for (batch, reply) in group.drain(..) {
+            let _ = reply.send(Err(Unwritten::unavailable(why.clone(), batch)));
         }
         return;
     }
@@ -210,14 +238,14 @@ async fn commit_group(pool: &AnyPool, health: &Health, group: &mut Vec<(Box<Batc
         Err(e) if is_transient(&e) => {
             let why = Arc::new(e);
             health.down(why.clone());
-            for (_, reply) in group.drain(..) {
-                let _ = reply.send(Err(StoreError::Unavailable(why.clone())));
+            for (batch, reply) in group.drain(..) {
+                let _ = reply.send(Err(Unwritten::unavailable(why.clone(), batch)));
             }
         }
         Err(e) if group.len() == 1 => {
             let (batch, reply) = group.remove(0);
             tracing::error!(game = %batch.game_id, "the database refused a batch: {e}");
-            let _ = reply.send(Err(StoreError::Rejected(Arc::new(e))));
+            let _ = reply.send(Err(Unwritten::refused(StoreError::Rejected(Arc::new(e)))));
         }
         Err(e) => {
             tracing::warn!("the database refused a group of {} batches ({e}); committing them one by one", group.len());
@@ -233,22 +261,22 @@ async fn isolate(pool: &AnyPool, health: &Health, group: &mut Vec<(Box<Batch>, R
     let mut refused: Vec<(String, Arc<sqlx::Error>)> = Vec::new();
     for (batch, reply) in group.drain(..) {
         let answer = if let Some(why) = health.down_because() {
-            Err(StoreError::Unavailable(why))
+            Err(Unwritten::unavailable(why, batch))
         } else if let Some((_, why)) = refused.iter().find(|(game, _)| *game == batch.game_id) {
-            Err(StoreError::Rejected(why.clone()))
+            Err(Unwritten::refused(StoreError::Rejected(why.clone())))
         } else {
             match commit(pool, &[batch.as_ref()]).await {
                 Ok(()) => Ok(()),
                 Err(e) if is_transient(&e) => {
                     let why = Arc::new(e);
                     health.down(why.clone());
-                    Err(StoreError::Unavailable(why))
+                    Err(Unwritten::unavailable(why, batch))
                 }
                 Err(e) => {
                     tracing::error!(game = %batch.game_id, "the database refused a batch: {e}");
                     let why = Arc::new(e);
                     refused.push((batch.game_id.clone(), why.clone()));
-                    Err(StoreError::Rejected(why))
+                    Err(Unwritten::refused(StoreError::Rejected(why)))
                 }
             }
         };

@@ -124,6 +124,13 @@ impl Store {
         self.journal.write(batch).await
     }
 
+    /// As [`Store::write`], but a batch that could not be written for want
+    /// of the database comes back with the error, to be written again later
+    /// (a table holds it until the database is back).
+    pub async fn write_or_return(&self, batch: Batch) -> Result<(), journal::Unwritten> {
+        self.journal.write_or_return(batch).await
+    }
+
     /// Whether the database answers: `false` from a write that could not
     /// reach it until a probe (every second meanwhile) finds it back. While
     /// it is `false`, writes fail at once with [`StoreError::Unavailable`].

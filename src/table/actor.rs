@@ -31,13 +31,14 @@ use super::stream::{Stream, to_text};
 use super::{Connection, SeatGrant, TableCommand, TableError, TableHandle, TableSettings, TableSetup};
 use crate::bots::Robot;
 use crate::bots::strategy::Strategy;
-use crate::protocol::ws::{ServerMessage, StreamEvent, TableEvent, TableInfo, TableState};
+use crate::protocol::ws::{ClientMessage, ErrorCode, ServerMessage, StreamEvent, TableEvent, TableInfo, TableState};
 use crate::rules::command::{Action, Command, GameError, PlayerId, WallSource};
 use crate::rules::event::{Audience, Emitted};
 use crate::rules::game::Game;
 use crate::rules::hand::Phase;
 use crate::rules::rebuild::{Input, new_game};
 use crate::rules::view;
+use crate::store::journal::Unwritten;
 use crate::store::{EventRow, GameRow, HandProjector, Store, StoreError};
 
 /// mj-server's largest reasonable pause between actions: 5 seconds.
@@ -124,6 +125,9 @@ pub(super) struct Actor {
     pub end_after_hand: bool,
     /// The last prompt sent to each seat's connection (to send only changes).
     pub prompts: [Option<super::prompt::Sent>; 4],
+    /// Whether the store can be written (from the journal): while a batch is
+    /// held for want of it, the table waits for this to turn `true`.
+    pub available: tokio::sync::watch::Receiver<bool>,
 }
 
 impl Actor {
@@ -131,6 +135,7 @@ impl Actor {
     pub fn new(id: String, settings: TableSettings, store: Store) -> Actor {
         let rng = ChaCha8Rng::seed_from_u64(settings.seed);
         let stream = Stream::new(settings.subscriber_queue);
+        let available = store.available();
         Actor {
             id,
             settings,
@@ -148,12 +153,15 @@ impl Actor {
             close_at: None,
             end_after_hand: false,
             prompts: Default::default(),
+            available,
         }
     }
 
     async fn run(mut self, mut commands: mpsc::Receiver<TableCommand>) {
         loop {
             let deadline = self.next_deadline();
+            let held = self.record.is_held();
+            let mut available = self.available.clone();
             let done = tokio::select! {
                 command = commands.recv() => match command {
                     Some(TableCommand::Shutdown { reply }) => {
@@ -171,6 +179,8 @@ impl Actor {
                     self.on_timer();
                     Ok(())
                 }
+                // The store is back: write what was held, then carry on.
+                _ = store_back(&mut available), if held => self.flush().await,
             };
             let done = match done {
                 Ok(()) => self.run_robots().await,
@@ -231,6 +241,10 @@ impl Actor {
     /// Handles a command. A request that changed something is answered only
     /// once the change is stored.
     async fn handle(&mut self, command: TableCommand) -> Result<(), StoreError> {
+        if self.record.is_held() {
+            self.refuse_while_held(command);
+            return self.flush().await;
+        }
         match command {
             TableCommand::Info { reply } => {
                 let _ = reply.send(self.info());
@@ -271,6 +285,43 @@ impl Actor {
             TableCommand::Shutdown { .. } => {} // `run` answers it
         }
         self.flush().await
+    }
+
+    /// While a batch waits for the store, the table shows and changes
+    /// nothing: every request is refused (`store_unavailable`), except the
+    /// public information, pings, bad messages and disconnections.
+    fn refuse_while_held(&mut self, command: TableCommand) {
+        let waiting = "the game store is unavailable: the table waits for it; try again";
+        match command {
+            TableCommand::Info { reply } => {
+                let _ = reply.send(self.info());
+            }
+            TableCommand::Sit { reply, .. } => {
+                let _ = reply.send(Err(TableError::StoreUnavailable));
+            }
+            TableCommand::AddRobot { reply, .. } => {
+                let _ = reply.send(Err(TableError::StoreUnavailable));
+            }
+            TableCommand::Leave { reply, .. }
+            | TableCommand::RemoveRobot { reply, .. }
+            | TableCommand::Start { reply, .. } => {
+                let _ = reply.send(Err(TableError::StoreUnavailable));
+            }
+            TableCommand::Connect { reply, .. } => {
+                let _ = reply.send(Err(TableError::StoreUnavailable));
+            }
+            TableCommand::Message { connection, message: ClientMessage::Ping } => {
+                self.reply(connection, &ServerMessage::Pong);
+            }
+            TableCommand::Message { connection, .. } => {
+                self.reply(connection, &ServerMessage::error(ErrorCode::StoreUnavailable, waiting));
+            }
+            TableCommand::BadMessage { connection, code, reason } => {
+                self.reply(connection, &ServerMessage::error(code, reason));
+            }
+            TableCommand::Disconnect { connection } => self.disconnect(connection),
+            TableCommand::Shutdown { .. } => {} // `run` answers it
+        }
     }
 
     /// The seat for a newcomer: the one wanted, else a free one (at random
@@ -612,6 +663,10 @@ impl Actor {
     }
 
     fn next_deadline(&self) -> Option<Instant> {
+        if self.record.is_held() {
+            // Nothing moves until the store is back: no claim timeout, no robot.
+            return None;
+        }
         let claim = self.claim_deadline.map(|d| d.at);
         let robot = self.robot_due().map(|_| self.last_action + self.pause_duration());
         let takeover = self.seats.next_takeover(self.settings.robot_takeover);
@@ -644,7 +699,7 @@ impl Actor {
 
     /// The first seat (in id order) a robot must move for.
     fn robot_due(&self) -> Option<u8> {
-        if self.paused || self.waiting_ready || self.state != TableState::Playing {
+        if self.paused || self.waiting_ready || self.state != TableState::Playing || self.record.is_held() {
             return None;
         }
         let game = self.game.as_ref()?;
@@ -749,30 +804,64 @@ impl Actor {
         }
     }
 
-    /// Writes what is pending to the store, then sends its events and the
-    /// prompts that changed. On a store failure nothing is sent and the
-    /// error is returned (the table then stops).
+    /// Writes what is pending to the store (a batch held back first), then
+    /// sends its events and the prompts that changed. When the database
+    /// cannot be reached the batch is held and nothing is sent: the table
+    /// waits for the store ([`Actor::refuse_while_held`]). Any other store
+    /// failure is returned, and the table stops.
     pub async fn flush(&mut self) -> Result<(), StoreError> {
+        let was_held = self.record.is_held();
         // Dropping a slow subscriber may itself produce events: go round
         // until nothing is pending.
-        while !self.record.is_empty() {
-            let settings = &self.settings;
-            let batch =
-                self.record.batch(&self.id, self.game_row(), || serde_json::to_string(settings).unwrap_or_default());
-            self.store.write(batch).await?;
-            self.record.written();
-            for dropped in self.stream.release() {
-                self.seat_lost(dropped.connection, dropped.seat, false);
+        loop {
+            let batch = match self.record.take_held() {
+                Some(held) => *held,
+                None if self.record.is_empty() => return Ok(()),
+                None => {
+                    let settings = &self.settings;
+                    self.record.batch(&self.id, self.game_row(), || serde_json::to_string(settings).unwrap_or_default())
+                }
+            };
+            match self.store.write_or_return(batch).await {
+                Ok(()) => {
+                    self.record.written();
+                    for dropped in self.stream.release() {
+                        self.seat_lost(dropped.connection, dropped.seat, false);
+                    }
+                    self.send_prompts();
+                }
+                Err(Unwritten { error: StoreError::Unavailable(why), batch: Some(batch) }) => {
+                    self.record.hold(batch);
+                    if was_held {
+                        return Ok(()); // still away: everybody has been told
+                    }
+                    tracing::warn!(table = %self.id, "the store is unavailable ({why}): the table waits for it");
+                    // Told once, to everybody connected: nothing happens until it is back.
+                    let notice = ServerMessage::error(
+                        ErrorCode::StoreUnavailable,
+                        "the game store is unavailable: play waits until it is back",
+                    );
+                    for dropped in self.stream.tell_everyone(&notice) {
+                        self.seat_lost(dropped.connection, dropped.seat, false);
+                    }
+                    return Ok(());
+                }
+                Err(unwritten) => return Err(unwritten.error),
             }
-            self.send_prompts();
         }
-        Ok(())
     }
 }
 
 /// Now, in microseconds since the Unix epoch.
 pub(super) fn now_us() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as u64)
+}
+
+/// Completes once the store can be written again (never, if the store has closed).
+async fn store_back(available: &mut tokio::sync::watch::Receiver<bool>) {
+    if available.wait_for(|up| *up).await.is_err() {
+        std::future::pending::<()>().await;
+    }
 }
 
 async fn sleep_until(deadline: Option<Instant>) {

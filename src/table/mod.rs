@@ -131,6 +131,10 @@ pub enum TableError {
     /// The table's task has ended.
     #[error("the table has closed")]
     Closed,
+    /// The game store cannot be written now: the table waits for it, and
+    /// changes nothing meanwhile.
+    #[error("the game store is unavailable: the table waits for it; try again")]
+    StoreUnavailable,
 }
 
 /// A seat taken by a player: the seat and the token that alone acts for it.

@@ -35,6 +35,9 @@ pub struct Record {
     /// Turns the game's events into the hands' rows.
     pub projector: HandProjector,
     pending: Pending,
+    /// A batch the store could not take for want of the database: written
+    /// before anything else once it is back.
+    held: Option<Box<Batch>>,
 }
 
 impl Record {
@@ -49,6 +52,7 @@ impl Record {
             inputs: 0,
             projector: HandProjector::new(Default::default()),
             pending: Pending { game_changed: true, ..Pending::default() },
+            held: None,
         }
     }
 
@@ -62,6 +66,7 @@ impl Record {
             inputs,
             projector: HandProjector::new(Default::default()),
             pending: Pending::default(),
+            held: None,
         }
     }
 
@@ -111,5 +116,22 @@ impl Record {
     /// The batch was committed.
     pub fn written(&mut self) {
         self.settings_unwritten = false;
+    }
+
+    /// Keeps a batch the store could not take, to write it first when the
+    /// store is back.
+    pub fn hold(&mut self, batch: Box<Batch>) {
+        self.held = Some(batch);
+    }
+
+    /// The batch held back, if any, to write now.
+    pub fn take_held(&mut self) -> Option<Box<Batch>> {
+        self.held.take()
+    }
+
+    /// True while a batch waits for the store to come back: the table then
+    /// shows nothing new and changes nothing.
+    pub fn is_held(&self) -> bool {
+        self.held.is_some()
     }
 }

@@ -209,6 +209,21 @@ impl Stream {
         Some(Dropped { connection: id, seat })
     }
 
+    /// Sends one message to every connection, outside the numbered stream
+    /// (a notice about the table itself); returns the subscribers dropped.
+    pub fn tell_everyone(&mut self, message: &ServerMessage) -> Vec<Dropped> {
+        let text = to_text(message);
+        let mut dropped = Vec::new();
+        self.subscribers.retain(|&id, sub| {
+            let kept = sub.sender.try_send(text.clone()).is_ok();
+            if !kept {
+                dropped.push(Dropped { connection: id, seat: sub.seat });
+            }
+            kept
+        });
+        dropped
+    }
+
     /// Sends the stored events waiting in the outbox to every subscriber
     /// that may see them; returns the subscribers dropped as too slow.
     pub fn release(&mut self) -> Vec<Dropped> {
