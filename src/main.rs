@@ -352,7 +352,7 @@ fn import(database: &str, path: &std::path::Path) -> ExitCode {
         store.close().await;
         match imported {
             Ok(imported) => {
-                if imported.state != "over" {
+                if imported.state != mahjong::protocol::ws::TableState::Over {
                     eprintln!(
                         "game {} is stored; it resumes as a table when the server starts on this database. \
                          Give each player the token of its seat.",

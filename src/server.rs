@@ -286,7 +286,7 @@ pub async fn serve_loading(
         match game_file::load(&lobby, checked, source).await {
             Ok(imported) => {
                 let tokens = imported.seats.len();
-                tracing::info!(table = %imported.id, state = %imported.state, tokens, "loaded {}", path.display());
+                tracing::info!(table = %imported.id, state = imported.state.as_str(), tokens, "loaded {}", path.display());
                 // The new seat tokens are for the operator to hand to the
                 // players: printed once on standard output, as `import`
                 // prints them, never written to the log.

@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 use common::app::Api;
 use common::db::TestDb;
 use mahjong::http::tables::TableDefaults;
-use mahjong::protocol::ws::{ClientMessage, ErrorCode, ServerMessage};
+use mahjong::protocol::ws::{ClientMessage, ErrorCode, ServerMessage, TableState};
 use mahjong::rules::event::Audience;
-use mahjong::store::{Batch, EventRow, GameRow, Store, StoreError};
+use mahjong::store::{Batch, EventRow, GameRow, GameSource, Store, StoreError};
 use mahjong::tools::client::{SeatPlan, TableSocket, play_seat, preferred};
 use serde_json::json;
 use sqlx::Connection;
@@ -28,8 +28,8 @@ fn row(last_seq: i64) -> GameRow {
     GameRow {
         name: "availability".into(),
         preset: mahjong::rules::presets::DEFAULT_PRESET.into(),
-        source: "live".into(),
-        state: "playing".into(),
+        source: GameSource::Live,
+        state: TableState::Playing,
         created_us: mahjong::store::now_us(),
         finished_us: None,
         hands: 1,

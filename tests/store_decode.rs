@@ -6,17 +6,18 @@ mod common;
 
 use common::db::TestDb;
 use mahjong::http::tables::TableDefaults;
+use mahjong::protocol::ws::TableState;
 use mahjong::rules::event::Audience;
 use mahjong::store::queries::Window;
-use mahjong::store::{Batch, EventRow, GameRow, Store, StoreError};
+use mahjong::store::{Batch, EventRow, GameRow, GameSource, Store, StoreError};
 use tokio::net::TcpListener;
 
 fn batch(id: &str) -> Batch {
     let row = GameRow {
         name: "decode".into(),
         preset: mahjong::rules::presets::DEFAULT_PRESET.into(),
-        source: "live".into(),
-        state: "playing".into(),
+        source: GameSource::Live,
+        state: TableState::Playing,
         created_us: mahjong::store::now_us(),
         finished_us: None,
         hands: 1,

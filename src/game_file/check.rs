@@ -18,7 +18,7 @@ use crate::rules::command::PlayerId;
 use crate::rules::event::{Audience, Event};
 use crate::rules::rebuild::Rebuild;
 use crate::store::records::audience_from_columns;
-use crate::store::{EventRow, GameRow, HandProjector, HandRow, InputRow, SeatRow};
+use crate::store::{EventRow, GameRow, GameSource, HandProjector, HandRow, InputRow, SeatRow};
 use crate::table::TableSettings;
 
 /// A game file that has been checked: the rows to store, and the game its
@@ -45,7 +45,7 @@ pub struct Checked {
 impl Checked {
     /// True when the game is over (it is stored, not played on).
     pub fn is_over(&self) -> bool {
-        self.game.state == TableState::Over.as_str()
+        self.game.state == TableState::Over
     }
 }
 
@@ -61,6 +61,8 @@ pub fn check(file: &GameFile) -> Result<Checked, ArchiveError> {
     let settings = check_settings(&file.settings)?;
     let g = &file.game;
     let state = TableState::from_name(&g.state).ok_or_else(|| invalid(format!("unknown game state '{}'", g.state)))?;
+    let source =
+        GameSource::from_name(&g.source).ok_or_else(|| invalid(format!("unknown game source '{}'", g.source)))?;
     let rng_pos: u128 =
         g.rng_pos.parse().map_err(|_| invalid(format!("rng_pos '{}' is not a whole number", g.rng_pos)))?;
     let seats = check_seats(&file.seats, state)?;
@@ -120,8 +122,8 @@ pub fn check(file: &GameFile) -> Result<Checked, ArchiveError> {
         game: GameRow {
             name: settings.name.clone(),
             preset: settings.preset.clone(),
-            source: g.source.clone(),
-            state: state.as_str().to_string(),
+            source,
+            state,
             created_us: g.created_us,
             finished_us: g.finished_us,
             hands: g.hands,

@@ -21,6 +21,7 @@ pub use format::{ArchiveError, FORMAT, FileEvent, FileGame, FileInput, FileSeat,
 
 use crate::protocol::ws::TableState;
 use crate::rules::rebuild::Rebuild;
+use crate::store::GameSource;
 use crate::store::{EventRow, GameRow, NewGame, Store, StoreError, new_seat_token, token_sha256};
 use crate::table::recovery::Rebuilt;
 use crate::table::{Lobby, SeatGrant, TableSettings};
@@ -35,11 +36,11 @@ pub enum Source {
 }
 
 impl Source {
-    /// The game's `source` in the store.
-    pub fn as_str(self) -> &'static str {
+    /// The game's source in the store.
+    pub fn stored_as(self) -> GameSource {
         match self {
-            Source::GameFile => "loaded",
-            Source::MjServer => "mj-server",
+            Source::GameFile => GameSource::Loaded,
+            Source::MjServer => GameSource::MjServer,
         }
     }
 }
@@ -69,7 +70,7 @@ pub struct Imported {
     /// The new game's id (its table's id too, when it is played on).
     pub id: String,
     /// `open`, `playing` or `over`.
-    pub state: String,
+    pub state: TableState,
     /// Hands dealt.
     pub hands: i64,
     /// A game not over: each person's seat with its new token (hand them
@@ -105,7 +106,7 @@ pub async fn load(lobby: &Lobby, checked: Checked, source: Source) -> Result<Imp
     let (state, hands) = (rows.game.state.clone(), rows.game.hands);
     // What the table takes of the rows (the store takes the rows themselves):
     // the events of the previous and current hands are kept for resuming.
-    let table = (state != TableState::Over.as_str()).then(|| {
+    let table = (state != TableState::Over).then(|| {
         let recent = rows.events.iter().filter(|e| e.hand >= rows.game.hands - 1).cloned().collect::<Vec<EventRow>>();
         (rows.game.clone(), rows.seats.clone(), rows.inputs.len() as i64, recent)
     });
@@ -129,7 +130,7 @@ fn into_rows(checked: Checked, source: Source) -> (NewGame, Vec<SeatGrant>, (Tab
         grants.push(SeatGrant { seat: seat.seat as u8, token });
     }
     let rows = NewGame {
-        game: GameRow { source: source.as_str().to_string(), ..checked.game },
+        game: GameRow { source: source.stored_as(), ..checked.game },
         // Our own type always serialises.
         settings: serde_json::to_string(&checked.settings).unwrap_or_default(),
         seats,

@@ -80,10 +80,10 @@ pub struct GameRow {
     pub name: String,
     /// The preset the options started from.
     pub preset: String,
-    /// `live`, `loaded` or `mj-server` ([`GameSource::as_str`]).
-    pub source: String,
-    /// `open`, `playing` or `over` ([`TableState::as_str`]).
-    pub state: String,
+    /// Where the game came from.
+    pub source: GameSource,
+    /// `open`, `playing` or `over`.
+    pub state: TableState,
     /// When the table opened (µs since the epoch).
     pub created_us: i64,
     /// When the game ended.
@@ -98,18 +98,6 @@ pub struct GameRow {
     pub last_seq: i64,
     /// The table's random stream position.
     pub rng_pos: u128,
-}
-
-impl GameRow {
-    /// The game's source, if its name is one.
-    pub fn game_source(&self) -> Option<GameSource> {
-        GameSource::from_name(&self.source)
-    }
-
-    /// The game's state, if its name is one.
-    pub fn game_state(&self) -> Option<TableState> {
-        TableState::from_name(&self.state)
-    }
 }
 
 /// A seat, as stored (read by column name).

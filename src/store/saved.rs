@@ -3,7 +3,9 @@
 
 use sqlx::{AnyConnection, FromRow};
 
-use super::records::{Batch, EventRow, GameRow, HandRow, Input, InputRow, SeatChange, SeatRow, audience_from_columns};
+use super::records::{
+    Batch, EventRow, GameRow, GameSource, HandRow, Input, InputRow, SeatChange, SeatRow, audience_from_columns,
+};
 use super::{Store, StoreError};
 use crate::protocol::ws::TableState;
 
@@ -156,8 +158,8 @@ async fn load_game_on(
     let game = GameRow {
         name: g.name,
         preset: g.preset,
-        source: g.source,
-        state: g.state,
+        source: GameSource::from_name(&g.source).ok_or_else(|| corrupt(format!("source '{}'", g.source)))?,
+        state: TableState::from_name(&g.state).ok_or_else(|| corrupt(format!("state '{}'", g.state)))?,
         created_us: g.created_us,
         finished_us: g.finished_us,
         hands: g.hands,
@@ -166,12 +168,6 @@ async fn load_game_on(
         last_seq: g.last_seq,
         rng_pos: g.rng_pos.parse().map_err(|e| corrupt(format!("rng_pos: {e}")))?,
     };
-    if game.game_source().is_none() {
-        return Err(corrupt(format!("source '{}'", game.source)));
-    }
-    if game.game_state().is_none() {
-        return Err(corrupt(format!("state '{}'", game.state)));
-    }
     let seats = sqlx::query_as::<_, SeatRow>(
         "SELECT seat, name, robot, token_sha256, pause_request, penalty FROM seats WHERE game_id = $1 ORDER BY seat",
     )

@@ -792,8 +792,8 @@ impl Actor {
         GameRow {
             name: self.settings.name.clone(),
             preset: self.settings.preset.clone(),
-            source: self.record.source.clone(),
-            state: self.state.as_str().to_string(),
+            source: self.record.source,
+            state: self.state,
             created_us: self.record.created_us,
             finished_us: self.record.finished_us,
             hands: self.hand_number(),

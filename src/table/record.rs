@@ -5,7 +5,7 @@
 
 use crate::rules::event::Event;
 use crate::rules::rebuild::Input;
-use crate::store::{Batch, EventRow, GameRow, HandProjector, HandRow, InputRow, SeatChange};
+use crate::store::{Batch, EventRow, GameRow, GameSource, HandProjector, HandRow, InputRow, SeatChange};
 
 /// What the table has done since its last write to the store.
 #[derive(Debug, Default)]
@@ -22,8 +22,8 @@ struct Pending {
 /// needs that only the record knows.
 #[derive(Debug)]
 pub struct Record {
-    /// Where the game came from (`live`, `loaded`, `mj-server`).
-    pub source: String,
+    /// Where the game came from.
+    pub source: GameSource,
     /// When the table opened (µs since the epoch).
     pub created_us: i64,
     /// When the game ended.
@@ -45,7 +45,7 @@ impl Record {
     /// with the first batch.
     pub fn new_table(now_us: i64) -> Record {
         Record {
-            source: "live".into(),
+            source: GameSource::Live,
             created_us: now_us,
             finished_us: None,
             settings_unwritten: true,
@@ -57,7 +57,7 @@ impl Record {
     }
 
     /// The record of a game already stored, with `inputs` inputs.
-    pub fn stored(source: String, created_us: i64, finished_us: Option<i64>, inputs: i64) -> Record {
+    pub fn stored(source: GameSource, created_us: i64, finished_us: Option<i64>, inputs: i64) -> Record {
         Record {
             source,
             created_us,

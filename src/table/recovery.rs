@@ -83,9 +83,9 @@ pub async fn reopen(saved: Rebuilt, store: Store) -> Result<TableHandle, Recover
     let corrupt = |why: String| RecoverError::Corrupt { game: id.clone(), why };
     let row = &saved.game;
     let mut actor = Actor::new(saved.id.clone(), saved.settings, store);
-    actor.record = Record::stored(row.source.clone(), row.created_us, row.finished_us, saved.inputs);
+    actor.record = Record::stored(row.source, row.created_us, row.finished_us, saved.inputs);
     actor.seats.manager = row.manager.and_then(|m| u8::try_from(m).ok());
-    actor.state = TableState::from_name(&row.state).ok_or_else(|| corrupt(format!("unknown state '{}'", row.state)))?;
+    actor.state = row.state;
     for seat_row in &saved.seats {
         let seat = u8::try_from(seat_row.seat).ok().filter(|&s| s < 4);
         let seat = seat.ok_or_else(|| corrupt(format!("there is no seat {}", seat_row.seat)))?;

@@ -12,8 +12,10 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
+use crate::protocol::ws::TableState;
 use crate::rules::command::{Action, Command, PlayerId};
 use crate::rules::event::Audience;
+use crate::store::GameSource;
 use crate::store::{Batch, EventRow, GameRow, Input, InputRow, Store};
 use crate::tools::loadtest::Latencies;
 
@@ -118,8 +120,8 @@ async fn table(
     let mut row = GameRow {
         name: "storebench".into(),
         preset: crate::rules::presets::DEFAULT_PRESET.into(),
-        source: "live".into(),
-        state: "playing".into(),
+        source: GameSource::Live,
+        state: TableState::Playing,
         created_us: crate::store::now_us(),
         finished_us: None,
         hands: 1,
