@@ -92,7 +92,7 @@ pub async fn export(store: &Store, id: &str) -> Result<Option<GameFile>, StoreEr
 /// tokens are returned.
 pub async fn import(store: &Store, checked: Checked, source: Source) -> Result<Imported, StoreError> {
     let (rows, grants, _) = into_rows(checked, source);
-    let (state, hands) = (rows.game.state.clone(), rows.game.hands);
+    let (state, hands) = (rows.game.state, rows.game.hands);
     let id = store.import_game(rows).await?;
     Ok(Imported { id, state, hands, seats: grants })
 }
@@ -103,7 +103,7 @@ pub async fn import(store: &Store, checked: Checked, source: Source) -> Result<I
 /// new tokens returned and say ready.
 pub async fn load(lobby: &Lobby, checked: Checked, source: Source) -> Result<Imported, StoreError> {
     let (rows, grants, (settings, rebuild)) = into_rows(checked, source);
-    let (state, hands) = (rows.game.state.clone(), rows.game.hands);
+    let (state, hands) = (rows.game.state, rows.game.hands);
     // What the table takes of the rows (the store takes the rows themselves):
     // the events of the previous and current hands are kept for resuming.
     let table = (state != TableState::Over).then(|| {
