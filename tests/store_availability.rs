@@ -12,38 +12,21 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::app::Api;
-use common::db::TestDb;
+use common::db::{TestDb, playing_row};
 use mahjong::http::tables::TableDefaults;
-use mahjong::protocol::ws::{ClientMessage, ErrorCode, ServerMessage, TableState};
+use mahjong::protocol::ws::{ClientMessage, ErrorCode, ServerMessage};
 use mahjong::rules::event::Audience;
-use mahjong::store::{Batch, EventRow, GameRow, GameSource, Store, StoreError};
+use mahjong::store::{Batch, EventRow, Store, StoreError};
 use mahjong::tools::client::{SeatPlan, TableSocket, play_seat, preferred};
 use serde_json::json;
 use sqlx::Connection;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 
-/// A game row of a game being played.
-fn row(last_seq: i64) -> GameRow {
-    GameRow {
-        name: "availability".into(),
-        preset: mahjong::rules::presets::DEFAULT_PRESET.into(),
-        source: GameSource::Live,
-        state: TableState::Playing,
-        created_us: mahjong::store::now_us(),
-        finished_us: None,
-        hands: 1,
-        scores: [0; 4],
-        manager: None,
-        last_seq,
-        rng_pos: 0,
-    }
-}
-
 /// A batch of game `id` holding the events `seqs`; the first batch of a
 /// game (from seq 1) carries its settings.
 fn batch(id: &str, seqs: std::ops::RangeInclusive<i64>) -> Batch {
-    let mut b = Batch::new(id, row(*seqs.end()));
+    let mut b = Batch::new(id, playing_row("availability", *seqs.end()));
     if *seqs.start() == 1 {
         b.settings = Some("{}".into());
     }

@@ -6,26 +6,13 @@ mod common;
 
 use common::db::TestDb;
 use mahjong::http::tables::TableDefaults;
-use mahjong::protocol::ws::TableState;
 use mahjong::rules::event::Audience;
 use mahjong::store::queries::Window;
-use mahjong::store::{Batch, EventRow, GameRow, GameSource, Store, StoreError};
+use mahjong::store::{Batch, EventRow, Store, StoreError};
 use tokio::net::TcpListener;
 
 fn batch(id: &str) -> Batch {
-    let row = GameRow {
-        name: "decode".into(),
-        preset: mahjong::rules::presets::DEFAULT_PRESET.into(),
-        source: GameSource::Live,
-        state: TableState::Playing,
-        created_us: mahjong::store::now_us(),
-        finished_us: None,
-        hands: 1,
-        scores: [0; 4],
-        manager: None,
-        last_seq: 1,
-        rng_pos: 0,
-    };
+    let row = common::db::playing_row("decode", 1);
     let mut b = Batch::new(id, row);
     b.settings = Some("{}".into());
     b.events = vec![EventRow { seq: 1, at_us: 1, hand: 1, audience: Audience::Everyone, body: "{}".into() }];

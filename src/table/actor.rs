@@ -25,6 +25,7 @@ use rand_chacha::ChaCha8Rng;
 use tokio::sync::mpsc;
 use tokio::time::Instant;
 
+use super::prompt::{self, ClaimDeadline, Moment, Prompts};
 use super::record::Record;
 use super::seats::Seats;
 use super::stream::{Stream, to_text};
@@ -89,17 +90,6 @@ pub(super) fn start_task(actor: Actor) -> TableHandle {
     TableHandle { id, sender }
 }
 
-/// The claim window being timed.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct ClaimDeadline {
-    /// The discard's (or kong's) serial number.
-    pub serial: u32,
-    /// When it closes, on the table's clock.
-    pub at: Instant,
-    /// When it closes, in µs since the Unix epoch (told to players).
-    pub at_us: u64,
-}
-
 /// One table: its settings, seats, game, stream and record.
 pub(super) struct Actor {
     pub id: String,
@@ -123,8 +113,8 @@ pub(super) struct Actor {
     /// The game ends when the hand being played is over (a losing player
     /// left after Mah-Jong, with `--end-on-disconnect`).
     pub end_after_hand: bool,
-    /// The last prompt sent to each seat's connection (to send only changes).
-    pub prompts: [Option<super::prompt::Sent>; 4],
+    /// What each seat's connection was last prompted (to send only changes).
+    pub prompts: Prompts,
     /// Whether the store can be written (from the journal): while a batch is
     /// held for want of it, the table waits for this to turn `true`.
     pub available: tokio::sync::watch::Receiver<bool>,
@@ -361,7 +351,7 @@ impl Actor {
         if let Some(c) = self.seats.vacate(s).and_then(|x| x.connection) {
             self.stream.unsubscribe(c);
         }
-        self.prompts[s as usize] = None;
+        self.prompts.forget(s);
         self.seat_changed(s);
         self.broadcast_table(TableEvent::SeatLeft { seat: s });
         if self.seats.manager == Some(s) {
@@ -519,7 +509,7 @@ impl Actor {
         }
         if let Some(s) = seat {
             // A new connection is told what it may do, whatever it was told before.
-            self.prompts[s as usize] = None;
+            self.prompts.forget(s);
             self.send_prompt(s);
             if was_away {
                 self.broadcast_table(TableEvent::Reconnected { seat: s });
@@ -542,7 +532,7 @@ impl Actor {
         if seat_state.connection == Some(connection) {
             seat_state.connection = None;
             seat_state.disconnected_at = Some(Instant::now());
-            self.prompts[s as usize] = None;
+            self.prompts.forget(s);
             self.broadcast_table(TableEvent::Disconnected { seat: s });
             if left && self.settings.end_on_disconnect && self.state == TableState::Playing {
                 self.end_on_disconnect(s);
@@ -601,6 +591,33 @@ impl Actor {
         self.paused = false;
         let penalties: Vec<i64> = self.seats.occupied().map(|(_, s)| s.penalty).collect();
         tracing::info!(table = %self.id, ?penalties, "the game ended on a disconnection");
+    }
+
+    /// What the player in `seat` may do now.
+    pub fn prompt(&self, seat: u8) -> crate::protocol::ws::Prompt {
+        let moment = Moment {
+            seq: self.stream.seq(),
+            game: self.game.as_ref(),
+            playing: self.state == TableState::Playing && !self.paused && !self.waiting_ready,
+            claim_deadline: self.claim_deadline,
+        };
+        prompt::prompt(seat, self.waiting_ready && self.unready().contains(&seat), moment)
+    }
+
+    /// Sends `seat`'s connection its prompt if it changed since the last one.
+    fn send_prompt(&mut self, seat: u8) {
+        let Some(connection) = self.seats.get(seat).and_then(|s| s.connection) else { return };
+        let prompt = self.prompt(seat);
+        if self.prompts.changed(seat, &prompt) {
+            self.reply(connection, &ServerMessage::Prompt(prompt));
+        }
+    }
+
+    /// Sends every connected player its prompt where it changed.
+    fn send_prompts(&mut self) {
+        for seat in 0..4 {
+            self.send_prompt(seat);
+        }
     }
 
     /// Sends one message to one connection (an answer, an error, a prompt);

@@ -3,17 +3,84 @@
 //! it. A client plays from prompts alone: the moves listed are exactly the
 //! moves the engine accepts.
 
-use super::actor::Actor;
-use crate::protocol::ws::{Deadline, Prompt, ServerMessage, TableState};
+use tokio::time::Instant;
+
+use crate::protocol::ws::{Deadline, Prompt};
 use crate::rules::command::{Action, PlayerId};
+use crate::rules::game::Game;
 use crate::rules::tile::Tile;
 use crate::rules::view::{Claimable, Decision};
 
-/// What a prompt says that is worth sending again when it changes (not its
-/// stream position, the time left or the wall's count, which change on
-/// their own).
+/// The claim window being timed.
+#[derive(Clone, Copy, Debug)]
+pub struct ClaimDeadline {
+    /// The discard's (or kong's) serial number.
+    pub serial: u32,
+    /// When it closes, on the table's clock.
+    pub at: Instant,
+    /// When it closes, in µs since the Unix epoch (told to players).
+    pub at_us: u64,
+}
+
+/// What a prompt is made from: the table as it stands.
+#[derive(Clone, Copy, Debug)]
+pub struct Moment<'a> {
+    /// The last number of the table's stream.
+    pub seq: u64,
+    /// The game, once started.
+    pub game: Option<&'a Game>,
+    /// Moves may be made now: the game is being played, neither paused nor
+    /// waiting for `ready`.
+    pub playing: bool,
+    /// The claim window being timed, if any.
+    pub claim_deadline: Option<ClaimDeadline>,
+}
+
+/// What the player in `seat` may do at `moment`; `ready` if the table waits
+/// for that player's `ready`.
+pub fn prompt(seat: u8, ready: bool, moment: Moment<'_>) -> Prompt {
+    let mut prompt = Prompt {
+        seq: moment.seq,
+        ready,
+        decision: None,
+        actions: Vec::new(),
+        claimable: None,
+        deadline: None,
+        drawn: None,
+        live_tiles_left: None,
+    };
+    let Some(game) = moment.game.filter(|g| g.hand_in_progress()) else { return prompt };
+    let Some(hand) = game.view(Some(PlayerId(seat))).hand else { return prompt };
+    prompt.live_tiles_left = Some(hand.live_tiles_left);
+    if !moment.playing || hand.my_actions.is_empty() {
+        return prompt;
+    }
+    prompt.decision = hand.my_decision;
+    prompt.actions = hand.my_actions;
+    prompt.drawn = hand.drawn;
+    let answering = matches!(hand.my_decision, Some(Decision::AnswerDiscard | Decision::AnswerKong));
+    if answering || hand.my_decision == Some(Decision::ChooseChowPosition) {
+        prompt.claimable = hand.claimable;
+    }
+    if let (true, Some(d), Some(c)) = (answering, moment.claim_deadline, hand.claimable)
+        && d.serial == c.discard
+    {
+        let ms_left = d.at.saturating_duration_since(Instant::now()).as_millis() as u64;
+        prompt.deadline = Some(Deadline { discard: d.serial, at_us: d.at_us, ms_left });
+    }
+    prompt
+}
+
+/// What each seat was last told, to tell it again only what changed: not
+/// a prompt's stream position, time left or wall count, which change on
+/// their own.
+#[derive(Debug, Default)]
+pub struct Prompts {
+    sent: [Option<Sent>; 4],
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Sent {
+struct Sent {
     ready: bool,
     decision: Option<Decision>,
     actions: Vec<Action>,
@@ -22,73 +89,29 @@ pub struct Sent {
     drawn: Option<Tile>,
 }
 
-impl Sent {
-    fn of(p: &Prompt) -> Sent {
-        Sent {
-            ready: p.ready,
-            decision: p.decision,
-            actions: p.actions.clone(),
-            claimable: p.claimable,
-            deadline: p.deadline.map(|d| (d.discard, d.at_us)),
-            drawn: p.drawn,
-        }
-    }
-}
-
-impl Actor {
-    /// What the player in `seat` may do now.
-    pub fn prompt(&self, seat: u8) -> Prompt {
-        let ready = self.waiting_ready && self.unready().contains(&seat);
-        let playing = self.state == TableState::Playing && !self.paused && !self.waiting_ready;
-        let mut prompt = Prompt {
-            seq: self.stream.seq(),
-            ready,
-            decision: None,
-            actions: Vec::new(),
-            claimable: None,
-            deadline: None,
-            drawn: None,
-            live_tiles_left: None,
+impl Prompts {
+    /// Records `prompt` as `seat`'s; true if it says something new.
+    pub fn changed(&mut self, seat: u8, prompt: &Prompt) -> bool {
+        let sent = Sent {
+            ready: prompt.ready,
+            decision: prompt.decision,
+            actions: prompt.actions.clone(),
+            claimable: prompt.claimable,
+            deadline: prompt.deadline.map(|d| (d.discard, d.at_us)),
+            drawn: prompt.drawn,
         };
-        let Some(game) = self.game.as_ref().filter(|g| g.hand_in_progress()) else { return prompt };
-        let view = game.view(Some(PlayerId(seat)));
-        let Some(hand) = view.hand else { return prompt };
-        prompt.live_tiles_left = Some(hand.live_tiles_left);
-        if !playing || hand.my_actions.is_empty() {
-            return prompt;
+        let Some(slot) = self.sent.get_mut(seat as usize) else { return false };
+        if slot.as_ref() == Some(&sent) {
+            return false;
         }
-        prompt.decision = hand.my_decision;
-        prompt.actions = hand.my_actions;
-        prompt.drawn = hand.drawn;
-        let answering = matches!(hand.my_decision, Some(Decision::AnswerDiscard | Decision::AnswerKong));
-        if answering || hand.my_decision == Some(Decision::ChooseChowPosition) {
-            prompt.claimable = hand.claimable;
-        }
-        if let (true, Some(d), Some(c)) = (answering, self.claim_deadline, hand.claimable)
-            && d.serial == c.discard
-        {
-            let ms_left = d.at.saturating_duration_since(tokio::time::Instant::now()).as_millis() as u64;
-            prompt.deadline = Some(Deadline { discard: d.serial, at_us: d.at_us, ms_left });
-        }
-        prompt
+        *slot = Some(sent);
+        true
     }
 
-    /// Sends `seat`'s connection its prompt if it changed since the last one.
-    pub fn send_prompt(&mut self, seat: u8) {
-        let Some(connection) = self.seats.get(seat).and_then(|s| s.connection) else { return };
-        let prompt = self.prompt(seat);
-        let sent = Sent::of(&prompt);
-        if self.prompts[seat as usize].as_ref() == Some(&sent) {
-            return;
-        }
-        self.prompts[seat as usize] = Some(sent);
-        self.reply(connection, &ServerMessage::Prompt(prompt));
-    }
-
-    /// Sends every connected player its prompt where it changed.
-    pub fn send_prompts(&mut self) {
-        for seat in 0..4 {
-            self.send_prompt(seat);
+    /// Forgets what `seat` was told (a new connection is told afresh).
+    pub fn forget(&mut self, seat: u8) {
+        if let Some(slot) = self.sent.get_mut(seat as usize) {
+            *slot = None;
         }
     }
 }

@@ -77,3 +77,21 @@ impl TestDb {
         }
     }
 }
+
+/// The row of a game being played (hand 1), named `name`, whose stream
+/// ends at `last_seq`: for tests that write batches to a store directly.
+pub fn playing_row(name: &str, last_seq: i64) -> mahjong::store::GameRow {
+    mahjong::store::GameRow {
+        name: name.into(),
+        preset: mahjong::rules::presets::DEFAULT_PRESET.into(),
+        source: mahjong::store::GameSource::Live,
+        state: mahjong::protocol::ws::TableState::Playing,
+        created_us: mahjong::store::now_us(),
+        finished_us: None,
+        hands: 1,
+        scores: [0; 4],
+        manager: None,
+        last_seq,
+        rng_pos: 0,
+    }
+}
