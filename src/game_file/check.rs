@@ -287,7 +287,7 @@ fn replay_inputs(
         if input.seq < position || input.seq > last_seq {
             return Err(at(format!("its stream position {} is out of order", input.seq)));
         }
-        let emitted = rebuild.apply(&input.input).map_err(at)?;
+        let emitted = rebuild.apply(&input.input).map_err(|e| at(e.to_string()))?;
         position = input.seq;
         for emitted in emitted {
             position += 1;

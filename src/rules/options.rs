@@ -485,16 +485,21 @@ pub const MAX_ROUNDS: i64 = 64;
 /// An option's value given as JSON, as it would be written in an option
 /// file: a boolean (`true`/`false`, written 1/0), a whole number, or a
 /// string (`"up"`, or a number or boolean written as text).
-pub fn raw_value(value: &serde_json::Value) -> Result<String, String> {
+pub fn raw_value(value: &serde_json::Value) -> Result<String, NotAnOptionValue> {
     use serde_json::Value;
     match value {
         Value::Bool(b) => Ok(u8::from(*b).to_string()),
         Value::Number(n) if n.is_i64() || n.is_u64() => Ok(n.to_string()),
-        Value::Number(n) => Err(format!("{n} is not a whole number")),
         Value::String(s) => Ok(s.clone()),
-        other => Err(format!("{other} is not a boolean, number or string")),
+        other => Err(NotAnOptionValue(other.to_string())),
     }
 }
+
+/// A JSON value that is no option's value (an array, an object, a
+/// fraction, `null`).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0} is not a boolean, whole number or string")]
+pub struct NotAnOptionValue(pub String);
 
 /// Checks beyond the type: the constraints mj-server enforces, and bounds
 /// that keep every value within what the server computes with.

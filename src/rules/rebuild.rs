@@ -59,25 +59,56 @@ impl Rebuild {
 
     /// Replays one input; returns the events the engine emitted for it, or
     /// why the input does not fit the game (nothing changed then).
-    pub fn apply(&mut self, input: &Input) -> Result<Vec<Emitted>, String> {
+    pub fn apply(&mut self, input: &Input) -> Result<Vec<Emitted>, RebuildError> {
+        let option = |name: &String| {
+            let name = name.clone();
+            move |error| RebuildError::Option { name, error }
+        };
         match (input, self.game.as_mut()) {
             (Input::SetOption { name, value }, None) => {
-                self.options.set_checked(name, value).map_err(|e| format!("option {name}: {e}"))?;
+                self.options.set_checked(name, value).map_err(option(name))?;
                 Ok(Vec::new())
             }
             (Input::SetOption { name, value }, Some(game)) => {
-                game.set_option(name, value).map_err(|e| format!("option {name}: {e}"))?;
+                game.set_option(name, value).map_err(option(name))?;
                 Ok(Vec::new())
             }
             (Input::StartGame, None) => {
                 self.game = Some(new_game(self.options.clone(), self.no_special_scores));
                 Ok(Vec::new())
             }
-            (Input::StartGame, Some(_)) => Err("the game starts a second time".into()),
-            (Input::Engine { command }, Some(game)) => {
-                game.apply(command.clone()).map_err(|e| format!("the engine refused {command:?}: {e}"))
-            }
-            (Input::Engine { .. }, None) => Err("a command before the game started".into()),
+            (Input::StartGame, Some(_)) => Err(RebuildError::StartedTwice),
+            (Input::Engine { command }, Some(game)) => game
+                .apply(command.clone())
+                .map_err(|error| RebuildError::Refused { command: Box::new(command.clone()), error }),
+            (Input::Engine { .. }, None) => Err(RebuildError::BeforeStart),
         }
     }
+}
+
+/// Why a recorded input does not fit the game being rebuilt.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RebuildError {
+    /// An option change the options refuse.
+    #[error("option {name}: {error}")]
+    Option {
+        /// The option.
+        name: String,
+        /// Why.
+        error: super::options::OptionError,
+    },
+    /// The game starts a second time.
+    #[error("the game starts a second time")]
+    StartedTwice,
+    /// An engine command before the game started.
+    #[error("a command before the game started")]
+    BeforeStart,
+    /// The engine refuses a command.
+    #[error("the engine refused {command:?}: {error}")]
+    Refused {
+        /// The command.
+        command: Box<Command>,
+        /// Why.
+        error: super::command::GameError,
+    },
 }
