@@ -74,8 +74,8 @@ pub fn check(file: &GameFile) -> Result<Checked, ArchiveError> {
     if state == TableState::Over && g.finished_us.is_none() {
         return Err(invalid("a game that is over has no finished_us"));
     }
-    let events = check_events(&file.events, g.last_seq)?;
-    let replay = replay_inputs(&settings, &file.inputs, &events)?;
+    let mut events = check_events(&file.events, g.last_seq)?;
+    let replay = replay_inputs(&settings, &file.inputs, &mut events)?;
 
     // The row must be what the replay ends with.
     let game = replay.rebuild.game.as_ref();
@@ -206,6 +206,8 @@ fn check_seats(seats: &[FileSeat], state: TableState) -> Result<Vec<SeatRow>, Ar
 /// An event of the file, read.
 struct ReadEvent {
     row: EventRow,
+    /// The body as the file has it.
+    sent: Value,
     /// The game event it carries, if it is one.
     game_event: Option<Event>,
     /// A penalty told to a player: its seat and points.
@@ -257,7 +259,7 @@ fn check_events(events: &[FileEvent], last_seq: i64) -> Result<Vec<ReadEvent>, A
         // Stored as the server writes it, whatever the file's spacing.
         let body = serde_json::to_string(&message).unwrap_or_default();
         let row = EventRow { seq: e.seq, at_us: e.at_us, hand: e.hand, audience, body };
-        out.push(ReadEvent { row, game_event, penalty });
+        out.push(ReadEvent { row, sent: e.body.clone(), game_event, penalty });
     }
     Ok(out)
 }
@@ -269,14 +271,17 @@ struct Replayed {
 }
 
 /// Replays the inputs; every game event of the file must be emitted by the
-/// engine, in order, at the sequence numbers following its input's.
+/// engine, in order, at the sequence numbers following its input's, and
+/// agree with it on every field the file gives (a file written before a
+/// field was added lacks it). The game events are then stored as the
+/// engine sends them.
 fn replay_inputs(
     settings: &TableSettings,
     inputs: &[FileInput],
-    events: &[ReadEvent],
+    events: &mut [ReadEvent],
 ) -> Result<Replayed, ArchiveError> {
     let last_seq = events.len() as i64;
-    let mut game_events = events.iter().filter(|e| e.game_event.is_some()).peekable();
+    let mut game_events = events.iter_mut().filter(|e| e.game_event.is_some()).peekable();
     let mut rebuild = Rebuild::new(settings.options.clone(), settings.no_special_scores);
     let mut rows = Vec::with_capacity(inputs.len());
     // The stream position the next input may not come before.
@@ -301,6 +306,9 @@ fn replay_inputs(
                 at_us: read.row.at_us as u64,
                 event: StreamEvent::Game(emitted.event.clone()),
             };
+            // Compared as values (the file's spacing and order are its own),
+            // kept as the text the server sends.
+            let sent_value = serde_json::to_value(&sent).unwrap_or_default();
             let sent = serde_json::to_string(&sent).unwrap_or_default();
             let ours = event_type(&emitted.event);
             if read.row.seq != position {
@@ -316,13 +324,15 @@ fn replay_inputs(
                     audience_text(read.row.audience)
                 )));
             }
-            if sent != read.row.body {
+            if !agrees(&read.sent, &sent_value) {
+                let theirs = read.sent.to_string();
                 return Err(at(format!(
                     "event {position}: the file's event is not the engine's {ours}: the file has {}, the engine {}",
-                    around_difference(&read.row.body, &sent),
-                    around_difference(&sent, &read.row.body)
+                    around_difference(&theirs, &sent),
+                    around_difference(&sent, &theirs)
                 )));
             }
+            read.row.body = sent;
         }
         rows.push(InputRow { n, seq: input.seq, input: input.input.clone() });
     }
@@ -330,6 +340,17 @@ fn replay_inputs(
         return Err(invalid(format!("event {}: no input makes the engine emit it", extra.row.seq)));
     }
     Ok(Replayed { rebuild, inputs: rows })
+}
+
+/// True if every field the file gives (`file`) is the engine's (`ours`),
+/// recursively; lists must be as long. Fields the engine adds are fine:
+/// they were added to the protocol after the file was written.
+fn agrees(file: &Value, ours: &Value) -> bool {
+    match (file, ours) {
+        (Value::Object(f), Value::Object(o)) => f.iter().all(|(k, v)| o.get(k).is_some_and(|w| agrees(v, w))),
+        (Value::Array(f), Value::Array(o)) => f.len() == o.len() && f.iter().zip(o).all(|(v, w)| agrees(v, w)),
+        _ => file == ours,
+    }
 }
 
 /// An event's name as the protocol writes it (its serde tag).
