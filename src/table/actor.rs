@@ -14,9 +14,11 @@
 //!
 //! Stored before shown: whatever a command or a burst of robot moves did is
 //! gathered in the record and written to the store ([`Actor::flush`])
-//! before any of its events is sent or the request answered. If the store
-//! fails, the table stops without showing what it could lose; the next
-//! start rebuilds it from what was committed.
+//! before any of its events is sent or the request answered. When the
+//! database cannot be reached the table holds its batch and waits, showing
+//! and changing nothing, until it is back; any other store failure stops
+//! the table without showing what it could lose, and the next start
+//! rebuilds it from what was committed.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -775,10 +777,9 @@ impl Actor {
     /// Numbers an event and records it for the store; it is sent once stored.
     pub fn send_event(&mut self, to: Audience, event: StreamEvent) {
         let at_us = now_us();
-        let game_event = match &event {
-            StreamEvent::Game(e) => Some(e.clone()),
-            StreamEvent::Table(_) => None,
-        };
+        if let StreamEvent::Game(e) = &event {
+            self.record.observe(self.stream.seq() as i64 + 1, at_us as i64, e);
+        }
         let (seq, text) = self.stream.push(to, event, at_us);
         let row = EventRow {
             seq: seq as i64,
@@ -787,7 +788,7 @@ impl Actor {
             audience: to,
             body: text.to_string(),
         };
-        self.record.event(row, game_event.as_ref());
+        self.record.event(row);
     }
 
     /// The hand being played or just played (0 before the first deal).

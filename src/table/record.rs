@@ -76,14 +76,16 @@ impl Record {
         self.pending.inputs.push(InputRow { n: self.inputs, seq: seq as i64, input });
     }
 
-    /// Records an event of the stream; a game event that ends a hand also
-    /// gives the hand's row.
-    pub fn event(&mut self, row: EventRow, game_event: Option<&Event>) {
-        if let Some(event) = game_event
-            && let Some(hand) = self.projector.observe(row.seq, row.at_us, event)
-        {
+    /// Follows a game event numbered `seq`: one that ends a hand gives the
+    /// hand's row.
+    pub fn observe(&mut self, seq: i64, at_us: i64, event: &Event) {
+        if let Some(hand) = self.projector.observe(seq, at_us, event) {
             self.pending.hands.push(hand);
         }
+    }
+
+    /// Records an event of the stream.
+    pub fn event(&mut self, row: EventRow) {
         self.pending.events.push(row);
     }
 
