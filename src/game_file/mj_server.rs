@@ -128,6 +128,8 @@ mod tests {
     fn names_fit_our_seats() {
         assert_eq!(super::player_name("  R1 "), "R1");
         assert_eq!(super::player_name(""), "Player");
-        assert_eq!(super::player_name(&"x".repeat(50)).chars().count(), 40);
+        assert_eq!(super::player_name(&"x".repeat(50)).chars().count(), 32);
+        assert_eq!(super::player_name("Bo\u{7}b\u{202E}"), "Bob", "what our names may not hold is dropped");
+        assert_eq!(super::player_name("\u{200B}"), "Player");
     }
 }
