@@ -11,6 +11,8 @@ pub mod record;
 pub mod recovery;
 pub mod seats;
 pub mod stream;
+#[cfg(test)]
+mod tests;
 
 use tokio::sync::{mpsc, oneshot};
 
