@@ -48,6 +48,15 @@ async fn one_person_and_three_robots_play_a_whole_game() {
     assert!(log.game_over);
     assert!(log.moves > 10, "the person played ({} moves)", log.moves);
     assert!(log.errors.is_empty(), "{:?}", log.errors);
+    // From the prompts alone: one snapshot when connecting, none asked for.
+    let kinds: Vec<String> = log
+        .received
+        .iter()
+        .map(|t| serde_json::from_str::<Value>(t).unwrap()["type"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(kinds.iter().filter(|k| *k == "snapshot").count(), 1, "only the first message is a snapshot");
+    assert_eq!(kinds[0], "snapshot");
+    assert!(kinds.iter().filter(|k| *k == "prompt").count() > log.moves, "a prompt for every move, and more");
     let info = api.table_info(&id).await;
     assert_eq!(info["state"], "over");
     let total: i64 = info["scores"].as_array().unwrap().iter().map(|v| v.as_i64().unwrap()).sum();
