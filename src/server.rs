@@ -11,7 +11,6 @@ use tokio::net::TcpListener;
 
 use crate::game_file::{self, Checked, Source};
 use crate::http::hyper_refusals::JsonRefusals;
-use crate::http::tables::TableDefaults;
 use crate::http::{AppState, Timeouts, router};
 use crate::rules::options::OptionError;
 use crate::rules::presets;
@@ -19,6 +18,7 @@ use crate::rules::tile::{BadTileCode, parse_tiles};
 use crate::rules::wall::WallError;
 use crate::store::Store;
 use crate::table::Lobby;
+use crate::table::TableDefaults;
 
 /// A setting of `serve` that cannot be used.
 #[derive(Debug, thiserror::Error)]

@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 
 use common::app::{Api, TestApp, WAIT};
 use common::db::TestDb;
-use mahjong::http::tables::TableDefaults;
 use mahjong::store::Store;
+use mahjong::table::TableDefaults;
 use mahjong::tools::client::{Answer, SeatPlan, TableSocket, http_raw, play_seat};
 use serde_json::{Value, json};
 use sqlx::Row;

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use mahjong::http::Timeouts;
-use mahjong::http::tables::TableDefaults;
 use mahjong::protocol::ws::{ClientMessage, ServerMessage};
+use mahjong::table::TableDefaults;
 use mahjong::tools::client::{Answer, TableSocket, http, http_raw};
 use serde_json::json;
 use tokio::net::{TcpListener, TcpStream};

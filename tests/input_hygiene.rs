@@ -18,8 +18,8 @@ mod common;
 use std::net::SocketAddr;
 
 use common::app::{Api, TestApp, WAIT};
-use mahjong::http::tables::TableDefaults;
 use mahjong::protocol::ws::ClientMessage;
+use mahjong::table::TableDefaults;
 use mahjong::tools::client::{SeatPlan, TableSocket, http_raw, play_seat};
 use serde_json::{Value, json};
 

@@ -9,9 +9,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use common::app::{Api, TestApp, WAIT};
-use mahjong::http::tables::TableDefaults;
 use mahjong::protocol::ws::{ClientMessage, ServerMessage, StreamEvent, TableEvent};
 use mahjong::rules::event::Event;
+use mahjong::table::TableDefaults;
 use mahjong::tools::client::{SeatPlan, TableSocket, http_raw, play_seat};
 use serde_json::{Value, json};
 

@@ -8,10 +8,10 @@ use std::time::Duration;
 
 use common::app::{TestApp, WAIT};
 use mahjong::bots::Strategy;
-use mahjong::http::tables::TableDefaults;
 use mahjong::protocol::ws::{ClientMessage, ErrorCode, ServerMessage, StreamEvent, TableEvent};
 use mahjong::rules::event::Event;
 use mahjong::rules::{Action, Claim, Decision};
+use mahjong::table::TableDefaults;
 use mahjong::tools::client::{SeatPlan, TableSocket, http_raw, play_seat};
 use serde_json::{Value, json};
 

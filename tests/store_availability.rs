@@ -13,10 +13,10 @@ use std::time::{Duration, Instant};
 
 use common::app::Api;
 use common::db::{TestDb, playing_row};
-use mahjong::http::tables::TableDefaults;
 use mahjong::protocol::ws::{ClientMessage, ErrorCode, ServerMessage};
 use mahjong::rules::event::Audience;
 use mahjong::store::{Batch, EventRow, Store, StoreError};
+use mahjong::table::TableDefaults;
 use mahjong::tools::client::{SeatPlan, TableSocket, play_seat, preferred};
 use serde_json::json;
 use sqlx::Connection;

@@ -5,10 +5,10 @@
 mod common;
 
 use common::db::TestDb;
-use mahjong::http::tables::TableDefaults;
 use mahjong::rules::event::Audience;
 use mahjong::store::queries::Window;
 use mahjong::store::{Batch, EventRow, Store, StoreError};
+use mahjong::table::TableDefaults;
 use tokio::net::TcpListener;
 
 fn batch(id: &str) -> Batch {

@@ -60,7 +60,7 @@ pub struct AppState {
     /// The tables.
     pub lobby: Arc<Lobby>,
     /// The server's settings for new tables.
-    pub defaults: Arc<tables::TableDefaults>,
+    pub defaults: Arc<crate::table::TableDefaults>,
     /// Becomes `true` when the server shuts down: WebSockets close.
     pub shutdown: tokio::sync::watch::Receiver<bool>,
     /// The REST requests' time limits.

@@ -12,61 +12,9 @@ use serde_json::{Value, json};
 
 use super::{ApiError, AppState, ErrorCode};
 use crate::bots::strategy::Strategy;
-use crate::protocol::{json, text};
+use crate::protocol::json;
 use crate::rules::calculator;
-use crate::rules::tile::Tile;
-use crate::table::{RobotSeat, SeatGrant, TableCommand, TableSettings, TableSetup};
-
-/// The server's settings for the tables it opens (from its flags).
-#[derive(Clone, Debug)]
-pub struct TableDefaults {
-    /// The preset new tables start from, unless a request names another.
-    pub preset: String,
-    /// Option lines applied over the preset (the server's option file).
-    pub option_file: Option<String>,
-    /// `--timeout`: the claim timeout, overriding the options'.
-    pub timeout: Option<u32>,
-    /// `--pause`, in deciseconds.
-    pub pause_deciseconds: u32,
-    /// `--random-seats`.
-    pub random_seats: bool,
-    /// `--no-manager`.
-    pub no_manager: bool,
-    /// `--no-special-scores`.
-    pub no_special_scores: bool,
-    /// `--seed`: table n is seeded with seed + n, so runs repeat.
-    pub seed: Option<u64>,
-    /// `--wallfile`: the first hand's wall at every table.
-    pub first_wall: Option<Vec<Tile>>,
-    /// Seconds before a robot plays for a disconnected player.
-    pub robot_takeover_secs: Option<u64>,
-    /// `--end-on-disconnect`.
-    pub end_on_disconnect: bool,
-    /// `--disconnect-penalties N1,N2,N3`.
-    pub disconnect_penalties: [i64; 3],
-    /// Messages that may wait for a subscriber before it is dropped.
-    pub subscriber_queue: usize,
-}
-
-impl Default for TableDefaults {
-    fn default() -> TableDefaults {
-        TableDefaults {
-            preset: crate::rules::presets::DEFAULT_PRESET.to_string(),
-            option_file: None,
-            timeout: None,
-            pause_deciseconds: 0,
-            random_seats: false,
-            no_manager: false,
-            no_special_scores: false,
-            seed: None,
-            first_wall: None,
-            robot_takeover_secs: None,
-            end_on_disconnect: false,
-            disconnect_penalties: [0; 3],
-            subscriber_queue: 1024,
-        }
-    }
-}
+use crate::table::{NewTable, RobotSeat, SeatGrant, TableCommand};
 
 /// A request body, read strictly ([`crate::protocol::json`]): an empty body
 /// is an empty object.
@@ -118,63 +66,18 @@ pub struct CreateTable {
 /// Opens a table.
 pub async fn create(State(state): State<AppState>, body: Bytes) -> Result<Response, ApiError> {
     let request: CreateTable = parse(&body)?;
-    let defaults = &state.defaults;
-    let preset = request.preset.clone().unwrap_or_else(|| defaults.preset.clone());
-    let mut options = crate::rules::presets::preset(&preset).map_err(|e| ApiError::bad_request(e.to_string()))?;
-    if let Some(file) = &defaults.option_file {
-        options.apply_option_file(file).map_err(|e| ApiError::bad_request(e.to_string()))?;
-    }
-    if let Some(t) = defaults.timeout {
-        options.timeout = t;
-    }
-    let options =
-        calculator::apply_options(options, &request.options).map_err(|e| ApiError::bad_request(e.to_string()))?;
-    let pause = request.pause_deciseconds.unwrap_or(0);
-    if pause > 50 {
-        return Err(ApiError::bad_request("pause_deciseconds is at most 50"));
-    }
-    if request.robots.len() > 4 {
-        return Err(ApiError::bad_request("a table has four seats"));
-    }
-    let name = match &request.name {
-        Some(name) => text::table_name(name).map_err(|e| ApiError::bad_request(e.to_string()))?,
-        None => "Mah-Jong table".into(),
+    let new = NewTable {
+        name: request.name,
+        preset: request.preset,
+        options: request.options,
+        robots: request.robots.iter().map(|r| RobotSeat { seat: r.seat, strategy: r.strategy }).collect(),
+        pause_deciseconds: request.pause_deciseconds,
+        start: request.start,
     };
-    let seed = match defaults.seed {
-        Some(s) => s.wrapping_add(state.lobby.next_number()),
-        None => rand::random(),
-    };
-    let settings = TableSettings {
-        name,
-        preset,
-        options,
-        seed,
-        first_wall: defaults.first_wall.clone(),
-        pause_deciseconds: defaults.pause_deciseconds.max(pause),
-        random_seats: defaults.random_seats,
-        no_manager: defaults.no_manager,
-        no_special_scores: defaults.no_special_scores,
-        robot_takeover: defaults.robot_takeover_secs.map(std::time::Duration::from_secs),
-        end_on_disconnect: defaults.end_on_disconnect,
-        disconnect_penalties: defaults.disconnect_penalties,
-        subscriber_queue: defaults.subscriber_queue,
-    };
-    // Check everything before opening anything: a refused request leaves no table behind.
-    let mut taken = [false; 4];
-    for seat in request.robots.iter().filter_map(|r| r.seat) {
-        if seat >= 4 {
-            return Err(ApiError::bad_request(format!("there is no seat {seat}: seats are 0-3")));
-        }
-        if std::mem::replace(&mut taken[seat as usize], true) {
-            return Err(ApiError::bad_request(format!("two robots asked for seat {seat}")));
-        }
-    }
-    if request.start && request.robots.len() < 4 {
-        return Err(ApiError::bad_request("start needs four robots: people sit and start through their seats"));
-    }
-    let robots = request.robots.iter().map(|r| RobotSeat { seat: r.seat, strategy: r.strategy }).collect();
+    let setup =
+        state.defaults.setup(new, || state.lobby.next_number()).map_err(|e| ApiError::bad_request(e.to_string()))?;
     // One batch: the table, its robots and its start are stored together or not at all.
-    let handle = state.lobby.open(TableSetup { settings, robots, start: request.start }).await?;
+    let handle = state.lobby.open(setup).await?;
     let info = handle.ask(|reply| TableCommand::Info { reply }).await?;
     Ok((StatusCode::CREATED, Json(info)).into_response())
 }

@@ -10,6 +10,7 @@ mod prompt;
 pub mod record;
 pub mod recovery;
 pub mod seats;
+pub mod setup;
 pub mod stream;
 #[cfg(test)]
 mod tests;
@@ -22,6 +23,7 @@ use crate::rules::options::GameOptions;
 use crate::rules::tile::Tile;
 
 pub use lobby::Lobby;
+pub use setup::{NewTable, TableDefaults};
 
 /// Commands waiting for a table beyond this many make senders wait.
 pub const COMMAND_QUEUE: usize = 256;

@@ -7,8 +7,8 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use mahjong::http::tables::TableDefaults;
 use mahjong::store::Store;
+use mahjong::table::TableDefaults;
 use mahjong::tools::client::{Answer, http};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
