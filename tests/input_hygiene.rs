@@ -454,7 +454,7 @@ async fn options_are_bounded_and_read_in_their_natural_types(backend: &str) {
 
     let timeout_bound = "the claim timeout is at most 3600 seconds";
     let grace_bound = "the grace period is at most 600 seconds";
-    let not_a_value = "is not a boolean, number or string";
+    let not_a_value = "is not a boolean, whole number or string";
     let refusals: Vec<(Value, Vec<&str>)> = vec![
         (json!({"Timeout": 4_294_967_295u32}), vec!["Timeout", timeout_bound]),
         (json!({"TimeoutGrace": 4_294_967_295u32}), vec!["TimeoutGrace", grace_bound]),

@@ -491,15 +491,21 @@ pub fn raw_value(value: &serde_json::Value) -> Result<String, NotAnOptionValue> 
         Value::Bool(b) => Ok(u8::from(*b).to_string()),
         Value::Number(n) if n.is_i64() || n.is_u64() => Ok(n.to_string()),
         Value::String(s) => Ok(s.clone()),
-        other => Err(NotAnOptionValue(other.to_string())),
+        Value::Number(n) => Err(NotAnOptionValue::Fraction(n.to_string())),
+        other => Err(NotAnOptionValue::Other(other.to_string())),
     }
 }
 
-/// A JSON value that is no option's value (an array, an object, a
-/// fraction, `null`).
+/// A JSON value that is no option's value.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0} is not a boolean, whole number or string")]
-pub struct NotAnOptionValue(pub String);
+pub enum NotAnOptionValue {
+    /// A number with a fraction.
+    #[error("{0} is not a whole number")]
+    Fraction(String),
+    /// An array, an object, `null`.
+    #[error("{0} is not a boolean, whole number or string")]
+    Other(String),
+}
 
 /// Checks beyond the type: the constraints mj-server enforces, and bounds
 /// that keep every value within what the server computes with.
