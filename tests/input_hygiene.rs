@@ -18,28 +18,11 @@ mod common;
 use std::net::SocketAddr;
 
 use common::app::{Api, TestApp, WAIT};
+use common::on_both_backends;
 use mahjong::protocol::ws::ClientMessage;
 use mahjong::table::TableDefaults;
 use mahjong::tools::client::{SeatPlan, TableSocket, http_raw, play_seat};
 use serde_json::{Value, json};
-
-/// Each scenario runs once per backend, as `scenario::sqlite` and
-/// `scenario::postgres`.
-macro_rules! on_both_backends {
-    ($($scenario:ident),* $(,)?) => {$(
-        mod $scenario {
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn sqlite() {
-                super::$scenario("sqlite").await;
-            }
-
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn postgres() {
-                super::$scenario("postgres").await;
-            }
-        }
-    )*};
-}
 
 on_both_backends!(
     a_nul_in_a_name_is_refused_and_the_table_lives_on,

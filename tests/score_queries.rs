@@ -9,29 +9,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use common::app::{Api, TestApp, WAIT};
+use common::on_both_backends;
 use mahjong::protocol::ws::{ClientMessage, ServerMessage, StreamEvent, TableEvent};
 use mahjong::rules::event::Event;
 use mahjong::table::TableDefaults;
 use mahjong::tools::client::{SeatPlan, TableSocket, http_raw, play_seat};
 use serde_json::{Value, json};
-
-/// Each scenario runs once per backend, as `scenario::sqlite` and
-/// `scenario::postgres`.
-macro_rules! on_both_backends {
-    ($($scenario:ident),* $(,)?) => {$(
-        mod $scenario {
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn sqlite() {
-                super::$scenario("sqlite").await;
-            }
-
-            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-            async fn postgres() {
-                super::$scenario("postgres").await;
-            }
-        }
-    )*};
-}
 
 on_both_backends!(
     finished_games_add_up,

@@ -51,6 +51,28 @@ pub fn corpus_games() -> Vec<PathBuf> {
     games
 }
 
+/// Writes, for each scenario `async fn scenario(backend: &str)` named, the
+/// tests `scenario::sqlite` and `scenario::postgres`: every store test runs
+/// on both databases.
+#[allow(unused_macros)]
+macro_rules! on_both_backends {
+    ($($scenario:ident),* $(,)?) => {$(
+        mod $scenario {
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn sqlite() {
+                super::$scenario("sqlite").await;
+            }
+
+            #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+            async fn postgres() {
+                super::$scenario("postgres").await;
+            }
+        }
+    )*};
+}
+#[allow(unused_imports)]
+pub(crate) use on_both_backends;
+
 pub mod app;
 pub mod db;
 pub mod scenario;
