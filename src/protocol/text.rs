@@ -21,6 +21,8 @@ pub const MAX_NAME_CHARS: usize = 32;
 pub const MAX_TABLE_NAME_CHARS: usize = 64;
 /// The longest chat message (and pause reason), in characters.
 pub const MAX_CHAT_CHARS: usize = 500;
+/// The longest name of a custom preset, in characters.
+pub const MAX_PRESET_NAME_CHARS: usize = 32;
 
 /// Why a text was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -66,6 +68,19 @@ pub enum TextError {
     Invisible {
         /// What the text is.
         what: &'static str,
+    },
+    /// A word (a preset's name) holds a character words may not hold.
+    #[error(
+        "{what} is a word of ASCII letters, digits, '-' and '_', starting with a letter or digit \
+         (found {found:?} at character {at})"
+    )]
+    NotAWord {
+        /// What the text is.
+        what: &'static str,
+        /// The character refused.
+        found: char,
+        /// Its position, from 1.
+        at: usize,
     },
 }
 
@@ -120,6 +135,29 @@ fn name(what: &'static str, text: &str, max: usize) -> Result<String, TextError>
         return Err(TextError::TooLong { what, max, found });
     }
     Ok(trimmed.to_string())
+}
+
+/// A custom preset's name: a name by the policy above, of at most
+/// [`MAX_PRESET_NAME_CHARS`] characters, that is also one word of ASCII
+/// letters, digits, `-` and `_` starting with a letter or digit, as the
+/// built-in presets' names are: it is written unquoted in URL paths, in the
+/// `Preset NAME` line of option files and on command lines.
+pub fn preset_name(text: &str) -> Result<String, TextError> {
+    let what = "a preset's name";
+    let trimmed = name(what, text, MAX_PRESET_NAME_CHARS)?;
+    for (i, c) in trimmed.chars().enumerate() {
+        let allowed = c.is_ascii_alphanumeric() || (i > 0 && (c == '-' || c == '_'));
+        if !allowed {
+            return Err(TextError::NotAWord { what, found: c, at: i + 1 });
+        }
+    }
+    Ok(trimmed)
+}
+
+/// A preset's description: one line of at most [`MAX_CHAT_CHARS`]
+/// characters once trimmed, possibly empty.
+pub fn description(text: &str) -> Result<String, TextError> {
+    chat("a preset's description", text, true)
 }
 
 /// A chat message (or a pause's reason) as it will be shown: trimmed, one
@@ -177,6 +215,26 @@ mod tests {
         }
         assert!(matches!(player_name("evil\u{202E}txt.exe"), Err(TextError::Bidi { code: 0x202E, at: 5, .. })));
         assert!(table_name(&"t".repeat(64)).is_ok() && table_name(&"t".repeat(65)).is_err());
+    }
+
+    #[test]
+    fn preset_names_are_words() {
+        assert_eq!(preset_name("  House_rules-2 ").unwrap(), "House_rules-2");
+        assert!(matches!(preset_name("two words"), Err(TextError::NotAWord { found: ' ', at: 4, .. })));
+        assert!(matches!(preset_name("-dash"), Err(TextError::NotAWord { found: '-', at: 1, .. })));
+        assert!(matches!(preset_name("caf\u{e9}"), Err(TextError::NotAWord { found: '\u{e9}', at: 4, .. })));
+        assert!(matches!(preset_name("a/b"), Err(TextError::NotAWord { found: '/', .. })));
+        assert!(matches!(preset_name(&"p".repeat(33)), Err(TextError::TooLong { max: 32, .. })));
+        assert!(matches!(preset_name("a\u{0}b"), Err(TextError::Control { .. })));
+        assert!(matches!(preset_name(""), Err(TextError::Empty { .. })));
+        let e = preset_name("my house").unwrap_err().to_string();
+        assert_eq!(
+            e,
+            "a preset's name is a word of ASCII letters, digits, '-' and '_', starting with a letter or digit \
+             (found ' ' at character 3)"
+        );
+        assert!(matches!(description("two\nlines"), Err(TextError::Control { .. })));
+        assert_eq!(description("  ").unwrap(), "");
     }
 
     #[test]

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::options::{GameOptions, OptionError};
+use super::preset_book::{PresetBook, PresetError};
 use super::presets;
 use super::scoring;
 use super::settlement::{self, SettlementInput};
@@ -99,12 +100,20 @@ pub fn settle_json(text: &str) -> Result<SettleResponse, CalcError> {
     calculate(&request)
 }
 
-/// The options a request asks for: its preset, then its options one by one.
+/// The options a request asks for: its preset (built-in, or one of `book`'s
+/// custom presets), then its options one by one.
 pub fn request_options(
+    book: &PresetBook,
     preset: Option<&str>,
     options: &serde_json::Map<String, Value>,
 ) -> Result<GameOptions, CalcError> {
-    apply_options(presets::preset(preset.unwrap_or(presets::DEFAULT_PRESET))?, options)
+    let base = book.options(preset.unwrap_or(presets::DEFAULT_PRESET)).map_err(|e| match e {
+        PresetError::Unknown { .. } => {
+            CalcError::Option(OptionError::Invalid { name: "Preset".into(), reason: e.to_string() })
+        }
+        e => field("preset", e.to_string()),
+    })?;
+    apply_options(base, options)
 }
 
 /// Sets options given as JSON (booleans as true/false or 0/1, numbers, words)
@@ -121,9 +130,14 @@ pub fn apply_options(
     Ok(base)
 }
 
-/// Settles a request.
+/// Settles a request under the built-in presets.
 pub fn calculate(request: &SettleRequest) -> Result<SettleResponse, CalcError> {
-    let options = request_options(request.preset.as_deref(), &request.options)?;
+    calculate_with(&PresetBook::built_in_only(), request)
+}
+
+/// Settles a request whose preset may be one of `book`'s custom presets.
+pub fn calculate_with(book: &PresetBook, request: &SettleRequest) -> Result<SettleResponse, CalcError> {
+    let options = request_options(book, request.preset.as_deref(), &request.options)?;
     let player = |name: &'static str, i: usize| {
         if i < 4 { Ok(i) } else { Err(field(name, format!("player {i} does not exist: players are 0-3"))) }
     };

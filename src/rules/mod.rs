@@ -13,6 +13,7 @@ pub mod invariants;
 pub mod legal;
 pub mod options;
 pub mod player_hand;
+pub mod preset_book;
 pub mod presets;
 pub mod rebuild;
 pub mod scoring;

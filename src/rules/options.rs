@@ -582,27 +582,14 @@ impl GameOptions {
     /// preset's values instead (see [`super::presets`]). The whole result
     /// must pass [`GameOptions::check`].
     pub fn apply_option_file(&mut self, text: &str) -> Result<(), OptionError> {
+        let file = OptionFile::parse(text)?;
         let mut next = self.clone();
-        let mut seen_option = false;
-        for (i, line) in text.lines().enumerate() {
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let at = |e: OptionError| OptionError::BadLine { line: i + 1, reason: e.to_string() };
-            if let Some(name) = line.strip_prefix("Preset ") {
-                if seen_option {
-                    return Err(at(OptionError::Invalid {
-                        name: "Preset".into(),
-                        reason: "a preset must come before any GameOption line".into(),
-                    }));
-                }
-                next = super::presets::preset(name.trim()).map_err(at)?;
-                continue;
-            }
-            let entry = OptionLine::parse(line).map_err(|reason| OptionError::BadLine { line: i + 1, reason })?;
-            next.apply_line(&entry).map_err(at)?;
-            seen_option = true;
+        if let Some((line, name)) = &file.preset {
+            next = super::presets::preset(name)
+                .map_err(|e| OptionError::BadLine { line: *line, reason: e.to_string() })?;
+        }
+        for (line, entry) in &file.entries {
+            next.apply_line(entry).map_err(|e| OptionError::BadLine { line: *line, reason: e.to_string() })?;
         }
         next.check()?;
         *self = next;
@@ -628,17 +615,17 @@ impl GameOptions {
 
     /// Every option's value by catalogue name, as JSON (booleans, numbers, words).
     pub fn to_json_map(&self) -> serde_json::Map<String, serde_json::Value> {
-        CATALOGUE
-            .iter()
-            .filter_map(|spec| {
-                let value = match self.get(spec.name).ok()? {
-                    OptionValue::Bool(b) => serde_json::Value::from(b),
-                    OptionValue::Int(n) => serde_json::Value::from(n),
-                    OptionValue::Str(s) => serde_json::Value::from(s),
-                };
-                Some((spec.name.to_string(), value))
-            })
-            .collect()
+        CATALOGUE.iter().filter_map(|spec| Some((spec.name.to_string(), self.json_value(spec.name).ok()?))).collect()
+    }
+
+    /// One option's value as JSON: a boolean, a number or a word, as
+    /// [`GameOptions::to_json_map`] gives it.
+    pub fn json_value(&self, name: &str) -> Result<serde_json::Value, OptionError> {
+        Ok(match self.get(name)? {
+            OptionValue::Bool(b) => serde_json::Value::from(b),
+            OptionValue::Int(n) => serde_json::Value::from(n),
+            OptionValue::Str(s) => serde_json::Value::from(s),
+        })
     }
 
     /// Writes these options as an option file. With `only_changed`, options
@@ -662,6 +649,63 @@ impl GameOptions {
             out.push('\n');
         }
         out
+    }
+}
+
+/// An option file read but not applied: its `Preset NAME` line, if any, and
+/// its `GameOption` entries in order, each with its line number (from 1).
+/// Entries are parsed, not yet checked against the catalogue.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OptionFile {
+    /// The preset named by a `Preset NAME` line, with its line number.
+    pub preset: Option<(usize, String)>,
+    /// The `GameOption` lines (the pseudo-option `End` left out).
+    pub entries: Vec<(usize, OptionLine)>,
+}
+
+impl OptionFile {
+    /// Reads an option file: blank lines and lines starting with `#` are
+    /// ignored; a `Preset NAME` line must come before any `GameOption` line.
+    pub fn parse(text: &str) -> Result<OptionFile, OptionError> {
+        let mut file = OptionFile::default();
+        let mut seen_option = false;
+        for (i, line) in text.lines().enumerate() {
+            let line = line.trim();
+            if line.is_empty() || line.starts_with('#') {
+                continue;
+            }
+            let at = |e: OptionError| OptionError::BadLine { line: i + 1, reason: e.to_string() };
+            if let Some(name) = line.strip_prefix("Preset ") {
+                if seen_option {
+                    return Err(at(OptionError::Invalid {
+                        name: "Preset".into(),
+                        reason: "a preset must come before any GameOption line".into(),
+                    }));
+                }
+                file.preset = Some((i + 1, name.trim().to_string()));
+                continue;
+            }
+            let entry = OptionLine::parse(line).map_err(|reason| OptionError::BadLine { line: i + 1, reason })?;
+            seen_option = true;
+            if entry.name != "End" {
+                file.entries.push((i + 1, entry));
+            }
+        }
+        Ok(file)
+    }
+
+    /// The entries as options in their JSON types (see [`json_value`]), each
+    /// checked against the catalogue on its own: the option-file form of
+    /// the options a request or an admin gives as JSON.
+    pub fn json_options(&self) -> Result<serde_json::Map<String, serde_json::Value>, OptionError> {
+        let mut scratch = GameOptions::default();
+        let mut out = serde_json::Map::new();
+        for (line, entry) in &self.entries {
+            let at = |e: OptionError| OptionError::BadLine { line: *line, reason: e.to_string() };
+            scratch.apply_line(entry).map_err(at)?;
+            out.insert(entry.name.clone(), scratch.json_value(&entry.name).map_err(at)?);
+        }
+        Ok(out)
     }
 }
 
@@ -746,6 +790,20 @@ mod tests {
         assert_eq!(o.num_rounds, 2);
         assert_eq!(o.to_option_file(true), text);
         assert_eq!(GameOptions::from_option_file(&o.to_option_file(false)).unwrap(), o);
+    }
+
+    #[test]
+    fn an_option_file_reads_as_json_options() {
+        let text = "# house\nPreset shanghai-expat\nGameOption 0 NoLimit bool 0 1 1 x\n\
+                    GameOption 0 NumRounds nat 0 1 8 y\nGameOption 0 End bool 0 1 0 end\n";
+        let file = OptionFile::parse(text).unwrap();
+        assert_eq!(file.preset, Some((2, "shanghai-expat".to_string())));
+        let options = serde_json::Value::Object(file.json_options().unwrap());
+        assert_eq!(options, serde_json::json!({"NoLimit": true, "NumRounds": 8}));
+        let e = OptionFile::parse("GameOption 0 NumRounds nat 0 1 3 y").unwrap().json_options().unwrap_err();
+        assert!(e.to_string().starts_with("option file line 1: ") && e.to_string().contains("multiple of 4"), "{e}");
+        let e = OptionFile::parse("GameOption 0 End bool 0 1 0 end\nPreset x").unwrap_err().to_string();
+        assert!(e.contains("line 2") && e.contains("must come before"), "{e}");
     }
 
     #[test]
