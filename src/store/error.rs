@@ -60,6 +60,15 @@ pub enum StoreError {
         /// What was wrong.
         why: String,
     },
+    /// A stored row other than a game's (a custom preset, the stored
+    /// defaults, an audit entry) no longer reads.
+    #[error("stored {what} does not read: {why}")]
+    CorruptRow {
+        /// Which row.
+        what: String,
+        /// What was wrong.
+        why: String,
+    },
     /// The store has been closed (the server is stopping).
     #[error("the store has shut down")]
     Closed,
@@ -70,7 +79,13 @@ impl StoreError {
     /// failure to reach it: a bug or damage, which trying again will not
     /// mend.
     pub fn is_internal(&self) -> bool {
-        matches!(self, StoreError::Rejected(_) | StoreError::Decode(_) | StoreError::Corrupt { .. })
+        matches!(
+            self,
+            StoreError::Rejected(_)
+                | StoreError::Decode(_)
+                | StoreError::Corrupt { .. }
+                | StoreError::CorruptRow { .. }
+        )
     }
 }
 

@@ -18,6 +18,7 @@
 pub mod dates;
 pub mod error;
 pub mod journal;
+pub mod options;
 pub mod projection;
 pub mod queries;
 pub mod records;
@@ -31,6 +32,7 @@ use sqlx::{AnyPool, Executor};
 
 pub use error::StoreError;
 pub use journal::Journal;
+pub use options::{Actor, AuditEntry, Change, StoredDefaults};
 pub use projection::HandProjector;
 pub use records::{
     Batch, EventRow, GameRow, GameSource, HandOutcome, HandPlayerRow, HandRow, Input, InputRow, PaymentRow, SeatChange,
