@@ -176,7 +176,7 @@ fn simulation_options(
     option_file: Option<&std::path::Path>,
 ) -> Result<mahjong::rules::GameOptions, mahjong::server::ConfigError> {
     let preset = preset.unwrap_or(mahjong::rules::presets::DEFAULT_PRESET);
-    mahjong::server::preset_with_option_file(preset, option_file).map(|(options, _)| options)
+    mahjong::server::preset_with_option_file(preset, option_file)
 }
 
 /// `settle`: one JSON request on stdin, one JSON answer on stdout; bad input
@@ -221,10 +221,13 @@ fn settle() -> ExitCode {
 
 /// `presets`: each preset's name, description and the option lines it sets.
 fn presets(json: bool) -> ExitCode {
-    use mahjong::rules::presets::{PRESETS, listing, preset};
+    use mahjong::rules::preset_book::PresetBook;
+    use mahjong::rules::presets::{PRESETS, preset};
     if json {
         use anyhow::Context;
-        let text = listing()
+        // The built-in presets, as `GET /api/v1/presets` lists them.
+        let text = PresetBook::built_in_only()
+            .listing()
             .map_err(anyhow::Error::from)
             .and_then(|l| serde_json::to_string_pretty(&l).context("cannot print the presets"));
         return match text {

@@ -12,13 +12,14 @@ use tokio::net::TcpListener;
 use crate::game_file::{self, Checked, Source};
 use crate::http::hyper_refusals::JsonRefusals;
 use crate::http::{AppState, Timeouts, router};
-use crate::rules::options::OptionError;
+use crate::rules::options::{OptionError, OptionFile};
+use crate::rules::preset_book::{self, DefaultOptions, PresetBook, PresetError};
 use crate::rules::presets;
 use crate::rules::tile::{BadTileCode, parse_tiles};
-use crate::rules::wall::WallError;
+use crate::rules::wall::{Wall, WallError};
 use crate::store::Store;
-use crate::table::Lobby;
 use crate::table::TableDefaults;
+use crate::table::{Lobby, Rulebook};
 
 /// A setting of `serve` that cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -34,6 +35,10 @@ pub enum ConfigError {
     /// No such preset.
     #[error(transparent)]
     Preset(OptionError),
+    /// The defaults the flags give do not hold: their preset does not
+    /// exist, or their options do not suit it.
+    #[error("the defaults given by --preset, --option-file and --timeout: {0}")]
+    Defaults(PresetError),
     /// The option file does not read, or sets a bad value.
     #[error("{}: {source}", path.display())]
     OptionFile {
@@ -97,7 +102,8 @@ pub struct ServeArgs {
     /// Game options in mj-server's option-file format, applied to every new table.
     #[arg(long, env = "MAHJONG_OPTION_FILE")]
     pub option_file: Option<PathBuf>,
-    /// The rule preset of new tables (see `presets`).
+    /// The rule preset of new tables (see `presets`), built-in or custom;
+    /// the first value of the defaults, which admins may change.
     #[arg(long, env = "MAHJONG_PRESET", default_value = presets::DEFAULT_PRESET)]
     pub preset: String,
     /// No player may change the game options.
@@ -171,24 +177,30 @@ impl ServeArgs {
         }
     }
 
-    /// Checks the flags and reads the files they name.
+    /// Checks the flags and reads the files they name. Defaults naming a
+    /// built-in preset are checked whole here; a custom preset is known only
+    /// once the store is open (see [`serve_loading`]).
     pub fn table_defaults(&self) -> Result<TableDefaults, ConfigError> {
-        let (options, option_file) = preset_with_option_file(&self.preset, self.option_file.as_deref())?;
+        let defaults = self.default_options()?;
+        let options = match preset_book::built_in(&defaults.preset) {
+            Some(_) => Some(defaults.check(&PresetBook::built_in_only()).map_err(ConfigError::Defaults)?.1),
+            None => None,
+        };
         let first_wall = match &self.wallfile {
             Some(path) => {
                 let text = read(path)?;
                 let tiles =
                     parse_tiles(text.trim()).map_err(|source| ConfigError::WallTiles { path: path.clone(), source })?;
-                crate::rules::wall::Wall::from_tiles(tiles.clone(), &options)
-                    .map_err(|source| ConfigError::Wall { path: path.clone(), source })?;
+                if let Some(options) = &options {
+                    Wall::from_tiles(tiles.clone(), options)
+                        .map_err(|source| ConfigError::Wall { path: path.clone(), source })?;
+                }
                 Some(tiles)
             }
             None => None,
         };
         Ok(TableDefaults {
-            preset: self.preset.clone(),
-            option_file,
-            timeout: self.timeout,
+            options: defaults,
             pause_deciseconds: self.pause,
             random_seats: self.random_seats,
             no_manager: self.no_manager,
@@ -201,26 +213,43 @@ impl ServeArgs {
             subscriber_queue: 1024,
         })
     }
+
+    /// The defaults of new tables the flags give: `--preset` (or the option
+    /// file's `Preset` line), the option file's options over it, and
+    /// `--timeout` as the `Timeout` option. Each option is checked on its
+    /// own; the whole, with its preset, in [`DefaultOptions::check`].
+    pub fn default_options(&self) -> Result<DefaultOptions, ConfigError> {
+        let mut defaults = DefaultOptions { preset: self.preset.clone(), ..DefaultOptions::default() };
+        if let Some(path) = &self.option_file {
+            let text = read(path)?;
+            let bad = |source| ConfigError::OptionFile { path: path.clone(), source };
+            let file = OptionFile::parse(&text).map_err(bad)?;
+            if let Some((_, preset)) = file.preset.clone() {
+                defaults.preset = preset;
+            }
+            defaults.options = file.json_options().map_err(bad)?;
+        }
+        if let Some(timeout) = self.timeout {
+            defaults.options.insert("Timeout".into(), timeout.into());
+        }
+        Ok(defaults)
+    }
 }
 
-/// A preset's options with an option file applied over them; also returns
-/// the file's text (to apply over another preset later).
+/// A built-in preset's options with an option file applied over them (the
+/// simulator's, which runs without a store and so knows no custom preset).
 pub fn preset_with_option_file(
     preset: &str,
     option_file: Option<&std::path::Path>,
-) -> Result<(crate::rules::GameOptions, Option<String>), ConfigError> {
+) -> Result<crate::rules::GameOptions, ConfigError> {
     let mut options = presets::preset(preset).map_err(ConfigError::Preset)?;
-    let text = match option_file {
-        Some(path) => {
-            let text = read(path)?;
-            options
-                .apply_option_file(&text)
-                .map_err(|source| ConfigError::OptionFile { path: path.to_path_buf(), source })?;
-            Some(text)
-        }
-        None => None,
-    };
-    Ok((options, text))
+    if let Some(path) = option_file {
+        let text = read(path)?;
+        options
+            .apply_option_file(&text)
+            .map_err(|source| ConfigError::OptionFile { path: path.to_path_buf(), source })?;
+    }
+    Ok(options)
 }
 
 fn read(path: &std::path::Path) -> Result<String, ConfigError> {
@@ -277,6 +306,25 @@ pub async fn serve_loading(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     let (stop, stopping) = tokio::sync::watch::channel(false);
+    // The rules are read before any table resumes: flags that name no
+    // preset stop the server before it does anything.
+    let rulebook = match Rulebook::load(store.clone(), defaults.options.clone()).await {
+        Ok(rulebook) => Arc::new(rulebook),
+        Err(e) => {
+            store.close().await;
+            return Err(std::io::Error::other(e.to_string()));
+        }
+    };
+    if let Some(tiles) = &defaults.first_wall {
+        // A table deals a shuffled wall when the wall file does not suit its
+        // options; say so now if it does not suit the defaults in force.
+        let rules = rulebook.current();
+        if let Ok((_, options)) = rules.defaults.check(&rules.presets)
+            && let Err(e) = Wall::from_tiles(tiles.clone(), &options)
+        {
+            tracing::warn!("the wall file does not suit the defaults in force ({e}): tables will shuffle");
+        }
+    }
     let lobby = Arc::new(Lobby::new(store.clone()));
     let recovered = lobby.recover().await.map_err(std::io::Error::other)?;
     if recovered > 0 {
@@ -299,7 +347,8 @@ pub async fn serve_loading(
             }
         }
     }
-    let state = AppState { lobby: lobby.clone(), defaults: Arc::new(defaults), shutdown: stopping.clone(), timeouts };
+    let state =
+        AppState { lobby: lobby.clone(), defaults: Arc::new(defaults), rulebook, shutdown: stopping.clone(), timeouts };
     tokio::spawn(async move {
         shutdown.await;
         let _ = stop.send(true);

@@ -26,18 +26,21 @@ use std::path::Path;
 use mahjong::bots::Strategy;
 use mahjong::game_file::{FileInput, GameFile, Imported};
 use mahjong::http::games::{GamesQuery, PageQuery, StandingsQuery};
+use mahjong::http::options::{AuditPage, CreatePreset, PresetList};
 use mahjong::http::tables::{CreateTable, RobotRequest, SitRequest};
 use mahjong::protocol::ws::{
     ClientMessage, MAX_CHAT_CHARS, MAX_CLIENT_MESSAGE, SeatInfo, ServerMessage, StreamEvent, TableEvent, TableInfo,
 };
 use mahjong::rules::calculator::{SettleRequest, SettleResponse};
 use mahjong::rules::event::Event;
+use mahjong::rules::preset_book::{DefaultOptions, PresetBook, PresetInfo};
 use mahjong::rules::scoring::HandScore;
 use mahjong::rules::settlement::Settlement;
 use mahjong::rules::view::{HandView, SeatView};
 use mahjong::rules::{Action, TableView, TileSet};
 use mahjong::store::queries::{GameDetail, GamePage, HandDetail, HandHistory, HandPage, StandingsPage};
 use mahjong::table::SeatGrant;
+use mahjong::table::rulebook::{DefaultsView, PresetDraft};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -195,21 +198,6 @@ struct RobotSeat {
     seat: u8,
 }
 
-/// `GET /api/v1/presets`.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PresetList {
-    presets: Vec<PresetEntry>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct PresetEntry {
-    name: String,
-    description: String,
-    options: serde_json::Map<String, Value>,
-}
-
 /// What the examples show, for the coverage check.
 #[derive(Default)]
 struct Seen {
@@ -356,18 +344,61 @@ fn check_block(block: &Block, seen: &mut Seen, settle_answer: &mut Option<(usize
         "Imported" => drop(round_trip::<Imported>(block, &json)),
         "PresetList" => {
             assert_eq!(block.mode, Mode::Exact, "{where_}: presets are only sent");
-            let list: PresetList = serde_json::from_value(json).unwrap_or_else(|e| panic!("{where_}: {e}"));
-            let presets = mahjong::rules::presets::PRESETS;
-            assert!(!list.presets.is_empty() && list.presets.len() <= presets.len(), "{where_}: bad number of presets");
-            for (entry, preset) in list.presets.iter().zip(presets) {
-                assert_eq!(entry.name, preset.name, "{where_}: presets are listed in the code's order");
-                assert_eq!(entry.description, preset.description, "{where_}: description of {}", entry.name);
-                let options = mahjong::rules::presets::preset(preset.name).unwrap_or_else(|e| panic!("{e}"));
-                assert_eq!(entry.options, options.to_json_map(), "{where_}: the options of {}", entry.name);
+            let Some(list) = round_trip::<PresetList>(block, &json) else { return };
+            // Built-in presets must be exactly what the server lists, in its
+            // order; a custom one must be the one its base and options make.
+            let built_in = PresetBook::built_in_only().listing().unwrap_or_else(|e| panic!("{e}"));
+            let (shown, custom): (Vec<&PresetInfo>, Vec<&PresetInfo>) = list.presets.iter().partition(|p| p.built_in);
+            assert!(!shown.is_empty() && shown.len() <= built_in.len(), "{where_}: bad number of built-in presets");
+            for (entry, expected) in shown.iter().zip(&built_in) {
+                assert_eq!(*entry, expected, "{where_}: the built-in preset {}, in the code's order", entry.name);
+            }
+            for entry in custom {
+                check_custom_preset(&where_, entry);
             }
         }
+        "PresetInfo" => {
+            if let Some(info) = round_trip::<PresetInfo>(block, &json) {
+                if info.built_in {
+                    let expected = PresetBook::built_in_only().info(&info.name).unwrap_or_else(|e| panic!("{e}"));
+                    assert_eq!(info, expected, "{where_}: the built-in preset {}", info.name);
+                } else {
+                    check_custom_preset(&where_, &info);
+                }
+            }
+        }
+        "DefaultsView" => {
+            if let Some(view) = round_trip::<DefaultsView>(block, &json) {
+                let defaults = DefaultOptions { preset: view.preset.clone(), options: view.options.clone() };
+                let (kept, options) = defaults.check(&PresetBook::built_in_only()).unwrap_or_else(|e| panic!("{e}"));
+                assert_eq!(kept, defaults, "{where_}: options are shown in their JSON types");
+                assert_eq!(view.effective, options.to_json_map(), "{where_}: the effective options");
+            }
+        }
+        "AuditPage" => drop(round_trip::<AuditPage>(block, &json)),
+        "DefaultOptions" => drop(parse_only::<DefaultOptions>(block, &json)),
+        "CreatePreset" => drop(parse_only::<CreatePreset>(block, &json)),
+        "PresetDraft" => drop(parse_only::<PresetDraft>(block, &json)),
         other => panic!("{where_}: unknown type {other:?} in the marker"),
     }
+}
+
+/// A custom preset shown in the document must be what its base and its
+/// options make.
+fn check_custom_preset(where_: &str, info: &PresetInfo) {
+    let based_on = info.based_on.as_deref().unwrap_or_else(|| panic!("{where_}: a custom preset has a base"));
+    let kept = PresetBook::check_custom(based_on, &info.overrides).unwrap_or_else(|e| panic!("{where_}: {e}"));
+    assert_eq!(kept, info.overrides, "{where_}: options are shown in their JSON types");
+    let custom = mahjong::rules::preset_book::CustomPreset {
+        name: info.name.clone(),
+        description: info.description.clone(),
+        based_on: based_on.to_string(),
+        options: info.overrides.clone(),
+        created_us: info.created_us.unwrap_or_else(|| panic!("{where_}: a custom preset has its times")),
+        updated_us: info.updated_us.unwrap_or_else(|| panic!("{where_}: a custom preset has its times")),
+    };
+    let expected = PresetBook::with_custom([custom]).info(&info.name).unwrap_or_else(|e| panic!("{where_}: {e}"));
+    assert_eq!(info, &expected, "{where_}: the custom preset {}", info.name);
 }
 
 #[test]
@@ -536,4 +567,36 @@ fn every_score_query_is_listed_with_its_parameters() {
     let limits =
         format!("default {}, at most {}", mahjong::http::games::DEFAULT_LIMIT, mahjong::http::games::MAX_LIMIT);
     assert!(paging.contains(&limits), "docs/protocol.md: the score queries' paging does not say `{limits}`");
+}
+
+#[test]
+fn every_option_management_endpoint_is_listed_with_its_parameters() {
+    let doc = document();
+    let routes = [
+        "GET /api/v1/presets",
+        "GET /api/v1/presets/{name}",
+        "GET /api/v1/admin/defaults",
+        "PUT /api/v1/admin/defaults",
+        "DELETE /api/v1/admin/defaults",
+        "POST /api/v1/admin/presets",
+        "PUT /api/v1/admin/presets/{name}",
+        "DELETE /api/v1/admin/presets/{name}",
+        "GET /api/v1/admin/audit",
+    ];
+    for route in routes {
+        assert!(
+            doc.contains(&format!("| `{route}` |")),
+            "docs/protocol.md: `{route}` is not in the table of endpoints"
+        );
+        section(&doc, &format!("`{route}`"));
+    }
+    let audit = section(&doc, "`GET /api/v1/admin/audit`");
+    for field in query_fields::<mahjong::http::options::AuditQuery>() {
+        assert!(
+            audit.contains(&format!("| `{field}` |")),
+            "docs/protocol.md: the audit log does not document `{field}`"
+        );
+    }
+    let limits = format!("1 to {}, default {}", mahjong::http::games::MAX_LIMIT, mahjong::http::games::DEFAULT_LIMIT);
+    assert!(audit.contains(&limits), "docs/protocol.md: the audit log's `limit` does not say `{limits}`");
 }

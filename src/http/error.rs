@@ -57,6 +57,14 @@ pub enum ErrorCode {
     InvalidLog,
     /// 431: the request's headers are too large.
     HeadersTooLarge,
+    /// 404: no such preset.
+    NoSuchPreset,
+    /// 409: a preset already has that name (ignoring case).
+    PresetExists,
+    /// 403: built-in presets cannot be changed or deleted.
+    ReadOnlyPreset,
+    /// 409: the defaults (in force, or the flags') use that preset.
+    PresetInUse,
     /// 500: the server failed (the failure is logged, not told).
     Internal,
     /// 503: the game store cannot be reached; try again.
@@ -65,7 +73,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code.
-    pub const ALL: [ErrorCode; 21] = [
+    pub const ALL: [ErrorCode; 25] = [
         ErrorCode::BadRequest,
         ErrorCode::UnsupportedFile,
         ErrorCode::BadToken,
@@ -85,6 +93,10 @@ impl ErrorCode {
         ErrorCode::InvalidGame,
         ErrorCode::InvalidLog,
         ErrorCode::HeadersTooLarge,
+        ErrorCode::NoSuchPreset,
+        ErrorCode::PresetExists,
+        ErrorCode::ReadOnlyPreset,
+        ErrorCode::PresetInUse,
         ErrorCode::Internal,
         ErrorCode::StoreUnavailable,
     ];
@@ -111,6 +123,10 @@ impl ErrorCode {
             ErrorCode::InvalidGame => "invalid_game",
             ErrorCode::InvalidLog => "invalid_log",
             ErrorCode::HeadersTooLarge => "headers_too_large",
+            ErrorCode::NoSuchPreset => "no_such_preset",
+            ErrorCode::PresetExists => "preset_exists",
+            ErrorCode::ReadOnlyPreset => "read_only_preset",
+            ErrorCode::PresetInUse => "preset_in_use",
             ErrorCode::Internal => "internal",
             ErrorCode::StoreUnavailable => "store_unavailable",
         }
@@ -121,13 +137,19 @@ impl ErrorCode {
         match self {
             ErrorCode::BadRequest | ErrorCode::UnsupportedFile => StatusCode::BAD_REQUEST,
             ErrorCode::BadToken => StatusCode::UNAUTHORIZED,
-            ErrorCode::NotManager => StatusCode::FORBIDDEN,
-            ErrorCode::NoSuchTable | ErrorCode::NoSuchGame | ErrorCode::NoSuchHand | ErrorCode::NotFound => {
-                StatusCode::NOT_FOUND
-            }
+            ErrorCode::NotManager | ErrorCode::ReadOnlyPreset => StatusCode::FORBIDDEN,
+            ErrorCode::NoSuchTable
+            | ErrorCode::NoSuchGame
+            | ErrorCode::NoSuchHand
+            | ErrorCode::NotFound
+            | ErrorCode::NoSuchPreset => StatusCode::NOT_FOUND,
             ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ErrorCode::Timeout => StatusCode::REQUEST_TIMEOUT,
-            ErrorCode::SeatTaken | ErrorCode::NotNow | ErrorCode::NotFinished => StatusCode::CONFLICT,
+            ErrorCode::SeatTaken
+            | ErrorCode::NotNow
+            | ErrorCode::NotFinished
+            | ErrorCode::PresetExists
+            | ErrorCode::PresetInUse => StatusCode::CONFLICT,
             ErrorCode::Closed => StatusCode::GONE,
             ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::UriTooLong => StatusCode::URI_TOO_LONG,

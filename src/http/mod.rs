@@ -1,5 +1,6 @@
 //! The HTTP interface: REST under `/api/v1` (the lobby, the settlement
-//! calculator, the score queries, game files), the table WebSockets, and `/healthz`.
+//! calculator, the presets and the admins' option management, the score
+//! queries, game files), the table WebSockets, and `/healthz`.
 //!
 //! Every failure is a JSON body `{"error": {"code": ..., "message": ...}}`
 //! ([`error`]): a refusal with a 4xx status changes nothing; an internal
@@ -13,6 +14,7 @@ pub mod archive;
 pub mod error;
 pub mod games;
 pub mod hyper_refusals;
+pub mod options;
 pub mod tables;
 pub mod ws;
 
@@ -59,8 +61,10 @@ impl Default for Timeouts {
 pub struct AppState {
     /// The tables.
     pub lobby: Arc<Lobby>,
-    /// The server's settings for new tables.
+    /// The server's settings for new tables (from its flags).
     pub defaults: Arc<crate::table::TableDefaults>,
+    /// The presets and the defaults in force, which admins change.
+    pub rulebook: Arc<crate::table::Rulebook>,
     /// Becomes `true` when the server shuts down: WebSockets close.
     pub shutdown: tokio::sync::watch::Receiver<bool>,
     /// The REST requests' time limits.
@@ -78,7 +82,8 @@ pub fn router(state: AppState) -> Router {
         .route("/tables/{id}/robots/{seat}", delete(tables::remove_robot))
         .route("/tables/{id}/start", post(tables::start))
         .route("/settle", post(tables::settle))
-        .route("/presets", get(tables::presets))
+        .route("/presets", get(options::presets))
+        .route("/presets/{name}", get(options::preset))
         .route("/games", get(games::list))
         .route("/games/{id}", get(games::get_one))
         .route("/games/{id}/hands", get(games::hands))

@@ -74,8 +74,11 @@ pub async fn create(State(state): State<AppState>, body: Bytes) -> Result<Respon
         pause_deciseconds: request.pause_deciseconds,
         start: request.start,
     };
-    let setup =
-        state.defaults.setup(new, || state.lobby.next_number()).map_err(|e| ApiError::bad_request(e.to_string()))?;
+    let rules = state.rulebook.current();
+    let setup = state
+        .defaults
+        .setup(&rules, new, || state.lobby.next_number())
+        .map_err(|e| ApiError::bad_request(e.to_string()))?;
     // One batch: the table, its robots and its start are stored together or not at all.
     let handle = state.lobby.open(setup).await?;
     let info = handle.ask(|reply| TableCommand::Info { reply }).await?;
@@ -175,17 +178,12 @@ pub async fn start(
 }
 
 /// The settlement calculator over REST: the same request and answer as
-/// `mahjong-server settle`.
-pub async fn settle(body: Bytes) -> Result<Response, ApiError> {
+/// `mahjong-server settle`, and the server's custom presets besides.
+pub async fn settle(State(state): State<AppState>, body: Bytes) -> Result<Response, ApiError> {
     let text = std::str::from_utf8(&body).map_err(|_| ApiError::bad_request("the body is not UTF-8"))?;
     let request: calculator::SettleRequest = json::from_str(text).map_err(|e| ApiError::bad_request(e.to_string()))?;
-    let answer = calculator::calculate(&request).map_err(|e| ApiError::bad_request(e.to_string()))?;
+    let rules = state.rulebook.current();
+    let answer =
+        calculator::calculate_with(&rules.presets, &request).map_err(|e| ApiError::bad_request(e.to_string()))?;
     Ok(Json(answer).into_response())
-}
-
-/// The rule presets with every option value.
-pub async fn presets() -> Result<Response, ApiError> {
-    let presets =
-        crate::rules::presets::listing().map_err(|e| ApiError::internal(format!("listing the presets: {e}")))?;
-    Ok(Json(json!({ "presets": presets })).into_response())
 }

@@ -91,18 +91,6 @@ pub fn preset(name: &str) -> Result<GameOptions, OptionError> {
     Ok(options)
 }
 
-/// Every preset as JSON: `{"name", "description", "options": {OPTION: VALUE, ...}}`
-/// with the value of every option (`mahjong-server presets --json` and the REST API).
-pub fn listing() -> Result<Vec<serde_json::Value>, OptionError> {
-    PRESETS
-        .iter()
-        .map(|p| {
-            let options = preset(p.name)?;
-            Ok(serde_json::json!({"name": p.name, "description": p.description, "options": options.to_json_map()}))
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

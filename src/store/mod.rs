@@ -1,6 +1,7 @@
 //! The game store: every game's event log, the inputs that rebuild it, and
 //! the projections the score queries read (games, seats, hands, each
-//! player's part in a hand, payments).
+//! player's part in a hand, payments); and the admins' custom presets, the
+//! stored defaults of new tables and the audit log ([`options`]).
 //!
 //! One interface over two databases: SQLite (the default, a file, nothing to
 //! set up) and Postgres (`postgres://...`). Both are reached through sqlx's

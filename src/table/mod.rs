@@ -9,6 +9,7 @@ mod messages;
 mod prompt;
 pub mod record;
 pub mod recovery;
+pub mod rulebook;
 pub mod seats;
 pub mod setup;
 pub mod stream;
@@ -23,6 +24,7 @@ use crate::rules::options::GameOptions;
 use crate::rules::tile::Tile;
 
 pub use lobby::Lobby;
+pub use rulebook::{Rulebook, Rules};
 pub use setup::{NewTable, TableDefaults};
 
 /// Commands waiting for a table beyond this many make senders wait.

@@ -1,16 +1,17 @@
-//! Setting up a new table: the server's defaults (from its flags) and what
-//! a request asks for (a name, a preset, options, robots, a start) become
-//! the table's settings and its [`TableSetup`], checked whole before
+//! Setting up a new table: the server's settings (from its flags), the
+//! rules in force (the presets and the defaults, see [`super::rulebook`])
+//! and what a request asks for (a name, a preset, options, robots, a start)
+//! become the table's settings and its [`TableSetup`], checked whole before
 //! anything is opened. Every front-end that opens tables (REST today) goes
 //! through here.
 
 use serde_json::Value;
 
 use super::actor::MAX_PAUSE_DECISECONDS;
+use super::rulebook::Rules;
 use super::{RobotSeat, TableSettings, TableSetup};
 use crate::protocol::text;
-use crate::rules::calculator;
-use crate::rules::presets;
+use crate::rules::preset_book::DefaultOptions;
 use crate::rules::tile::Tile;
 
 /// The name of a table opened without one.
@@ -19,12 +20,11 @@ pub const DEFAULT_NAME: &str = "Mah-Jong table";
 /// The server's settings for the tables it opens (from its flags).
 #[derive(Clone, Debug)]
 pub struct TableDefaults {
-    /// The preset new tables start from, unless a request names another.
-    pub preset: String,
-    /// Option lines applied over the preset (the server's option file).
-    pub option_file: Option<String>,
-    /// `--timeout`: the claim timeout, overriding the options'.
-    pub timeout: Option<u32>,
+    /// The preset and options of new tables as the flags give them
+    /// (`--preset`, `--option-file`, `--timeout`): the first value of the
+    /// defaults, which admins may change (see [`super::rulebook`]); tables
+    /// are set up from the defaults in force, not from these.
+    pub options: DefaultOptions,
     /// `--pause`, in deciseconds.
     pub pause_deciseconds: u32,
     /// `--random-seats`.
@@ -50,9 +50,7 @@ pub struct TableDefaults {
 impl Default for TableDefaults {
     fn default() -> TableDefaults {
         TableDefaults {
-            preset: presets::DEFAULT_PRESET.to_string(),
-            option_file: None,
-            timeout: None,
+            options: DefaultOptions::default(),
             pause_deciseconds: 0,
             random_seats: false,
             no_manager: false,
@@ -72,7 +70,7 @@ impl Default for TableDefaults {
 pub struct NewTable {
     /// The table's name (else [`DEFAULT_NAME`]).
     pub name: Option<String>,
-    /// A rule preset (else the server's).
+    /// A rule preset, built-in or custom (else the defaults').
     pub preset: Option<String>,
     /// Options over the preset, by catalogue name, in their JSON types.
     pub options: serde_json::Map<String, Value>,
@@ -90,20 +88,22 @@ pub struct NewTable {
 pub struct SetupError(String);
 
 impl TableDefaults {
-    /// The set-up of a new table as `request` asks, over these defaults;
-    /// `number` gives the table's number (its seed under `--seed`), asked
-    /// only once the request is known good.
-    pub fn setup(&self, request: NewTable, number: impl FnOnce() -> u64) -> Result<TableSetup, SetupError> {
+    /// The set-up of a new table as `request` asks, under `rules` (its
+    /// preset, or the defaults'; the defaults' options over it; the
+    /// request's options over those) and these settings; `number` gives the
+    /// table's number (its seed under `--seed`), asked only once the request
+    /// is known good.
+    pub fn setup(
+        &self,
+        rules: &Rules,
+        request: NewTable,
+        number: impl FnOnce() -> u64,
+    ) -> Result<TableSetup, SetupError> {
         let refuse = |why: String| SetupError(why);
-        let preset = request.preset.clone().unwrap_or_else(|| self.preset.clone());
-        let mut options = presets::preset(&preset).map_err(|e| refuse(e.to_string()))?;
-        if let Some(file) = &self.option_file {
-            options.apply_option_file(file).map_err(|e| refuse(e.to_string()))?;
-        }
-        if let Some(t) = self.timeout {
-            options.timeout = t;
-        }
-        let options = calculator::apply_options(options, &request.options).map_err(|e| refuse(e.to_string()))?;
+        let (preset, options) = rules
+            .defaults
+            .table_options(&rules.presets, request.preset.as_deref(), &request.options)
+            .map_err(|e| refuse(e.to_string()))?;
         let pause = request.pause_deciseconds.unwrap_or(0);
         if pause > MAX_PAUSE_DECISECONDS {
             return Err(refuse(format!("pause_deciseconds is at most {MAX_PAUSE_DECISECONDS}")));
@@ -154,6 +154,19 @@ impl TableDefaults {
 mod tests {
     use super::*;
     use crate::bots::strategy::Strategy;
+    use crate::rules::preset_book::{CustomPreset, PresetBook};
+
+    fn rules(defaults: DefaultOptions) -> Rules {
+        let house = CustomPreset {
+            name: "house".into(),
+            description: String::new(),
+            based_on: "shanghai-expat".into(),
+            options: serde_json::json!({"WashBelow": 20}).as_object().cloned().unwrap(),
+            created_us: 0,
+            updated_us: 0,
+        };
+        Rules { presets: PresetBook::with_custom([house]), defaults, stored: None }
+    }
 
     fn robots(seats: &[Option<u8>]) -> Vec<RobotSeat> {
         seats.iter().map(|&seat| RobotSeat { seat, strategy: Strategy::default() }).collect()
@@ -161,29 +174,39 @@ mod tests {
 
     #[test]
     fn a_request_becomes_settings_over_the_defaults() {
-        let defaults = TableDefaults { seed: Some(100), timeout: Some(7), pause_deciseconds: 5, ..Default::default() };
+        let defaults = TableDefaults { seed: Some(100), pause_deciseconds: 5, ..Default::default() };
+        let in_force = rules(DefaultOptions {
+            preset: "house".into(),
+            options: serde_json::json!({"Timeout": 7}).as_object().cloned().unwrap(),
+        });
         let mut options = serde_json::Map::new();
         options.insert("NumRounds".into(), 1.into());
         let request =
             NewTable { name: Some("  Evening  ".into()), options, robots: robots(&[Some(1)]), ..Default::default() };
-        let setup = defaults.setup(request, || 3).unwrap();
+        let setup = defaults.setup(&in_force, request, || 3).unwrap();
         let s = &setup.settings;
         assert_eq!((s.name.as_str(), s.seed, s.options.timeout, s.options.num_rounds), ("Evening", 103, 7, 1));
+        assert_eq!((s.preset.as_str(), s.options.wash_below), ("house", 20), "the defaults' custom preset");
         assert_eq!(s.pause_deciseconds, 5, "at least the server's pause");
         assert_eq!(setup.robots.len(), 1);
+        let request = NewTable { preset: Some("american-modern".into()), ..Default::default() };
+        let s = defaults.setup(&in_force, request, || 4).unwrap().settings;
+        assert_eq!((s.preset.as_str(), s.options.timeout, s.options.wash_below), ("american-modern", 7, 0));
     }
 
     #[test]
     fn a_bad_request_is_refused_whole_and_takes_no_number() {
         let defaults = TableDefaults { seed: Some(1), ..Default::default() };
+        let in_force = rules(DefaultOptions::default());
         let refused = |request: NewTable| {
-            defaults.setup(request, || panic!("a refused table takes no number")).unwrap_err().to_string()
+            defaults.setup(&in_force, request, || panic!("a refused table takes no number")).unwrap_err().to_string()
         };
         assert!(refused(NewTable { robots: robots(&[Some(2), Some(2)]), ..Default::default() }).contains("seat 2"));
         assert!(refused(NewTable { robots: robots(&[Some(4)]), ..Default::default() }).contains("no seat 4"));
         assert!(refused(NewTable { start: true, robots: robots(&[None]), ..Default::default() }).contains("four"));
         assert!(refused(NewTable { pause_deciseconds: Some(51), ..Default::default() }).contains("at most 50"));
         assert!(refused(NewTable { preset: Some("nope".into()), ..Default::default() }).contains("unknown preset"));
+        assert!(refused(NewTable { preset: Some("House".into()), ..Default::default() }).contains("unknown preset"));
         assert!(refused(NewTable { name: Some("\u{200B}".into()), ..Default::default() }).contains("visible"));
     }
 }
