@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use mahjong::rules::preset_book::PresetBook;
 
 /// The Mah-Jong server and its tools.
 #[derive(Parser)]
@@ -27,12 +28,20 @@ enum Commands {
     },
     /// Settle one hand without playing: read a JSON request on stdin, print
     /// the payments as JSON (see docs/rules-notes.md, "The settlement calculator").
-    Settle,
+    Settle {
+        /// A server's database, whose custom presets the request may name
+        /// (else only the built-in presets are known).
+        #[arg(long)]
+        database: Option<String>,
+    },
     /// List the rule presets with the option values they set.
     Presets {
         /// Print every preset with all its option values as JSON.
         #[arg(long)]
         json: bool,
+        /// A server's database, whose custom presets are listed too.
+        #[arg(long)]
+        database: Option<String>,
     },
     /// Play complete games of four robots in-process and print statistics.
     Simulate {
@@ -45,6 +54,9 @@ enum Commands {
         /// A rule preset (see `presets`); an option file is applied over it.
         #[arg(long)]
         preset: Option<String>,
+        /// A server's database, whose custom presets `--preset` may name.
+        #[arg(long)]
+        database: Option<String>,
         /// Game options in mj-server's option-file format.
         #[arg(long)]
         option_file: Option<PathBuf>,
@@ -119,14 +131,29 @@ fn main() -> ExitCode {
                 }
             }
         }
-        Commands::Settle => settle(),
+        Commands::Settle { database } => settle(database.as_deref()),
         Commands::Export { database, game_id, output } => export(&database, &game_id, output.as_deref()),
         Commands::Import { database, file } => import(&database, &file),
         Commands::Loadtest(args) => mahjong::tools::loadtest::run_command(args),
         Commands::Storebench(args) => mahjong::tools::storebench::run_command(args),
-        Commands::Presets { json } => presets(json),
-        Commands::Simulate { games, seed, preset, option_file, json, chowness, hiddenness, majorness, suitness } => {
-            let options = match simulation_options(preset.as_deref(), option_file.as_deref()) {
+        Commands::Presets { json, database } => presets(json, database.as_deref()),
+        Commands::Simulate {
+            games,
+            seed,
+            preset,
+            database,
+            option_file,
+            json,
+            chowness,
+            hiddenness,
+            majorness,
+            suitness,
+        } => {
+            let book = match preset_book(database.as_deref()) {
+                Ok(book) => book,
+                Err(code) => return code,
+            };
+            let options = match simulation_options(&book, preset.as_deref(), option_file.as_deref()) {
                 Ok(o) => o,
                 Err(e) => {
                     eprintln!("{e}");
@@ -172,16 +199,40 @@ fn main() -> ExitCode {
 
 /// The options of a simulation: a preset, then an option file over it.
 fn simulation_options(
+    book: &PresetBook,
     preset: Option<&str>,
     option_file: Option<&std::path::Path>,
 ) -> Result<mahjong::rules::GameOptions, mahjong::server::ConfigError> {
     let preset = preset.unwrap_or(mahjong::rules::presets::DEFAULT_PRESET);
-    mahjong::server::preset_with_option_file(preset, option_file)
+    mahjong::server::preset_with_option_file(book, preset, option_file)
+}
+
+/// The presets a command knows: the built-in ones, and with `--database`
+/// the custom presets stored there by a server's admins.
+fn preset_book(database: Option<&str>) -> Result<PresetBook, ExitCode> {
+    let Some(database) = database else { return Ok(PresetBook::built_in_only()) };
+    let runtime = tokio::runtime::Runtime::new().map_err(|e| {
+        eprintln!("cannot start the runtime: {e}");
+        ExitCode::FAILURE
+    })?;
+    runtime.block_on(async {
+        let store = open_store(database).await?;
+        let book = mahjong::table::Rulebook::load_presets(&store).await;
+        store.close().await;
+        book.map_err(|e| {
+            eprintln!("cannot read the presets of {database}: {e}");
+            ExitCode::FAILURE
+        })
+    })
 }
 
 /// `settle`: one JSON request on stdin, one JSON answer on stdout; bad input
 /// is reported on stderr with exit status 2.
-fn settle() -> ExitCode {
+fn settle(database: Option<&str>) -> ExitCode {
+    let book = match preset_book(database) {
+        Ok(book) => book,
+        Err(code) => return code,
+    };
     use std::io::Read;
     let mut text = String::new();
     // A request is a few hundred bytes; refuse anything absurdly large.
@@ -200,7 +251,7 @@ fn settle() -> ExitCode {
     // The same strict reading as the REST calculator's.
     let request = mahjong::protocol::json::from_str::<mahjong::rules::calculator::SettleRequest>(&text)
         .map_err(|e| format!("bad request: {e}"));
-    let answer = request.and_then(|r| mahjong::rules::calculator::calculate(&r).map_err(|e| e.to_string()));
+    let answer = request.and_then(|r| mahjong::rules::calculator::calculate_with(&book, &r).map_err(|e| e.to_string()));
     match answer {
         Ok(answer) => match serde_json::to_string(&answer) {
             Ok(json) => {
@@ -219,30 +270,35 @@ fn settle() -> ExitCode {
     }
 }
 
-/// `presets`: each preset's name, description and the option lines it sets.
-fn presets(json: bool) -> ExitCode {
-    use mahjong::rules::preset_book::PresetBook;
-    use mahjong::rules::presets::{PRESETS, preset};
+/// `presets`: each preset's name, description and the option lines it sets
+/// (with `--database`, the custom presets stored there too).
+fn presets(json: bool, database: Option<&str>) -> ExitCode {
+    let book = match preset_book(database) {
+        Ok(book) => book,
+        Err(code) => return code,
+    };
+    let listing = match book.listing() {
+        Ok(listing) => listing,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
     if json {
-        use anyhow::Context;
-        // The built-in presets, as `GET /api/v1/presets` lists them.
-        let text = PresetBook::built_in_only()
-            .listing()
-            .map_err(anyhow::Error::from)
-            .and_then(|l| serde_json::to_string_pretty(&l).context("cannot print the presets"));
-        return match text {
+        // As `GET /api/v1/presets` lists them.
+        return match serde_json::to_string_pretty(&listing) {
             Ok(text) => {
                 println!("{text}");
                 ExitCode::SUCCESS
             }
             Err(e) => {
-                eprintln!("{e:#}");
+                eprintln!("cannot print the presets: {e}");
                 ExitCode::FAILURE
             }
         };
     }
-    for p in PRESETS {
-        let options = match preset(p.name) {
+    for p in listing {
+        let options = match book.options(&p.name) {
             Ok(o) => o,
             Err(e) => {
                 eprintln!("preset {}: {e}", p.name);
@@ -250,7 +306,12 @@ fn presets(json: bool) -> ExitCode {
             }
         };
         println!("Preset {}", p.name);
-        println!("# {}", p.description);
+        if !p.description.is_empty() {
+            println!("# {}", p.description);
+        }
+        if let Some(base) = &p.based_on {
+            println!("# a custom preset, based on {base}");
+        }
         println!("# every option not listed keeps mj-server's default (`presets --json` lists them all)");
         print!("{}", options.to_option_file(true));
         println!();

@@ -34,7 +34,7 @@ pub enum ConfigError {
     },
     /// No such preset.
     #[error(transparent)]
-    Preset(OptionError),
+    Preset(PresetError),
     /// The defaults the flags give do not hold: their preset does not
     /// exist, or their options do not suit it.
     #[error("the defaults given by --preset, --option-file and --timeout: {0}")]
@@ -236,13 +236,15 @@ impl ServeArgs {
     }
 }
 
-/// A built-in preset's options with an option file applied over them (the
-/// simulator's, which runs without a store and so knows no custom preset).
+/// A preset's options with an option file applied over them (the
+/// simulator's: a preset of `book`, then the file, whose own `Preset` line
+/// may name a built-in preset).
 pub fn preset_with_option_file(
+    book: &PresetBook,
     preset: &str,
     option_file: Option<&std::path::Path>,
 ) -> Result<crate::rules::GameOptions, ConfigError> {
-    let mut options = presets::preset(preset).map_err(ConfigError::Preset)?;
+    let mut options = book.options(preset).map_err(ConfigError::Preset)?;
     if let Some(path) = option_file {
         let text = read(path)?;
         options

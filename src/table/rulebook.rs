@@ -163,17 +163,7 @@ impl Rulebook {
     /// logged and left out (the flags' defaults are then in force), so that
     /// damaged rows do not keep the server from starting.
     pub async fn load(store: Store, flags: DefaultOptions) -> Result<Rulebook, LoadError> {
-        let mut custom = Vec::new();
-        for row in store.custom_presets().await? {
-            let checked = row
-                .map_err(|e| e.to_string())
-                .and_then(|p| PresetBook::check_custom(&p.based_on, &p.options).map(|_| p).map_err(|e| e.to_string()));
-            match checked {
-                Ok(p) => custom.push(p),
-                Err(e) => tracing::error!("a stored custom preset is left out: {e}"),
-            }
-        }
-        let presets = PresetBook::with_custom(custom);
+        let presets = Rulebook::load_presets(&store).await?;
         let (flags, _) = flags.check(&presets).map_err(LoadError::Flags)?;
         let stored = match store.stored_defaults().await {
             Ok(stored) => stored,
@@ -207,6 +197,22 @@ impl Rulebook {
             }
         }
         Ok(Rulebook { store, flags, current: RwLock::new(Arc::new(rules)), changing: Default::default() })
+    }
+
+    /// The built-in presets and the custom presets stored in `store` (those
+    /// that read and check; the others are logged and left out).
+    pub async fn load_presets(store: &Store) -> Result<PresetBook, StoreError> {
+        let mut custom = Vec::new();
+        for row in store.custom_presets().await? {
+            let checked = row
+                .map_err(|e| e.to_string())
+                .and_then(|p| PresetBook::check_custom(&p.based_on, &p.options).map(|_| p).map_err(|e| e.to_string()));
+            match checked {
+                Ok(p) => custom.push(p),
+                Err(e) => tracing::error!("a stored custom preset is left out: {e}"),
+            }
+        }
+        Ok(PresetBook::with_custom(custom))
     }
 
     /// The rules in force now.
