@@ -378,8 +378,12 @@ impl Rulebook {
             )));
         }
         // A stored row that did not read at start-up is not in the book,
-        // but may be deleted all the same.
+        // but may be deleted all the same. A name no preset could have is
+        // not looked for (Postgres refuses NUL, for one).
         let old = rules.presets.custom_named(name);
+        if old.is_none() && text::preset_name(name).ok().as_deref() != Some(name) {
+            return Err(RulebookError::NoSuchPreset(name.to_string()));
+        }
         let change = Change {
             at_us: now_us(),
             action: "preset.delete",
