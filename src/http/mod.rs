@@ -77,7 +77,7 @@ pub fn router(state: AppState) -> Router {
     let timeouts = state.timeouts;
     let rest = Router::new()
         .route("/tables", post(tables::create).get(tables::list))
-        .route("/tables/{id}", get(tables::get_one))
+        .route("/tables/{id}", get(tables::get_one).delete(tables::close))
         .route("/tables/{id}/seats", post(tables::sit).delete(tables::leave))
         .route("/tables/{id}/robots", post(tables::add_robot))
         .route("/tables/{id}/robots/{seat}", delete(tables::remove_robot))

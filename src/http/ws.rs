@@ -69,6 +69,7 @@ pub async fn upgrade(
 ) -> Result<Response, ApiError> {
     let Query(query) = query.map_err(|e| ApiError::bad_request(e.body_text()))?;
     // A connection made with an account session lives as long as the session.
+    let account = caller.as_ref().map(|c| c.user_id);
     let session = caller.map(|c| Watched {
         user: c.user_id,
         token_sha256: c.session.token_sha256,
@@ -77,7 +78,7 @@ pub async fn upgrade(
     });
     let handle = state.lobby.get(&id)?;
     let (token, since) = (query.token, query.since);
-    let connection = handle.ask(|reply| TableCommand::Connect { token, since, reply }).await??;
+    let connection = handle.ask(|reply| TableCommand::Connect { token, account, since, reply }).await??;
     Ok(ws
         .read_buffer_size(READ_BUFFER)
         .write_buffer_size(WRITE_BUFFER)

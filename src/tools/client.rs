@@ -82,6 +82,19 @@ pub async fn request(
     body: Option<&Value>,
     headers: &[(&str, &str)],
 ) -> Result<Answer, ClientError> {
+    request_from(None, addr, method, path, body, headers).await
+}
+
+/// As [`request`], from the local address `from` (another address of the
+/// loopback network, say) if given.
+pub async fn request_from(
+    from: Option<std::net::IpAddr>,
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: Option<&Value>,
+    headers: &[(&str, &str)],
+) -> Result<Answer, ClientError> {
     let method = Method::from_bytes(method.as_bytes()).map_err(|e| ClientError::Answer(format!("{method}: {e}")))?;
     let mut request = Request::builder().method(method).uri(path).header(header::HOST, addr.to_string());
     for (name, value) in headers {
@@ -95,7 +108,14 @@ pub async fn request(
         None => Bytes::new(),
     };
     let request = request.body(Full::new(body)).map_err(|e| ClientError::Answer(format!("{path}: {e}")))?;
-    let stream = TcpStream::connect(addr).await?;
+    let stream = match from {
+        None => TcpStream::connect(addr).await?,
+        Some(ip) => {
+            let socket = if ip.is_ipv4() { tokio::net::TcpSocket::new_v4()? } else { tokio::net::TcpSocket::new_v6()? };
+            socket.bind(SocketAddr::new(ip, 0))?;
+            socket.connect(addr).await?
+        }
+    };
     let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
     // The connection is driven until the answer is read and the sender dropped.
     tokio::spawn(connection);
