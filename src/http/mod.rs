@@ -11,6 +11,7 @@
 //! turned into `500 internal`.
 
 pub mod archive;
+pub mod auth;
 pub mod error;
 pub mod games;
 pub mod hyper_refusals;
@@ -69,6 +70,10 @@ pub struct AppState {
     pub shutdown: tokio::sync::watch::Receiver<bool>,
     /// The REST requests' time limits.
     pub timeouts: Timeouts,
+    /// The accounts and their sessions.
+    pub accounts: Arc<crate::auth::Accounts>,
+    /// `--require-accounts`: only logged-in players may sit.
+    pub require_accounts: bool,
 }
 
 /// The whole HTTP interface.
@@ -76,7 +81,7 @@ pub fn router(state: AppState) -> Router {
     let timeouts = state.timeouts;
     let rest = Router::new()
         .route("/tables", post(tables::create).get(tables::list))
-        .route("/tables/{id}", get(tables::get_one))
+        .route("/tables/{id}", get(tables::get_one).delete(tables::close))
         .route("/tables/{id}/seats", post(tables::sit).delete(tables::leave))
         .route("/tables/{id}/robots", post(tables::add_robot))
         .route("/tables/{id}/robots/{seat}", delete(tables::remove_robot))
@@ -90,6 +95,15 @@ pub fn router(state: AppState) -> Router {
         .route("/games/{id}/hands/{n}", get(games::hand))
         .route("/games/{id}/hands/{n}/events", get(games::hand_events))
         .route("/standings", get(games::standings))
+        .route("/auth/register", post(auth::register))
+        .route("/auth/login", post(auth::login))
+        .route("/auth/logout", post(auth::logout))
+        .route("/auth/logout-everywhere", post(auth::logout_everywhere))
+        .route("/auth/password", post(auth::change_password))
+        .route("/me", get(auth::me))
+        .route("/admin/users", get(auth::list_users))
+        .route("/admin/users/{id}", get(auth::get_user).patch(auth::update_user))
+        .route("/admin/users/{id}/sessions", delete(auth::end_user_sessions))
         .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, timeouts.request))
         .merge(game_files(timeouts.game_file));
     // The WebSocket outlives its request: no timeout.

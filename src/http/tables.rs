@@ -4,17 +4,18 @@
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
+use super::auth::{Admin, MaybeCaller};
 use super::{ApiError, AppState, ErrorCode};
 use crate::bots::strategy::Strategy;
 use crate::protocol::json;
 use crate::rules::calculator;
-use crate::table::{NewTable, RobotSeat, SeatGrant, TableCommand};
+use crate::table::{Asker, NewTable, RobotSeat, SeatGrant, TableCommand};
 
 /// A request body, read strictly ([`crate::protocol::json`]): an empty body
 /// is an empty object.
@@ -63,8 +64,15 @@ pub struct CreateTable {
     pub start: bool,
 }
 
-/// Opens a table.
-pub async fn create(State(state): State<AppState>, body: Bytes) -> Result<Response, ApiError> {
+/// Opens a table (anyone; only a logged-in player with `--require-accounts`).
+pub async fn create(
+    State(state): State<AppState>,
+    MaybeCaller(caller): MaybeCaller,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    if state.require_accounts && caller.is_none() {
+        return Err(account_required("open a table"));
+    }
     let request: CreateTable = parse(&body)?;
     let new = NewTable {
         name: request.name,
@@ -103,20 +111,70 @@ pub async fn get_one(State(state): State<AppState>, Path(id): Path<String>) -> R
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SitRequest {
-    /// The name to show.
-    pub name: String,
+    /// The name to show; a logged-in player sits under its account's name
+    /// and may leave it out.
+    #[serde(default)]
+    pub name: Option<String>,
     /// The seat wanted, or any free one.
     #[serde(default)]
     pub seat: Option<u8>,
 }
 
-/// Takes a seat; answers the seat and its token.
-pub async fn sit(State(state): State<AppState>, Path(id): Path<String>, body: Bytes) -> Result<Response, ApiError> {
+/// Takes a seat; answers the seat and its token. A logged-in player's seat
+/// belongs to its account; a guest may not take a name that belongs to an
+/// account, and may not sit at all under `--require-accounts`.
+pub async fn sit(
+    State(state): State<AppState>,
+    MaybeCaller(caller): MaybeCaller,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Result<Response, ApiError> {
     let request: SitRequest = parse(&body)?;
     let handle = state.lobby.get(&id)?;
-    let (name, seat) = (request.name, request.seat);
-    let grant: SeatGrant = handle.ask(|reply| TableCommand::Sit { name, seat, reply }).await??;
+    let (name, account) = match (&caller, request.name) {
+        (Some(c), Some(name))
+            if crate::store::accounts::name_key(name.trim()) != crate::store::accounts::name_key(&c.name) =>
+        {
+            return Err(ApiError::bad_request(format!(
+                "a logged-in player sits under its account's name ('{}'): leave out the name",
+                c.name
+            )));
+        }
+        (Some(c), _) => (c.name.clone(), Some(c.user_id)),
+        (None, _) if state.require_accounts => return Err(account_required("sit")),
+        (None, None) => return Err(ApiError::bad_request("a guest gives the name to show: {\"name\": ...}")),
+        (None, Some(name)) => {
+            // Checked here so that the lookup below sees the name as it will be shown.
+            let shown = crate::protocol::text::player_name(&name).map_err(|e| ApiError::bad_request(e.to_string()))?;
+            if state.lobby.store().user_by_name(&shown).await?.is_some() {
+                return Err(ApiError::refused(
+                    ErrorCode::NameRegistered,
+                    format!("the name '{shown}' belongs to an account: log in to use it, or choose another"),
+                ));
+            }
+            (shown, None)
+        }
+    };
+    let seat = request.seat;
+    let grant: SeatGrant = handle.ask(|reply| TableCommand::Sit { name, seat, account, reply }).await??;
     Ok((StatusCode::CREATED, Json(grant)).into_response())
+}
+
+/// The refusal of a guest under `--require-accounts`.
+fn account_required(to: &str) -> ApiError {
+    ApiError::refused(ErrorCode::AccountRequired, format!("this server lets only logged-in players {to}: log in"))
+}
+
+/// Who asks, from a request's seat token (`Authorization: Bearer`, unless
+/// it is an account's session token) and its session.
+async fn asker(state: &AppState, method: &Method, headers: &HeaderMap) -> Result<Asker, ApiError> {
+    let caller = super::auth::caller(state, method, headers).await?;
+    let token = bearer(headers)?.filter(|t| !t.starts_with(crate::auth::TOKEN_PREFIX));
+    Ok(Asker {
+        token,
+        account: caller.as_ref().map(|c| c.user_id),
+        admin: caller.as_ref().is_some_and(super::auth::Caller::is_admin),
+    })
 }
 
 /// The seat token from `Authorization: Bearer TOKEN`.
@@ -135,45 +193,65 @@ pub async fn leave(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<StatusCode, ApiError> {
-    let token =
-        bearer(&headers)?.ok_or_else(|| ApiError::refused(ErrorCode::BadToken, "leaving needs the seat token"))?;
+    let asker = asker(&state, &Method::DELETE, &headers).await?;
+    if asker.token.is_none() && asker.account.is_none() {
+        return Err(ApiError::refused(ErrorCode::BadToken, "leaving needs the seat token (or the seat's account)"));
+    }
     let handle = state.lobby.get(&id)?;
-    handle.ask(|reply| TableCommand::Leave { token, reply }).await??;
+    handle.ask(|reply| TableCommand::Leave { asker, reply }).await??;
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// Seats a robot.
+/// Seats a robot: the manager (its seat token or account), an admin, or
+/// anyone while no person sits.
 pub async fn add_robot(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
+    let asker = asker(&state, &Method::POST, &headers).await?;
     let request: RobotRequest = parse(&body)?;
     let handle = state.lobby.get(&id)?;
     let (seat, strategy) = (request.seat, request.strategy);
-    let seat = handle.ask(|reply| TableCommand::AddRobot { seat, strategy, reply }).await??;
+    let seat = handle.ask(|reply| TableCommand::AddRobot { seat, strategy, asker, reply }).await??;
     Ok((StatusCode::CREATED, Json(json!({ "seat": seat }))).into_response())
 }
 
-/// Removes a robot.
+/// Removes a robot (who may: as for seating one).
 pub async fn remove_robot(
     State(state): State<AppState>,
     Path((id, seat)): Path<(String, u8)>,
+    headers: HeaderMap,
 ) -> Result<StatusCode, ApiError> {
+    let asker = asker(&state, &Method::DELETE, &headers).await?;
     let handle = state.lobby.get(&id)?;
-    handle.ask(|reply| TableCommand::RemoveRobot { seat, reply }).await??;
+    handle.ask(|reply| TableCommand::RemoveRobot { seat, asker, reply }).await??;
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// Starts the game: the manager's seat token, or none at a table of robots.
+/// Starts the game: the manager (its seat token or account), an admin, or
+/// anyone at a table of robots.
 pub async fn start(
     State(state): State<AppState>,
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<StatusCode, ApiError> {
-    let token = bearer(&headers)?;
+    let asker = asker(&state, &Method::POST, &headers).await?;
     let handle = state.lobby.get(&id)?;
-    handle.ask(|reply| TableCommand::Start { token, reply }).await??;
+    handle.ask(|reply| TableCommand::Start { asker, reply }).await??;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Closes a table (admins only): a game being played ends as it stands.
+pub async fn close(
+    State(state): State<AppState>,
+    Admin(admin): Admin,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    let handle = state.lobby.get(&id)?;
+    handle.ask(|reply| TableCommand::Abort { reply }).await??;
+    tracing::info!(admin = admin.user_id, table = %id, "table closed by an admin");
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -69,6 +69,14 @@ pub enum StoreError {
         /// What was wrong.
         why: String,
     },
+    /// A stored account no longer reads (written by another version?).
+    #[error("stored account {user} does not read: {why}")]
+    CorruptAccount {
+        /// The account's number.
+        user: i64,
+        /// What was wrong.
+        why: String,
+    },
     /// The store has been closed (the server is stopping).
     #[error("the store has shut down")]
     Closed,
@@ -85,6 +93,7 @@ impl StoreError {
                 | StoreError::Decode(_)
                 | StoreError::Corrupt { .. }
                 | StoreError::CorruptRow { .. }
+                | StoreError::CorruptAccount { .. }
         )
     }
 }
