@@ -27,7 +27,7 @@ use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::Response;
-use axum::routing::{delete, get, post};
+use axum::routing::{delete, get, post, put};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
@@ -104,6 +104,10 @@ pub fn router(state: AppState) -> Router {
         .route("/admin/users", get(auth::list_users))
         .route("/admin/users/{id}", get(auth::get_user).patch(auth::update_user))
         .route("/admin/users/{id}/sessions", delete(auth::end_user_sessions))
+        .route("/admin/defaults", get(options::defaults).put(options::set_defaults).delete(options::reset_defaults))
+        .route("/admin/presets", post(options::create_preset))
+        .route("/admin/presets/{name}", put(options::update_preset).delete(options::delete_preset))
+        .route("/admin/audit", get(options::audit))
         .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, timeouts.request))
         .merge(game_files(timeouts.game_file));
     // The WebSocket outlives its request: no timeout.

@@ -12,6 +12,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 
+use super::auth::{Admin, Caller};
 use super::games::{DEFAULT_LIMIT, MAX_LIMIT};
 use super::tables::parse;
 use super::{ApiError, AppState, ErrorCode};
@@ -102,60 +103,81 @@ pub async fn preset(State(state): State<AppState>, Path(name): Path<String>) -> 
     Ok(Json(info))
 }
 
-/// The defaults of new tables, as they are in force.
-pub async fn defaults(state: &AppState) -> Result<Json<DefaultsView>, ApiError> {
+/// The admin making a change, as the audit log names it.
+pub(crate) fn actor(admin: &Caller) -> Actor {
+    Actor { user_id: admin.user_id, name: admin.name.clone() }
+}
+
+/// The defaults of new tables, as they are in force (admins only).
+pub async fn defaults(State(state): State<AppState>, _admin: Admin) -> Result<Json<DefaultsView>, ApiError> {
     let view = state.rulebook.current().defaults_view();
     Ok(Json(view.map_err(|e| ApiError::internal(format!("the defaults in force: {e}")))?))
 }
 
-/// Sets the defaults of new tables: the body is `{"preset", "options"?}`,
-/// in place of the defaults in force.
-pub async fn set_defaults(state: &AppState, actor: &Actor, body: &Bytes) -> Result<Json<DefaultsView>, ApiError> {
-    let wanted: DefaultOptions = parse(body)?;
-    let view = state.rulebook.set_defaults(actor, wanted).await?;
-    tracing::info!(admin = actor.user_id, preset = %view.preset, "defaults of new tables set");
+/// Sets the defaults of new tables (admins only): the body is
+/// `{"preset", "options"?}`, in place of the defaults in force.
+pub async fn set_defaults(
+    State(state): State<AppState>,
+    Admin(admin): Admin,
+    body: Bytes,
+) -> Result<Json<DefaultsView>, ApiError> {
+    let wanted: DefaultOptions = parse(&body)?;
+    let view = state.rulebook.set_defaults(&actor(&admin), wanted).await?;
+    tracing::info!(admin = admin.user_id, preset = %view.preset, "defaults of new tables set");
     Ok(Json(view))
 }
 
-/// Puts the flags' defaults back in force.
-pub async fn reset_defaults(state: &AppState, actor: &Actor) -> Result<Json<DefaultsView>, ApiError> {
-    let view = state.rulebook.reset_defaults(actor).await?;
-    tracing::info!(admin = actor.user_id, preset = %view.preset, "defaults of new tables reset to the flags'");
+/// Puts the flags' defaults back in force (admins only).
+pub async fn reset_defaults(
+    State(state): State<AppState>,
+    Admin(admin): Admin,
+) -> Result<Json<DefaultsView>, ApiError> {
+    let view = state.rulebook.reset_defaults(&actor(&admin)).await?;
+    tracing::info!(admin = admin.user_id, preset = %view.preset, "defaults of new tables reset to the flags'");
     Ok(Json(view))
 }
 
-/// Defines a custom preset: `201` with it.
-pub async fn create_preset(state: &AppState, actor: &Actor, body: &Bytes) -> Result<Response, ApiError> {
-    let request: CreatePreset = parse(body)?;
+/// Defines a custom preset (admins only): `201` with it.
+pub async fn create_preset(
+    State(state): State<AppState>,
+    Admin(admin): Admin,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let request: CreatePreset = parse(&body)?;
     let draft = PresetDraft { description: request.description, based_on: request.based_on, options: request.options };
-    let info = state.rulebook.create_preset(actor, &request.name, draft).await?;
-    tracing::info!(admin = actor.user_id, preset = %info.name, "custom preset created");
+    let info = state.rulebook.create_preset(&actor(&admin), &request.name, draft).await?;
+    tracing::info!(admin = admin.user_id, preset = %info.name, "custom preset created");
     Ok((StatusCode::CREATED, Json(info)).into_response())
 }
 
-/// Replaces a custom preset's description, base and options.
+/// Replaces a custom preset's description, base and options (admins only).
 pub async fn update_preset(
-    state: &AppState,
-    actor: &Actor,
-    name: &str,
-    body: &Bytes,
+    State(state): State<AppState>,
+    Admin(admin): Admin,
+    Path(name): Path<String>,
+    body: Bytes,
 ) -> Result<Json<PresetInfo>, ApiError> {
-    let draft: PresetDraft = parse(body)?;
-    let info = state.rulebook.update_preset(actor, name, draft).await?;
-    tracing::info!(admin = actor.user_id, preset = %info.name, "custom preset changed");
+    let draft: PresetDraft = parse(&body)?;
+    let info = state.rulebook.update_preset(&actor(&admin), &name, draft).await?;
+    tracing::info!(admin = admin.user_id, preset = %info.name, "custom preset changed");
     Ok(Json(info))
 }
 
-/// Deletes a custom preset: `204`.
-pub async fn delete_preset(state: &AppState, actor: &Actor, name: &str) -> Result<StatusCode, ApiError> {
-    state.rulebook.delete_preset(actor, name).await?;
-    tracing::info!(admin = actor.user_id, preset = %name, "custom preset deleted");
+/// Deletes a custom preset (admins only): `204`.
+pub async fn delete_preset(
+    State(state): State<AppState>,
+    Admin(admin): Admin,
+    Path(name): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    state.rulebook.delete_preset(&actor(&admin), &name).await?;
+    tracing::info!(admin = admin.user_id, preset = %name, "custom preset deleted");
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// A page of the audit log, newest first.
+/// A page of the audit log, newest first (admins only).
 pub async fn audit(
-    state: &AppState,
+    State(state): State<AppState>,
+    _admin: Admin,
     query: Result<Query<AuditQuery>, QueryRejection>,
 ) -> Result<Json<AuditPage>, ApiError> {
     let Query(query) = query.map_err(|e| ApiError::bad_request(e.body_text()))?;
