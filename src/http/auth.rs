@@ -17,6 +17,7 @@ use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
+use serde_json::json;
 
 use super::hyper_refusals::ClientAddr;
 use super::{ApiError, AppState, ErrorCode};
@@ -392,7 +393,10 @@ pub async fn update_user(
     if change.role.is_none() && change.disabled.is_none() {
         return Err(ApiError::bad_request("give a role, or disabled, or both"));
     }
+    let before = UserInfo::from(&state.accounts.user(id).await?);
     let after = state.accounts.update(id, change.role, change.disabled).await?;
+    let logged = (json!(before), json!(UserInfo::from(&after)));
+    super::options::record_account_change(&state, &admin, "user.update", id, logged.0, logged.1).await;
     tracing::info!(
         admin = admin.user_id,
         user = id,
@@ -409,8 +413,10 @@ pub async fn end_user_sessions(
     Admin(admin): Admin,
     Path(id): Path<i64>,
 ) -> Result<Json<Ended>, ApiError> {
-    state.accounts.user(id).await?;
+    let user = state.accounts.user(id).await?;
     let ended = state.accounts.end_sessions_of(id, None).await?;
+    let (before, after) = (json!({"name": user.name, "sessions": ended}), json!({"name": user.name, "sessions": 0}));
+    super::options::record_account_change(&state, &admin, "user.end_sessions", id, before, after).await;
     tracing::info!(admin = admin.user_id, user = id, ended, "sessions ended by an admin");
     Ok(Json(Ended { ended }))
 }

@@ -17,7 +17,7 @@ use super::games::{DEFAULT_LIMIT, MAX_LIMIT};
 use super::tables::parse;
 use super::{ApiError, AppState, ErrorCode};
 use crate::rules::preset_book::{DefaultOptions, OptionMap, PresetInfo};
-use crate::store::{Actor, AuditEntry};
+use crate::store::{Actor, AuditEntry, Change};
 use crate::table::rulebook::{DefaultsView, PresetDraft, RulebookError};
 
 /// `GET /api/v1/presets`.
@@ -106,6 +106,30 @@ pub async fn preset(State(state): State<AppState>, Path(name): Path<String>) -> 
 /// The admin making a change, as the audit log names it.
 pub(crate) fn actor(admin: &Caller) -> Actor {
     Actor { user_id: admin.user_id, name: admin.name.clone() }
+}
+
+/// Logs in the audit log a change an admin made to an account (`target`
+/// `user/ID`). The change is already made (by the accounts, in their own
+/// transaction): a failure to log it is logged as an error, and the
+/// request still succeeds, since telling the admin it failed would be false.
+pub(crate) async fn record_account_change(
+    state: &AppState,
+    admin: &Caller,
+    action: &'static str,
+    user: i64,
+    before: serde_json::Value,
+    after: serde_json::Value,
+) {
+    let change = Change {
+        at_us: crate::store::now_us(),
+        action,
+        target: format!("user/{user}"),
+        before: Some(before),
+        after: Some(after),
+    };
+    if let Err(e) = state.rulebook.record(&actor(admin), &change).await {
+        tracing::error!(admin = admin.user_id, user, action, "an account change was made but not logged: {e}");
+    }
 }
 
 /// The defaults of new tables, as they are in force (admins only).
