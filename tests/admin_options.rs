@@ -31,7 +31,7 @@ on_both_backends!(
     bad_changes_are_refused_and_change_nothing,
     the_preset_the_defaults_use_cannot_be_deleted_or_broken,
     the_audit_log_tells_who_when_what_before_and_after,
-    account_changes_are_in_the_audit_log,
+    other_admin_actions_are_in_the_audit_log,
     everything_survives_a_restart,
     the_flags_may_name_a_custom_preset_and_must_name_a_preset,
     a_damaged_stored_preset_is_left_out_at_start_up,
@@ -613,8 +613,9 @@ async fn the_audit_log_tells_who_when_what_before_and_after(backend: &str) {
     db.remove().await;
 }
 
-/// The accounts' admin actions are in the same log.
-async fn account_changes_are_in_the_audit_log(backend: &str) {
+/// The admins' other actions are in the same log: accounts changed, a
+/// table closed, a game imported (never its seat tokens).
+async fn other_admin_actions_are_in_the_audit_log(backend: &str) {
     let db = TestDb::new(backend).await;
     let s = start(&db, TableDefaults::default()).await;
     let player = s.api.register("Pat", "player password 1").await;
@@ -638,6 +639,27 @@ async fn account_changes_are_in_the_audit_log(backend: &str) {
     // The player's session is gone.
     let a = s.api.request("GET", "/api/v1/me", None, Some(&player)).await;
     assert_eq!(a.status, 401, "{}", a.body);
+
+    let (table, _, _) = s.table(json!({"name": "Closing", "robots": robots()})).await;
+    let a = s.api.request("DELETE", &format!("/api/v1/tables/{table}"), None, Some(&s.admin)).await;
+    assert_eq!(a.status, 204, "{}", a.body);
+    let log = s.admin_ok("GET", &format!("/api/v1/admin/audit?target=table/{table}"), None, 200).await;
+    let entry = &log["entries"][0];
+    assert_eq!((entry["action"].as_str(), entry["after"].clone()), (Some("table.close"), Value::Null), "{log}");
+    assert_eq!(
+        (entry["before"]["id"].as_str(), entry["before"]["name"].as_str()),
+        (Some(table.as_str()), Some("Closing"))
+    );
+
+    let finished = s.api.robot_game("Exported").await;
+    s.api.wait_over(&finished).await;
+    let file = s.api.get(&format!("/api/v1/games/{finished}/export")).await;
+    let imported = s.admin_ok("POST", "/api/v1/games/import", Some(file), 201).await;
+    let id = imported["id"].as_str().unwrap_or_else(|| panic!("no id in {imported}"));
+    let log = s.admin_ok("GET", &format!("/api/v1/admin/audit?target=game/{id}"), None, 200).await;
+    let entry = &log["entries"][0];
+    assert_eq!((entry["action"].as_str(), entry["before"].clone()), (Some("game.import"), Value::Null), "{log}");
+    assert_eq!(entry["after"], json!({"id": id, "state": "over", "hands": imported["hands"]}));
     s.stop().await;
     db.remove().await;
 }

@@ -9,7 +9,7 @@ use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
-use super::auth::Admin;
+use super::auth::{Admin, Caller};
 use super::{ApiError, AppState, ErrorCode};
 use crate::game_file::{self, ArchiveError, Checked, Source};
 use crate::protocol::ws::TableState;
@@ -59,21 +59,33 @@ async fn checked(read: impl FnOnce() -> Result<Checked, ArchiveError> + Send + '
 }
 
 /// `POST /api/v1/games/import`: loads a game file as a new game.
-pub async fn import(State(state): State<AppState>, _admin: Admin, body: Bytes) -> Result<Response, ApiError> {
+pub async fn import(State(state): State<AppState>, Admin(admin): Admin, body: Bytes) -> Result<Response, ApiError> {
     let text = String::from_utf8(body.to_vec()).map_err(|_| ApiError::bad_request("the body is not UTF-8"))?;
     let checked = checked(move || game_file::parse(&text).and_then(|file| game_file::check(&file))).await?;
     let imported = game_file::load(&state.lobby, checked, Source::GameFile).await?;
+    logged(&state, &admin, "game.import", &imported).await;
     Ok((StatusCode::CREATED, Json(imported)).into_response())
 }
 
 /// `POST /api/v1/games/import-mj-server`: imports an mj-server game log
 /// (the body, as text) as a finished game.
-pub async fn import_mj_server(State(state): State<AppState>, _admin: Admin, body: Bytes) -> Result<Response, ApiError> {
+pub async fn import_mj_server(
+    State(state): State<AppState>,
+    Admin(admin): Admin,
+    body: Bytes,
+) -> Result<Response, ApiError> {
     // mj-server wrote bytes; names are the only free text, so a stray byte
     // costs at most a character of a name.
     let text = String::from_utf8_lossy(&body).into_owned();
     let now = crate::store::now_us();
     let checked = checked(move || game_file::check(&game_file::mj_server::game_file(&text, now)?)).await?;
     let imported = game_file::load(&state.lobby, checked, Source::MjServer).await?;
+    logged(&state, &admin, "game.import_mj_server", &imported).await;
     Ok((StatusCode::CREATED, Json(imported)).into_response())
+}
+
+/// Logs an import in the audit log: the new game, never its seat tokens.
+async fn logged(state: &AppState, admin: &Caller, action: &'static str, imported: &game_file::Imported) {
+    let after = serde_json::json!({"id": imported.id, "state": imported.state, "hands": imported.hands});
+    super::options::record_change(state, admin, action, format!("game/{}", imported.id), None, Some(after)).await;
 }

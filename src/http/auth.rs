@@ -395,8 +395,8 @@ pub async fn update_user(
     }
     let before = UserInfo::from(&state.accounts.user(id).await?);
     let after = state.accounts.update(id, change.role, change.disabled).await?;
-    let logged = (json!(before), json!(UserInfo::from(&after)));
-    super::options::record_account_change(&state, &admin, "user.update", id, logged.0, logged.1).await;
+    let logged = (Some(json!(before)), Some(json!(UserInfo::from(&after))));
+    super::options::record_change(&state, &admin, "user.update", format!("user/{id}"), logged.0, logged.1).await;
     tracing::info!(
         admin = admin.user_id,
         user = id,
@@ -416,7 +416,8 @@ pub async fn end_user_sessions(
     let user = state.accounts.user(id).await?;
     let ended = state.accounts.end_sessions_of(id, None).await?;
     let (before, after) = (json!({"name": user.name, "sessions": ended}), json!({"name": user.name, "sessions": 0}));
-    super::options::record_account_change(&state, &admin, "user.end_sessions", id, before, after).await;
+    let target = format!("user/{id}");
+    super::options::record_change(&state, &admin, "user.end_sessions", target, Some(before), Some(after)).await;
     tracing::info!(admin = admin.user_id, user = id, ended, "sessions ended by an admin");
     Ok(Json(Ended { ended }))
 }

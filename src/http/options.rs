@@ -56,7 +56,8 @@ pub struct AuditQuery {
     pub limit: Option<String>,
     /// Only entries numbered below this one (the previous page's `next_before`).
     pub before: Option<String>,
-    /// Only entries about this target (`defaults`, `preset/NAME`, `user/ID`).
+    /// Only entries about this target (`defaults`, `preset/NAME`, `user/ID`,
+    /// `table/ID`, `game/ID`).
     pub target: Option<String>,
 }
 
@@ -108,27 +109,22 @@ pub(crate) fn actor(admin: &Caller) -> Actor {
     Actor { user_id: admin.user_id, name: admin.name.clone() }
 }
 
-/// Logs in the audit log a change an admin made to an account (`target`
-/// `user/ID`). The change is already made (by the accounts, in their own
-/// transaction): a failure to log it is logged as an error, and the
-/// request still succeeds, since telling the admin it failed would be false.
-pub(crate) async fn record_account_change(
+/// Logs in the audit log a change an admin made elsewhere: to an account
+/// (`user/ID`), a table closed (`table/ID`), a game imported (`game/ID`).
+/// The change is already made (in its own transaction): a failure to log
+/// it is logged as an error, and the request still succeeds, since telling
+/// the admin it failed would be false.
+pub(crate) async fn record_change(
     state: &AppState,
     admin: &Caller,
     action: &'static str,
-    user: i64,
-    before: serde_json::Value,
-    after: serde_json::Value,
+    target: String,
+    before: Option<serde_json::Value>,
+    after: Option<serde_json::Value>,
 ) {
-    let change = Change {
-        at_us: crate::store::now_us(),
-        action,
-        target: format!("user/{user}"),
-        before: Some(before),
-        after: Some(after),
-    };
+    let change = Change { at_us: crate::store::now_us(), action, target, before, after };
     if let Err(e) = state.rulebook.record(&actor(admin), &change).await {
-        tracing::error!(admin = admin.user_id, user, action, "an account change was made but not logged: {e}");
+        tracing::error!(admin = admin.user_id, target = %change.target, action, "a change was made but not logged: {e}");
     }
 }
 

@@ -250,7 +250,10 @@ pub async fn close(
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
     let handle = state.lobby.get(&id)?;
+    let before = handle.ask(|reply| TableCommand::Info { reply }).await?;
     handle.ask(|reply| TableCommand::Abort { reply }).await??;
+    let before = serde_json::to_value(before).ok();
+    super::options::record_change(&state, &admin, "table.close", format!("table/{id}"), before, None).await;
     tracing::info!(admin = admin.user_id, table = %id, "table closed by an admin");
     Ok(StatusCode::NO_CONTENT)
 }

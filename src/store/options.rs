@@ -32,9 +32,10 @@ pub struct Change {
     /// When it was made (µs since the epoch).
     pub at_us: i64,
     /// What was done: `defaults.set`, `defaults.reset`, `preset.create`,
-    /// `preset.update`, `preset.delete`, `user.update`, `user.end_sessions`.
+    /// `preset.update`, `preset.delete`, `user.update`, `user.end_sessions`,
+    /// `table.close`, `game.import`, `game.import_mj_server`.
     pub action: &'static str,
-    /// What was changed: `defaults`, `preset/NAME`, `user/ID`.
+    /// What was changed: `defaults`, `preset/NAME`, `user/ID`, `table/ID`, `game/ID`.
     pub target: String,
     /// The thing before the change (`None`: it did not exist).
     pub before: Option<Value>,
