@@ -91,14 +91,29 @@ pub fn preset(name: &str) -> Result<GameOptions, OptionError> {
     Ok(options)
 }
 
-/// Every preset as JSON: `{"name", "description", "options": {OPTION: VALUE, ...}}`
-/// with the value of every option (`mahjong-server presets --json` and the REST API).
-pub fn listing() -> Result<Vec<serde_json::Value>, OptionError> {
+/// A preset as `mahjong-server presets --json` and the REST API list it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+pub struct PresetListing {
+    /// The preset's name.
+    pub name: String,
+    /// What it is for.
+    pub description: String,
+    /// The value of every option under the preset, by catalogue name.
+    #[schema(value_type = HashMap<String, super::options::OptionValue>)]
+    pub options: serde_json::Map<String, serde_json::Value>,
+}
+
+/// Every preset, with the value of every option.
+pub fn listing() -> Result<Vec<PresetListing>, OptionError> {
     PRESETS
         .iter()
         .map(|p| {
             let options = preset(p.name)?;
-            Ok(serde_json::json!({"name": p.name, "description": p.description, "options": options.to_json_map()}))
+            Ok(PresetListing {
+                name: p.name.to_string(),
+                description: p.description.to_string(),
+                options: options.to_json_map(),
+            })
         })
         .collect()
 }

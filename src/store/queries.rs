@@ -36,7 +36,7 @@ pub struct Window {
 }
 
 /// Where a slice sits in its whole list (flattened into each page).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Paging {
     /// How many items the whole list has.
     pub total: i64,
