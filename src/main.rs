@@ -83,6 +83,13 @@ enum Commands {
         #[arg(short = 'o', long)]
         output: Option<PathBuf>,
     },
+    /// Print the OpenAPI document of the REST API (the one the server serves
+    /// at /api/v1/openapi.json and commits as openapi/openapi.json).
+    Openapi {
+        /// Write it here rather than to standard output.
+        #[arg(short = 'o', long)]
+        output: Option<PathBuf>,
+    },
     /// Store a game file, or a game log of the original mj-server (told apart
     /// by their content), as a new game. A game not over resumes as a table
     /// when the server next starts; its people's new seat tokens are printed.
@@ -125,6 +132,7 @@ fn main() -> ExitCode {
         Commands::Loadtest(args) => mahjong::tools::loadtest::run_command(args),
         Commands::Storebench(args) => mahjong::tools::storebench::run_command(args),
         Commands::Presets { json } => presets(json),
+        Commands::Openapi { output } => openapi(output.as_deref()),
         Commands::Simulate { games, seed, preset, option_file, json, chowness, hiddenness, majorness, suitness } => {
             let options = match simulation_options(preset.as_deref(), option_file.as_deref()) {
                 Ok(o) => o,
@@ -215,6 +223,25 @@ fn settle() -> ExitCode {
         Err(e) => {
             eprintln!("{e}");
             ExitCode::from(2)
+        }
+    }
+}
+
+/// `openapi`: the API's OpenAPI document, to a file or standard output.
+fn openapi(output: Option<&std::path::Path>) -> ExitCode {
+    let text = mahjong::http::openapi::document_json();
+    let written = match output {
+        Some(path) => std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display())),
+        None => {
+            use std::io::Write;
+            std::io::stdout().write_all(text.as_bytes()).map_err(|e| format!("cannot print the document: {e}"))
+        }
+    };
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
         }
     }
 }

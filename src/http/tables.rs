@@ -8,13 +8,34 @@ use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
+use super::openapi::refusals;
 use super::{ApiError, AppState, ErrorCode};
 use crate::bots::strategy::Strategy;
 use crate::protocol::json;
-use crate::rules::calculator;
+use crate::protocol::ws::TableInfo;
+use crate::rules::calculator::{self, SettleRequest, SettleResponse};
+use crate::rules::presets::PresetListing;
 use crate::table::{NewTable, RobotSeat, SeatGrant, TableCommand};
+
+/// The lobby's and the calculator's routes (under `/api/v1`).
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(create, list))
+        .routes(routes!(get_one))
+        .routes(routes!(sit, leave))
+        .routes(routes!(add_robot))
+        .routes(routes!(remove_robot))
+        .routes(routes!(start))
+        .routes(routes!(settle))
+        .routes(routes!(presets))
+}
+
+/// A table's id in a path.
+const TABLE_ID: &str = "The table's id (as `POST /api/v1/tables` answered it).";
 
 /// A request body, read strictly ([`crate::protocol::json`]): an empty body
 /// is an empty object.
@@ -28,11 +49,12 @@ pub(crate) fn parse<T: DeserializeOwned + Serialize>(body: &Bytes) -> Result<T, 
 }
 
 /// A robot to seat.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RobotRequest {
     /// The seat, or any free one.
     #[serde(default)]
+    #[schema(maximum = 3)]
     pub seat: Option<u8>,
     /// Its strategy parameters (mj-player's).
     #[serde(default)]
@@ -40,7 +62,7 @@ pub struct RobotRequest {
 }
 
 /// `POST /api/v1/tables`.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateTable {
     /// The table's name.
@@ -51,6 +73,7 @@ pub struct CreateTable {
     pub preset: Option<String>,
     /// Options over the preset, by catalogue name.
     #[serde(default)]
+    #[schema(value_type = HashMap<String, crate::rules::options::OptionValue>)]
     pub options: serde_json::Map<String, Value>,
     /// Robots to seat at once.
     #[serde(default)]
@@ -63,7 +86,23 @@ pub struct CreateTable {
     pub start: bool,
 }
 
+refusals!(
+    /// Why a table does not open.
+    CreateRefusals: BadRequest, Closed, StoreUnavailable
+);
+
 /// Opens a table.
+///
+/// Every field of the body is optional (an empty body opens a table of the
+/// server's defaults).
+#[utoipa::path(
+    post,
+    path = "/tables",
+    operation_id = "create_table",
+    tag = "lobby",
+    request_body(content = Option<CreateTable>, content_type = "application/json"),
+    responses((status = 201, description = "The table opened", body = TableInfo), CreateRefusals)
+)]
 pub async fn create(State(state): State<AppState>, body: Bytes) -> Result<Response, ApiError> {
     let request: CreateTable = parse(&body)?;
     let new = NewTable {
@@ -82,14 +121,35 @@ pub async fn create(State(state): State<AppState>, body: Bytes) -> Result<Respon
     Ok((StatusCode::CREATED, Json(info)).into_response())
 }
 
-/// Lists the tables.
-pub async fn list(State(state): State<AppState>) -> Json<Value> {
-    let mut tables = state.lobby.list().await;
-    tables.sort_by(|a, b| a.id.cmp(&b.id));
-    Json(json!({ "tables": tables }))
+/// The answer of `GET /api/v1/tables`.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct TableList {
+    /// Every open table, by id.
+    pub tables: Vec<TableInfo>,
 }
 
+/// Lists the tables.
+#[utoipa::path(get, path = "/tables", operation_id = "list_tables", tag = "lobby", responses((status = 200, description = "Every table", body = TableList)))]
+pub async fn list(State(state): State<AppState>) -> Json<TableList> {
+    let mut tables = state.lobby.list().await;
+    tables.sort_by(|a, b| a.id.cmp(&b.id));
+    Json(TableList { tables })
+}
+
+refusals!(
+    /// Why a table's state is not told.
+    GetRefusals: NoSuchTable, Closed
+);
+
 /// One table's public state.
+#[utoipa::path(
+    get,
+    path = "/tables/{id}",
+    operation_id = "get_table",
+    tag = "lobby",
+    params(("id" = String, Path, description = TABLE_ID)),
+    responses((status = 200, description = "The table", body = TableInfo), GetRefusals)
+)]
 pub async fn get_one(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {
     let handle = state.lobby.get(&id)?;
     let info = handle.ask(|reply| TableCommand::Info { reply }).await?;
@@ -97,17 +157,35 @@ pub async fn get_one(State(state): State<AppState>, Path(id): Path<String>) -> R
 }
 
 /// `POST /api/v1/tables/{id}/seats`.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SitRequest {
-    /// The name to show.
+    /// The name to show: 1 to 32 characters, by the text policy.
     pub name: String,
     /// The seat wanted, or any free one.
     #[serde(default)]
+    #[schema(maximum = 3)]
     pub seat: Option<u8>,
 }
 
+refusals!(
+    /// Why a seat is not taken.
+    SitRefusals: BadRequest, NoSuchTable, SeatTaken, NotNow, Closed, StoreUnavailable
+);
+
 /// Takes a seat; answers the seat and its token.
+#[utoipa::path(
+    post,
+    path = "/tables/{id}/seats",
+    operation_id = "take_seat",
+    tag = "lobby",
+    params(("id" = String, Path, description = TABLE_ID)),
+    request_body(content = SitRequest, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Seated: the seat and its token, the player's only credential", body = SeatGrant),
+        SitRefusals
+    )
+)]
 pub async fn sit(State(state): State<AppState>, Path(id): Path<String>, body: Bytes) -> Result<Response, ApiError> {
     let request: SitRequest = parse(&body)?;
     let handle = state.lobby.get(&id)?;
@@ -126,7 +204,21 @@ pub(crate) fn bearer(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     }
 }
 
+refusals!(
+    /// Why a seat is not left.
+    LeaveRefusals: BadRequest, BadToken, NoSuchTable, NotNow, Closed, StoreUnavailable
+);
+
 /// Leaves a seat (before the game starts): `Authorization: Bearer TOKEN`.
+#[utoipa::path(
+    delete,
+    path = "/tables/{id}/seats",
+    operation_id = "leave_seat",
+    tag = "lobby",
+    params(("id" = String, Path, description = TABLE_ID)),
+    security(("seat_token" = [])),
+    responses((status = 204, description = "The seat is free"), LeaveRefusals)
+)]
 pub async fn leave(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -139,7 +231,32 @@ pub async fn leave(
     Ok(StatusCode::NO_CONTENT)
 }
 
+/// The answer of `POST /api/v1/tables/{id}/robots`.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct RobotSeated {
+    /// The robot's seat.
+    #[schema(maximum = 3)]
+    pub seat: u8,
+}
+
+refusals!(
+    /// Why a robot is not seated.
+    AddRobotRefusals: BadRequest, NoSuchTable, SeatTaken, NotNow, Closed, StoreUnavailable
+);
+
 /// Seats a robot.
+///
+/// Every field of the body is optional (an empty body seats a robot of the
+/// default strategy in any free seat).
+#[utoipa::path(
+    post,
+    path = "/tables/{id}/robots",
+    operation_id = "add_robot",
+    tag = "lobby",
+    params(("id" = String, Path, description = TABLE_ID)),
+    request_body(content = Option<RobotRequest>, content_type = "application/json"),
+    responses((status = 201, description = "The robot sits", body = RobotSeated), AddRobotRefusals)
+)]
 pub async fn add_robot(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -149,10 +266,26 @@ pub async fn add_robot(
     let handle = state.lobby.get(&id)?;
     let (seat, strategy) = (request.seat, request.strategy);
     let seat = handle.ask(|reply| TableCommand::AddRobot { seat, strategy, reply }).await??;
-    Ok((StatusCode::CREATED, Json(json!({ "seat": seat }))).into_response())
+    Ok((StatusCode::CREATED, Json(RobotSeated { seat })).into_response())
 }
 
-/// Removes a robot.
+refusals!(
+    /// Why a robot is not removed.
+    RemoveRobotRefusals: BadRequest, NoSuchTable, NotNow, Closed, StoreUnavailable
+);
+
+/// Removes a robot (before the game starts).
+#[utoipa::path(
+    delete,
+    path = "/tables/{id}/robots/{seat}",
+    operation_id = "remove_robot",
+    tag = "lobby",
+    params(
+        ("id" = String, Path, description = TABLE_ID),
+        ("seat" = u8, Path, description = "The robot's seat, 0 to 3.", maximum = 3),
+    ),
+    responses((status = 204, description = "The seat is free"), RemoveRobotRefusals)
+)]
 pub async fn remove_robot(
     State(state): State<AppState>,
     Path((id, seat)): Path<(String, u8)>,
@@ -162,7 +295,21 @@ pub async fn remove_robot(
     Ok(StatusCode::NO_CONTENT)
 }
 
+refusals!(
+    /// Why the game does not start.
+    StartRefusals: BadRequest, BadToken, NotManager, NoSuchTable, NotNow, Closed, StoreUnavailable
+);
+
 /// Starts the game: the manager's seat token, or none at a table of robots.
+#[utoipa::path(
+    post,
+    path = "/tables/{id}/start",
+    operation_id = "start_game",
+    tag = "lobby",
+    params(("id" = String, Path, description = TABLE_ID)),
+    security((), ("seat_token" = [])),
+    responses((status = 204, description = "The game has started"), StartRefusals)
+)]
 pub async fn start(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -174,18 +321,45 @@ pub async fn start(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// The settlement calculator over REST: the same request and answer as
-/// `mahjong-server settle`.
-pub async fn settle(body: Bytes) -> Result<Response, ApiError> {
+refusals!(
+    /// Why a hand is not settled.
+    SettleRefusals: BadRequest
+);
+
+/// The settlement calculator: settles one hand without playing, with the
+/// same request and answer as `mahjong-server settle`.
+#[utoipa::path(
+    post,
+    path = "/settle",
+    operation_id = "settle",
+    tag = "calculator",
+    request_body(content = SettleRequest, content_type = "application/json"),
+    responses((status = 200, description = "The payments", body = SettleResponse), SettleRefusals)
+)]
+pub async fn settle(body: Bytes) -> Result<Json<SettleResponse>, ApiError> {
     let text = std::str::from_utf8(&body).map_err(|_| ApiError::bad_request("the body is not UTF-8"))?;
-    let request: calculator::SettleRequest = json::from_str(text).map_err(|e| ApiError::bad_request(e.to_string()))?;
+    let request: SettleRequest = json::from_str(text).map_err(|e| ApiError::bad_request(e.to_string()))?;
     let answer = calculator::calculate(&request).map_err(|e| ApiError::bad_request(e.to_string()))?;
-    Ok(Json(answer).into_response())
+    Ok(Json(answer))
+}
+
+/// The answer of `GET /api/v1/presets`.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct PresetList {
+    /// Every preset, the default first.
+    pub presets: Vec<PresetListing>,
 }
 
 /// The rule presets with every option value.
-pub async fn presets() -> Result<Response, ApiError> {
+#[utoipa::path(
+    get,
+    path = "/presets",
+    operation_id = "list_presets",
+    tag = "calculator",
+    responses((status = 200, description = "Every preset", body = PresetList))
+)]
+pub async fn presets() -> Result<Json<PresetList>, ApiError> {
     let presets =
         crate::rules::presets::listing().map_err(|e| ApiError::internal(format!("listing the presets: {e}")))?;
-    Ok(Json(json!({ "presets": presets })).into_response())
+    Ok(Json(PresetList { presets }))
 }

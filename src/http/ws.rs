@@ -13,7 +13,10 @@ use axum::extract::{Path, Query, State};
 use axum::response::Response;
 use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
+use super::openapi::refusals;
 use super::{ApiError, AppState};
 use crate::protocol::ws::{ClientMessage, ErrorCode, MAX_CLIENT_MESSAGE};
 use crate::table::{Connection, TableCommand, TableHandle};
@@ -41,9 +44,16 @@ const MAX_WRITE_BUFFER: usize = 1024 * 1024;
 /// newer connection for the same seat): reconnect for a fresh snapshot.
 pub const CLOSE_DROPPED: u16 = 4000;
 
+/// The WebSocket's route (under `/api/v1`). It has no time limit: the
+/// socket outlives its request.
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(upgrade))
+}
+
 /// The query of the WebSocket URL.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
 pub struct WsQuery {
     /// The seat token; without it the connection is a spectator's.
     #[serde(default)]
@@ -53,7 +63,22 @@ pub struct WsQuery {
     pub since: Option<u64>,
 }
 
-/// Upgrades to a WebSocket on the table.
+refusals!(
+    /// Why a WebSocket is not opened.
+    UpgradeRefusals: BadRequest, BadToken, NoSuchTable, Closed
+);
+
+/// Upgrades to a WebSocket on the table: a player's with its seat token, a
+/// spectator's without. The messages are in docs/protocol.md. A request
+/// without the WebSocket upgrade headers is refused `400 bad_request`.
+#[utoipa::path(
+    get,
+    path = "/tables/{id}/ws",
+    operation_id = "connect_table_websocket",
+    tag = "lobby",
+    params(("id" = String, Path, description = "The table's id."), WsQuery),
+    responses((status = 101, description = "Switching Protocols: the connection is the table's WebSocket"), UpgradeRefusals)
+)]
 pub async fn upgrade(
     State(state): State<AppState>,
     Path(id): Path<String>,
