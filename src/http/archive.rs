@@ -43,7 +43,7 @@ refusals!(
     ExportRefusals: NoSuchGame, NotFinished, StoreUnavailable
 );
 
-/// `GET /api/v1/games/{id}/export`: a finished game's file.
+/// A finished game's file.
 #[utoipa::path(
     get,
     path = "/games/{id}/export",
@@ -88,7 +88,7 @@ refusals!(
     ImportRefusals: BadRequest, UnsupportedFile, InvalidGame, Closed, StoreUnavailable
 );
 
-/// `POST /api/v1/games/import`: loads a game file as a new game: a game not
+/// Loads a game file as a new game: a game not
 /// over is played on at a new table, its people's seats waiting for them with
 /// new tokens.
 #[utoipa::path(
@@ -111,7 +111,7 @@ refusals!(
     ImportLogRefusals: BadRequest, UnsupportedFile, InvalidGame, InvalidLog, Closed, StoreUnavailable
 );
 
-/// `POST /api/v1/games/import-mj-server`: imports an mj-server game log
+/// Imports an mj-server game log
 /// (the body, as text) as a finished game.
 #[utoipa::path(
     post,

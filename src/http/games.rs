@@ -59,6 +59,7 @@ const MAX_OFFSET: i64 = 1_000_000_000;
 #[into_params(parameter_in = Query)]
 pub struct GamesQuery {
     /// Only games where a player of this name sits.
+    #[param(min_length = 1)]
     pub player: Option<String>,
     /// `open`, `playing` or `over`.
     #[param(value_type = Option<crate::protocol::ws::TableState>)]
@@ -68,8 +69,10 @@ pub struct GamesQuery {
     pub source: Option<String>,
     /// Opened at or after this date: `YYYY-MM-DD` (midnight UTC),
     /// `YYYY-MM-DDTHH:MM:SSZ` or Unix seconds.
+    #[param(min_length = 1)]
     pub from: Option<String>,
     /// Opened before this date (the same forms as `from`).
+    #[param(min_length = 1)]
     pub to: Option<String>,
     /// Games per page (default 20).
     #[param(value_type = Option<i64>, minimum = 1, maximum = 100)]
@@ -98,6 +101,7 @@ pub struct PageQuery {
 #[into_params(parameter_in = Query)]
 pub struct StandingsQuery {
     /// Only this player.
+    #[param(min_length = 1)]
     pub player: Option<String>,
     /// Players per page (default 20).
     #[param(value_type = Option<i64>, minimum = 1, maximum = 100)]
@@ -203,7 +207,7 @@ refusals!(
     ListRefusals: BadRequest, StoreUnavailable
 );
 
-/// `GET /api/v1/games`: the stored games, newest first.
+/// The stored games, newest first.
 #[utoipa::path(
     get,
     path = "/games",
@@ -243,7 +247,7 @@ refusals!(
     GameRefusals: NoSuchGame, StoreUnavailable
 );
 
-/// `GET /api/v1/games/{id}`: one game: its players, the options in force,
+/// One game: its players, the options in force,
 /// its scores.
 #[utoipa::path(
     get,
@@ -263,7 +267,7 @@ refusals!(
     HandsRefusals: BadRequest, NoSuchGame, StoreUnavailable
 );
 
-/// `GET /api/v1/games/{id}/hands`: its finished hands, in order, with their
+/// Its finished hands, in order, with their
 /// scores and settlements.
 #[utoipa::path(
     get,
@@ -289,7 +293,7 @@ refusals!(
     HandRefusals: BadRequest, NoSuchGame, NoSuchHand, StoreUnavailable
 );
 
-/// `GET /api/v1/games/{id}/hands/{n}`: one finished hand.
+/// One finished hand.
 #[utoipa::path(
     get,
     path = "/games/{id}/hands/{n}",
@@ -313,7 +317,7 @@ refusals!(
     HandEventsRefusals: BadRequest, BadToken, NoSuchGame, NoSuchHand, StoreUnavailable
 );
 
-/// `GET /api/v1/games/{id}/hands/{n}/events`: a hand's history for replay.
+/// A hand's history for replay.
 /// Everything once the game is over; while it is live, what a spectator
 /// sees, or with `Authorization: Bearer SEAT_TOKEN` what that seat sees.
 #[utoipa::path(
@@ -358,7 +362,7 @@ refusals!(
     StandingsRefusals: BadRequest, StoreUnavailable
 );
 
-/// `GET /api/v1/standings`: every player's record, best first.
+/// Every player's record, best first.
 #[utoipa::path(
     get,
     path = "/standings",

@@ -28,9 +28,9 @@ use axum::response::IntoResponse;
 use utoipa::OpenApi;
 use utoipa::openapi::path::{Operation, PathItem};
 use utoipa::openapi::response::{Response, ResponseBuilder};
-use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+use utoipa::openapi::schema::{ObjectBuilder, Schema, SchemaType, Type};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
-use utoipa::openapi::{ContentBuilder, OpenApi as Document, Ref, RefOr};
+use utoipa::openapi::{ContentBuilder, OpenApi as Document, Ref, RefOr, Required};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -122,7 +122,33 @@ pub fn document() -> Document {
     // The body limit, for the operations that read a body.
     add_refusals(&mut api, &[ErrorCode::TooLarge], |op| op.request_body.is_some());
     add_error_components(&mut api);
+    optional_bodies_may_be_absent(&mut api);
     api
+}
+
+/// An optional body (`request_body(content = Option<T>)`) may be left out,
+/// when it reads as `{}`; it is never `null`, which is refused like any
+/// other value that is not the object. utoipa writes such a body as "`null`
+/// or T": it is made T, and not required.
+fn optional_bodies_may_be_absent(api: &mut Document) {
+    let is_null =
+        |s: &RefOr<Schema>| matches!(s, RefOr::T(Schema::Object(o)) if o.schema_type == SchemaType::new(Type::Null));
+    for item in api.paths.paths.values_mut() {
+        for operation in operations(item) {
+            let Some(body) = operation.request_body.as_mut() else { continue };
+            if body.required == Some(Required::True) {
+                continue;
+            }
+            for content in body.content.values_mut() {
+                if let Some(RefOr::T(Schema::OneOf(one_of))) = &content.schema
+                    && one_of.items.len() == 2
+                    && one_of.items.iter().any(is_null)
+                {
+                    content.schema = one_of.items.iter().find(|s| !is_null(s)).cloned();
+                }
+            }
+        }
+    }
 }
 
 /// The document as committed and served: pretty JSON and a final newline.
@@ -320,5 +346,10 @@ mod tests {
         assert!(!ws.responses.responses.contains_key("408"), "the WebSocket has no time limit");
         let post = api.paths.paths["/api/v1/tables"].post.as_ref().expect("POST /api/v1/tables");
         assert!(post.responses.responses.contains_key("413"), "a POST reads a body");
+        // Its body may be left out, but is never `null`.
+        let body = post.request_body.as_ref().expect("a body");
+        assert_ne!(body.required, Some(Required::True));
+        let schema = body.content["application/json"].schema.as_ref();
+        assert!(matches!(schema, Some(RefOr::Ref(r)) if r.ref_location.ends_with("/CreateTable")), "{schema:?}");
     }
 }

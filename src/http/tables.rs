@@ -65,8 +65,10 @@ pub struct RobotRequest {
 #[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateTable {
-    /// The table's name.
+    /// The table's name: 1 to 64 characters, by the text policy (default
+    /// `Mah-Jong table`).
     #[serde(default)]
+    #[schema(min_length = 1)]
     pub name: Option<String>,
     /// A rule preset.
     #[serde(default)]
@@ -161,6 +163,7 @@ pub async fn get_one(State(state): State<AppState>, Path(id): Path<String>) -> R
 #[serde(deny_unknown_fields)]
 pub struct SitRequest {
     /// The name to show: 1 to 32 characters, by the text policy.
+    #[schema(min_length = 1)]
     pub name: String,
     /// The seat wanted, or any free one.
     #[serde(default)]
