@@ -7,6 +7,7 @@
 //! stands around the product (the API client of the tests, the load test,
 //! the store benchmark); the product never imports from it.
 
+pub mod auth;
 pub mod bots;
 pub mod game_file;
 pub mod http;

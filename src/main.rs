@@ -90,6 +90,11 @@ enum Commands {
         #[arg(short = 'o', long)]
         output: Option<PathBuf>,
     },
+    /// Manage accounts from the command line (the first admin).
+    Admin {
+        #[command(subcommand)]
+        command: AdminCommand,
+    },
     /// Store a game file, or a game log of the original mj-server (told apart
     /// by their content), as a new game. A game not over resumes as a table
     /// when the server next starts; its people's new seat tokens are printed.
@@ -99,6 +104,23 @@ enum Commands {
         database: String,
         /// The game file or mj-server log.
         file: PathBuf,
+    },
+}
+
+#[derive(Subcommand)]
+enum AdminCommand {
+    /// Create an account. The password is read from the environment variable
+    /// MAHJONG_PASSWORD if set, else from the first line of standard input
+    /// (never from the command line, where other users could see it).
+    CreateUser {
+        /// The store (as `serve --database`).
+        #[arg(long, env = "DATABASE_URL", default_value = mahjong::store::DEFAULT_DATABASE)]
+        database: String,
+        /// The account's name.
+        name: String,
+        /// `player` or `admin`.
+        #[arg(long, default_value = "player", value_parser = ["player", "admin"])]
+        role: String,
     },
 }
 
@@ -129,6 +151,9 @@ fn main() -> ExitCode {
         Commands::Settle => settle(),
         Commands::Export { database, game_id, output } => export(&database, &game_id, output.as_deref()),
         Commands::Import { database, file } => import(&database, &file),
+        Commands::Admin { command: AdminCommand::CreateUser { database, name, role } } => {
+            create_user(&database, &name, &role)
+        }
         Commands::Loadtest(args) => mahjong::tools::loadtest::run_command(args),
         Commands::Storebench(args) => mahjong::tools::storebench::run_command(args),
         Commands::Presets { json } => presets(json),
@@ -301,6 +326,47 @@ async fn open_store(database: &str) -> Result<mahjong::store::Store, ExitCode> {
     })
 }
 
+/// `admin create-user`: an account, with its password from MAHJONG_PASSWORD
+/// or standard input.
+fn create_user(database: &str, name: &str, role: &str) -> ExitCode {
+    let Some(role) = mahjong::auth::Role::parse(role) else {
+        eprintln!("'{role}' is not a role: player or admin");
+        return ExitCode::from(2);
+    };
+    let password = match std::env::var("MAHJONG_PASSWORD") {
+        Ok(p) => p,
+        Err(_) => {
+            let mut line = String::new();
+            if let Err(e) = std::io::stdin().read_line(&mut line) {
+                eprintln!("cannot read the password from standard input: {e}");
+                return ExitCode::from(2);
+            }
+            line.trim_end_matches(['\n', '\r']).to_string()
+        }
+    };
+    block_on(async {
+        let store = match open_store(database).await {
+            Ok(s) => s,
+            Err(code) => return code,
+        };
+        let created = match mahjong::auth::Accounts::new(store.clone(), Default::default()) {
+            Ok(accounts) => accounts.create(name, &password, role).await.map_err(|e| e.to_string()),
+            Err(e) => Err(e.to_string()),
+        };
+        store.close().await;
+        match created {
+            Ok(user) => {
+                println!("created {} '{}' (account {})", user.role.as_str(), user.name, user.id);
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("cannot create the account: {e}");
+                ExitCode::FAILURE
+            }
+        }
+    })
+}
+
 /// `export`: a stored game as a game file.
 fn export(database: &str, game_id: &str, output: Option<&std::path::Path>) -> ExitCode {
     block_on(async {
@@ -442,9 +508,9 @@ fn serve(args: mahjong::server::ServeArgs) -> ExitCode {
         };
         // A loaded game not over opens as a table once the unfinished games
         // in the store have resumed.
-        let timeouts = mahjong::http::Timeouts::default();
+        let serving = mahjong::server::Serving { require_accounts: args.require_accounts, ..Default::default() };
         let stop = mahjong::server::shutdown_signal();
-        match mahjong::server::serve_loading(listener, defaults, store, timeouts, load, stop).await {
+        match mahjong::server::serve_loading(listener, defaults, store, serving, load, stop).await {
             Ok(()) => {
                 tracing::info!("shut down");
                 ExitCode::SUCCESS

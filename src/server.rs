@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use tokio::net::TcpListener;
 
+use crate::auth::{AccountSettings, Accounts};
 use crate::game_file::{self, Checked, Source};
 use crate::http::hyper_refusals::JsonRefusals;
 use crate::http::{AppState, Timeouts, router};
@@ -120,6 +121,9 @@ pub struct ServeArgs {
     /// the end of a round. Told only to that player.
     #[arg(long, env = "MAHJONG_DISCONNECT_PENALTIES", value_parser = parse_penalties, default_value = "0,0,0")]
     pub disconnect_penalties: Penalties,
+    /// Only logged-in players may sit at a table (guests may still watch).
+    #[arg(long, env = "MAHJONG_REQUIRE_ACCOUNTS")]
+    pub require_accounts: bool,
     /// A game file (or an mj-server game log) to load into a new table at
     /// start-up; its people's seat tokens are logged. A game that is over is
     /// only stored.
@@ -167,6 +171,7 @@ impl ServeArgs {
             robot_takeover: None,
             end_on_disconnect: false,
             disconnect_penalties: Penalties::default(),
+            require_accounts: false,
             load_game: None,
         }
     }
@@ -238,6 +243,17 @@ pub struct LoadGame {
     pub source: Source,
 }
 
+/// How the HTTP side serves: its time limits, its accounts, its policy.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Serving {
+    /// The REST requests' time limits.
+    pub timeouts: Timeouts,
+    /// The accounts' hashing cost and rate limits.
+    pub accounts: AccountSettings,
+    /// `--require-accounts`: guests may not sit.
+    pub require_accounts: bool,
+}
+
 /// Serves on an already-bound listener until `shutdown` completes, with the
 /// default time limits on requests. See [`serve_loading`].
 pub async fn serve(
@@ -246,7 +262,7 @@ pub async fn serve(
     store: Store,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    serve_loading(listener, defaults, store, Timeouts::default(), None, shutdown).await
+    serve_loading(listener, defaults, store, Serving::default(), None, shutdown).await
 }
 
 /// As [`serve`], with these time limits on requests.
@@ -257,7 +273,7 @@ pub async fn serve_with(
     timeouts: Timeouts,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    serve_loading(listener, defaults, store, timeouts, None, shutdown).await
+    serve_loading(listener, defaults, store, Serving { timeouts, ..Serving::default() }, None, shutdown).await
 }
 
 /// Serves on an already-bound listener until `shutdown` completes. First,
@@ -272,7 +288,7 @@ pub async fn serve_loading(
     listener: TcpListener,
     defaults: TableDefaults,
     store: Store,
-    timeouts: Timeouts,
+    serving: Serving,
     load: Option<LoadGame>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
@@ -299,7 +315,16 @@ pub async fn serve_loading(
             }
         }
     }
-    let state = AppState { lobby: lobby.clone(), defaults: Arc::new(defaults), shutdown: stopping.clone(), timeouts };
+    let accounts = Arc::new(Accounts::new(store.clone(), serving.accounts).map_err(std::io::Error::other)?);
+    forget_expired_sessions(accounts.clone(), stopping.clone());
+    let state = AppState {
+        lobby: lobby.clone(),
+        defaults: Arc::new(defaults),
+        shutdown: stopping.clone(),
+        timeouts: serving.timeouts,
+        accounts,
+        require_accounts: serving.require_accounts,
+    };
     tokio::spawn(async move {
         shutdown.await;
         let _ = stop.send(true);
@@ -317,7 +342,9 @@ pub async fn serve_loading(
     }
     // WebSockets watch the same signal and close themselves, so that the
     // graceful shutdown does not wait for them forever.
-    let served = axum::serve(JsonRefusals(listener), router(state))
+    // The client's address is known to the handlers: logins are limited per address.
+    let app = router(state).into_make_service_with_connect_info::<crate::http::hyper_refusals::ClientAddr>();
+    let served = axum::serve(JsonRefusals(listener), app)
         .with_graceful_shutdown(async move {
             crate::http::ws::stopped(&mut stopping).await;
         })
@@ -325,6 +352,25 @@ pub async fn serve_loading(
     lobby.shutdown().await;
     store.close().await;
     served
+}
+
+/// Forgets expired sessions once an hour until the server stops (a session
+/// is refused once expired whether or not it has been forgotten).
+fn forget_expired_sessions(accounts: Arc<Accounts>, mut stopping: tokio::sync::watch::Receiver<bool>) {
+    tokio::spawn(async move {
+        let mut hourly = tokio::time::interval(std::time::Duration::from_secs(3600));
+        loop {
+            tokio::select! {
+                _ = hourly.tick() => {}
+                _ = crate::http::ws::stopped(&mut stopping) => return,
+            }
+            match accounts.forget_expired().await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!("{n} expired sessions forgotten"),
+                Err(e) => tracing::warn!("forgetting expired sessions: {e}"),
+            }
+        }
+    });
 }
 
 /// Completes on SIGINT (Ctrl-C) or SIGTERM.

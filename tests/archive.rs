@@ -31,10 +31,11 @@ fn temp_file(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!("mahjong-archive-{}-{name}", uuid::Uuid::new_v4().simple()))
 }
 
-/// Posts raw text (an mj-server log) as `text/plain`.
-async fn post_text(addr: SocketAddr, path: &str, text: &str) -> Answer {
+/// Posts raw text (an mj-server log) as `text/plain`, as the admin `token`.
+async fn post_text(addr: SocketAddr, path: &str, text: &str, token: &str) -> Answer {
     let head = format!(
-        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Type: text/plain\r\nContent-Length: {}\r\n\r\n",
+        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nAuthorization: Bearer {token}\r\n\
+         Content-Type: text/plain\r\nContent-Length: {}\r\n\r\n",
         text.len()
     );
     http_raw(addr, &[head.as_bytes(), text.as_bytes()].concat()).await.unwrap()
@@ -89,6 +90,7 @@ fn without_identity(mut file: Value) -> Value {
 
 async fn a_finished_game_comes_back_identical(backend: &str) {
     let app = TestApp::spawn(backend, TableDefaults::default()).await;
+    let admin = app.admin_token().await;
     let (api, store, db) = (app.api, app.store.clone(), &app.db);
     let robots = json!({"robots": [{}, {}, {}, {}], "start": true, "options": {"NumRounds": 1}});
     let id = api.create_table(robots).await;
@@ -102,7 +104,7 @@ async fn a_finished_game_comes_back_identical(backend: &str) {
     assert!(file["game"]["hands"].as_i64().unwrap() >= 4, "a round has four hands at least");
     assert!(!file.to_string().contains("token"), "a game file holds no token, nor its hash");
 
-    let loaded = api.request("POST", "/api/v1/games/import", Some(&file), None).await;
+    let loaded = api.request("POST", "/api/v1/games/import", Some(&file), Some(&admin)).await;
     assert_eq!(loaded.status, 201, "{}", loaded.body);
     assert_eq!(loaded.body["state"], "over");
     assert_eq!(loaded.body["seats"], json!([]), "a finished game gives no seat");
@@ -140,7 +142,7 @@ async fn a_finished_game_comes_back_identical(backend: &str) {
         }
     }
     assert!(stripped > 100, "the file had draws and scores to strip: {stripped}");
-    let loaded = api.request("POST", "/api/v1/games/import", Some(&older), None).await;
+    let loaded = api.request("POST", "/api/v1/games/import", Some(&older), Some(&admin)).await;
     assert_eq!(loaded.status, 201, "an older file loads: {}", loaded.body);
     let older_copy = loaded.body["id"].as_str().unwrap();
     let back = api.ask(&format!("/api/v1/games/{older_copy}/export"), None).await;
@@ -149,7 +151,7 @@ async fn a_finished_game_comes_back_identical(backend: &str) {
     let mut wrong = older;
     let drew = first_event(&mut wrong, "drew");
     drew["loose"] = json!(!drew["loose"].as_bool().unwrap());
-    let refused = api.request("POST", "/api/v1/games/import", Some(&wrong), None).await;
+    let refused = api.request("POST", "/api/v1/games/import", Some(&wrong), Some(&admin)).await;
     assert_eq!((refused.status, error_code(&refused)), (422, "invalid_game"), "{}", refused.body);
     app.finish().await;
 }
@@ -192,6 +194,7 @@ async fn a_game_left_unfinished(app: &TestApp) -> (String, String) {
 
 async fn an_unfinished_game_is_loaded_and_finished(backend: &str) {
     let app = TestApp::spawn(backend, TableDefaults::default()).await;
+    let admin = app.admin_token().await;
     let (addr, api, db) = (app.addr, app.api, &app.db);
     let (id, old_token) = a_game_left_unfinished(&app).await;
 
@@ -213,7 +216,7 @@ async fn an_unfinished_game_is_loaded_and_finished(backend: &str) {
     assert!(!text.contains("token"), "a game file holds no token, nor its hash");
 
     // Loaded over REST: a new table, a new token for the person.
-    let loaded = api.request("POST", "/api/v1/games/import", Some(&file), None).await;
+    let loaded = api.request("POST", "/api/v1/games/import", Some(&file), Some(&admin)).await;
     assert_eq!(loaded.status, 201, "{}", loaded.body);
     assert_eq!(loaded.body["state"], "playing");
     let grants = loaded.body["seats"].as_array().unwrap();
@@ -404,13 +407,14 @@ async fn check_against_expected(store: &Store, game: &str, corpus_game: &Path) -
 
 async fn every_mj_server_log_imports_with_the_reference_results(backend: &str) {
     let app = TestApp::spawn(backend, TableDefaults::default()).await;
+    let admin = app.admin_token().await;
     let (addr, api, store, db) = (app.addr, app.api, app.store.clone(), &app.db);
     let corpus = common::corpus_games();
     // Over REST, all but the last; the last through the command line.
     let (last, rest) = corpus.split_last().unwrap();
     for game in rest {
         let log = std::fs::read_to_string(game.join("game.log")).unwrap();
-        let answer = post_text(addr, "/api/v1/games/import-mj-server", &log).await;
+        let answer = post_text(addr, "/api/v1/games/import-mj-server", &log, &admin).await;
         assert_eq!(answer.status, 201, "{}: {}", game.display(), answer.body);
         assert_eq!((answer.body["state"].as_str(), answer.body["seats"].clone()), (Some("over"), json!([])));
         assert_eq!(check_against_expected(&store, answer.body["id"].as_str().unwrap(), game).await, "mj-server");
@@ -424,7 +428,7 @@ async fn every_mj_server_log_imports_with_the_reference_results(backend: &str) {
     assert_eq!(file.status, 200, "{}", file.body);
     let names: Vec<&str> = file.body["seats"].as_array().unwrap().iter().map(|s| s["name"].as_str().unwrap()).collect();
     assert_eq!(names, ["R1", "R2", "R3", "R4"], "the players' names come from the log");
-    let loaded = api.request("POST", "/api/v1/games/import", Some(&file.body), None).await;
+    let loaded = api.request("POST", "/api/v1/games/import", Some(&file.body), Some(&admin)).await;
     assert_eq!(loaded.status, 201, "{}", loaded.body);
     assert_eq!(check_against_expected(&store, loaded.body["id"].as_str().unwrap(), last).await, "loaded");
     app.finish().await;
@@ -455,11 +459,12 @@ fn first_event<'a>(file: &'a mut Value, kind: &str) -> &'a mut Value {
 
 async fn bad_files_are_refused_and_store_nothing(backend: &str) {
     let app = TestApp::spawn(backend, TableDefaults::default()).await;
+    let admin = app.admin_token().await;
     let (addr, api, store, db) = (app.addr, app.api, app.store.clone(), &app.db);
     // A finished game's file to spoil, from a short corpus game.
     let corpus = common::corpus_games();
     let log = std::fs::read_to_string(corpus[5].join("game.log")).unwrap();
-    let imported = post_text(addr, "/api/v1/games/import-mj-server", &log).await;
+    let imported = post_text(addr, "/api/v1/games/import-mj-server", &log, &admin).await;
     assert_eq!(imported.status, 201, "{}", imported.body);
     let path = format!("/api/v1/games/{}/export", imported.body["id"].as_str().unwrap());
     let good = api.ask(&path, None).await.body;
@@ -512,20 +517,20 @@ async fn bad_files_are_refused_and_store_nothing(backend: &str) {
     v["seats"][0]["token_sha256"] = json!("00");
     cases.push(("an unknown field", v, 422, "invalid_game", "unknown field"));
     for (what, file, status, code, message) in cases {
-        let answer = api.request("POST", "/api/v1/games/import", Some(&file), None).await;
+        let answer = api.request("POST", "/api/v1/games/import", Some(&file), Some(&admin)).await;
         assert_eq!((answer.status, error_code(&answer)), (status, code), "{what}: {}", answer.body);
         assert!(error_message(&answer).contains(message), "{what}: {}", answer.body);
     }
     // Not JSON at all.
-    let answer = post_text(addr, "/api/v1/games/import", "{\"format\": \"mahjong-server game\", ").await;
+    let answer = post_text(addr, "/api/v1/games/import", "{\"format\": \"mahjong-server game\", ", &admin).await;
     assert_eq!((answer.status, error_code(&answer)), (400, "bad_request"), "{}", answer.body);
     assert!(error_message(&answer).contains("not JSON"), "{}", answer.body);
     // A log that stops in the middle of a hand, and text that is no log.
     let cut: String = log.lines().take(log.lines().count() / 2).map(|l| format!("{l}\n")).collect();
-    let answer = post_text(addr, "/api/v1/games/import-mj-server", &cut).await;
+    let answer = post_text(addr, "/api/v1/games/import-mj-server", &cut, &admin).await;
     assert_eq!((answer.status, error_code(&answer)), (422, "invalid_log"), "{}", answer.body);
     assert!(error_message(&answer).contains("middle of a hand"), "{}", answer.body);
-    let answer = post_text(addr, "/api/v1/games/import-mj-server", "hello\n").await;
+    let answer = post_text(addr, "/api/v1/games/import-mj-server", "hello\n", &admin).await;
     assert_eq!((answer.status, error_code(&answer)), (422, "invalid_log"), "{}", answer.body);
     assert_eq!(games_stored(&store).await, stored, "nothing refused was stored");
 

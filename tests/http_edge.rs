@@ -16,11 +16,17 @@ use tokio::net::{TcpListener, TcpStream};
 
 const WAIT: Duration = Duration::from_secs(60);
 
+/// The admin account of [`server`]: name and password.
+const ADMIN: (&str, &str) = ("admin", "admin password 1");
+
 /// A server storing its games in memory, with these time limits.
 async fn server(timeouts: Timeouts) -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let store = mahjong::store::Store::open("sqlite::memory:").await.unwrap();
+    // An admin, for the routes only admins may use.
+    let accounts = mahjong::auth::Accounts::new(store.clone(), Default::default()).unwrap();
+    accounts.create(ADMIN.0, ADMIN.1, mahjong::auth::Role::Admin).await.unwrap();
     let defaults = TableDefaults::default();
     tokio::spawn(mahjong::server::serve_with(listener, defaults, store, timeouts, std::future::pending()));
     addr
@@ -92,12 +98,14 @@ async fn a_slow_request_times_out_but_a_websocket_lives_on() {
     .unwrap();
     assert_eq!(refusal(&a), (408, "timeout"));
     assert!(started.elapsed() < Duration::from_secs(10), "{:?}", started.elapsed());
-    let a = http_raw(
-        addr,
-        b"POST /api/v1/games/import HTTP/1.1\r\nHost: x\r\nConnection: close\r\nContent-Length: 100\r\n\r\n{",
-    )
-    .await
-    .unwrap();
+    let login = json!({"name": ADMIN.0, "password": ADMIN.1});
+    let admin = http(addr, "POST", "/api/v1/auth/login", Some(&login), None).await.unwrap();
+    let token = admin.body["token"].as_str().unwrap().to_string();
+    let request = format!(
+        "POST /api/v1/games/import HTTP/1.1\r\nHost: x\r\nConnection: close\r\nAuthorization: Bearer {token}\r\n\
+         Content-Length: 100\r\n\r\n{{"
+    );
+    let a = http_raw(addr, request.as_bytes()).await.unwrap();
     assert_eq!(refusal(&a), (408, "timeout"));
     // A spectator's socket outlives the request time limit.
     let table = http(addr, "POST", "/api/v1/tables", Some(&json!({})), None).await.unwrap();

@@ -11,6 +11,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use common::app::TestApp;
+use mahjong::auth::{AccountSettings, Accounts};
 use mahjong::http::openapi::{DOCS_PATH, DOCUMENT_PATH, document_json};
 use mahjong::http::{AppState, Timeouts, router};
 use mahjong::table::{Lobby, TableDefaults};
@@ -92,10 +93,17 @@ fn every_operation_has_an_id_a_success_and_error_answers() {
 /// fails rather than pass on nothing.)
 async fn served_paths() -> BTreeSet<String> {
     let store = mahjong::store::Store::open("sqlite::memory:").await.expect("a store in memory");
-    let lobby = Arc::new(Lobby::new(store));
+    let lobby = Arc::new(Lobby::new(store.clone()));
+    let accounts = Arc::new(Accounts::new(store, AccountSettings::default()).expect("the accounts"));
     let (_stop, shutdown) = tokio::sync::watch::channel(false);
-    let state =
-        AppState { lobby, defaults: Arc::new(TableDefaults::default()), shutdown, timeouts: Timeouts::default() };
+    let state = AppState {
+        lobby,
+        defaults: Arc::new(TableDefaults::default()),
+        shutdown,
+        timeouts: Timeouts::default(),
+        accounts,
+        require_accounts: false,
+    };
     let text = format!("{:?}", router(state));
     let paths: BTreeSet<String> = text
         .split('"')

@@ -25,6 +25,7 @@ use std::path::Path;
 
 use mahjong::bots::Strategy;
 use mahjong::game_file::{FileInput, GameFile, Imported};
+use mahjong::http::auth::SessionGrant;
 use mahjong::http::games::{GamesQuery, PageQuery, StandingsQuery};
 use mahjong::http::tables::{CreateTable, RobotRequest, SitRequest};
 use mahjong::protocol::ws::{
@@ -354,6 +355,7 @@ fn check_block(block: &Block, seen: &mut Seen, settle_answer: &mut Option<(usize
         }
         "FileInput" => drop(round_trip::<FileInput>(block, &json)),
         "Imported" => drop(round_trip::<Imported>(block, &json)),
+        "SessionGrant" => drop(round_trip::<SessionGrant>(block, &json)),
         "PresetList" => {
             assert_eq!(block.mode, Mode::Exact, "{where_}: presets are only sent");
             let list: PresetList = serde_json::from_value(json).unwrap_or_else(|e| panic!("{where_}: {e}"));

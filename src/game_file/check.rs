@@ -192,6 +192,7 @@ fn check_seats(seats: &[FileSeat], state: TableState) -> Result<Vec<SeatRow>, Ar
             // Our own type always serialises.
             robot: s.robot.map(|r| serde_json::to_string(&r).unwrap_or_default()),
             token_sha256: None,
+            user_id: None,
             pause_request: 0,
             penalty: 0,
         });

@@ -11,6 +11,7 @@ use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use super::auth::Admin;
 use super::openapi::refusals;
 use super::{ApiError, AppState, ErrorCode};
 use crate::game_file::{self, ArchiveError, Checked, GameFile, Imported, Source};
@@ -85,10 +86,11 @@ async fn checked(read: impl FnOnce() -> Result<Checked, ArchiveError> + Send + '
 
 refusals!(
     /// Why a game file is not loaded.
-    ImportRefusals: BadRequest, UnsupportedFile, InvalidGame, Closed, StoreUnavailable
+    ImportRefusals: BadRequest, Unauthenticated, AccountDisabled, CsrfHeaderMissing, AdminOnly, UnsupportedFile,
+        InvalidGame, Closed, StoreUnavailable
 );
 
-/// Loads a game file as a new game: a game not
+/// Loads a game file as a new game (admins only): a game not
 /// over is played on at a new table, its people's seats waiting for them with
 /// new tokens.
 #[utoipa::path(
@@ -96,10 +98,11 @@ refusals!(
     path = "/games/import",
     operation_id = "import_game",
     tag = "game files",
+    security(("account_token" = []), ("session_cookie" = [])),
     request_body(content = GameFile, content_type = "application/json"),
     responses((status = 201, description = "The new game", body = Imported), ImportRefusals)
 )]
-pub async fn import(State(state): State<AppState>, body: Bytes) -> Result<Response, ApiError> {
+pub async fn import(State(state): State<AppState>, _admin: Admin, body: Bytes) -> Result<Response, ApiError> {
     let text = String::from_utf8(body.to_vec()).map_err(|_| ApiError::bad_request("the body is not UTF-8"))?;
     let checked = checked(move || game_file::parse(&text).and_then(|file| game_file::check(&file))).await?;
     let imported = game_file::load(&state.lobby, checked, Source::GameFile).await?;
@@ -108,20 +111,22 @@ pub async fn import(State(state): State<AppState>, body: Bytes) -> Result<Respon
 
 refusals!(
     /// Why an mj-server log is not imported.
-    ImportLogRefusals: BadRequest, UnsupportedFile, InvalidGame, InvalidLog, Closed, StoreUnavailable
+    ImportLogRefusals: BadRequest, Unauthenticated, AccountDisabled, CsrfHeaderMissing, AdminOnly, UnsupportedFile,
+        InvalidGame, InvalidLog, Closed, StoreUnavailable
 );
 
-/// Imports an mj-server game log
-/// (the body, as text) as a finished game.
+/// Imports an mj-server game log (the body, as text) as a finished game
+/// (admins only).
 #[utoipa::path(
     post,
     path = "/games/import-mj-server",
     operation_id = "import_mj_server_log",
     tag = "game files",
+    security(("account_token" = []), ("session_cookie" = [])),
     request_body(content = String, content_type = "text/plain", description = "A game log written by mj-server"),
     responses((status = 201, description = "The new game", body = Imported), ImportLogRefusals)
 )]
-pub async fn import_mj_server(State(state): State<AppState>, body: Bytes) -> Result<Response, ApiError> {
+pub async fn import_mj_server(State(state): State<AppState>, _admin: Admin, body: Bytes) -> Result<Response, ApiError> {
     // mj-server wrote bytes; names are the only free text, so a stray byte
     // costs at most a character of a name.
     let text = String::from_utf8_lossy(&body).into_owned();

@@ -10,6 +10,7 @@ use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 
+use crate::auth::AuthError;
 use crate::store::StoreError;
 use crate::table::TableError;
 use crate::table::actor::OpenError;
@@ -56,6 +57,29 @@ pub enum ErrorCode {
     InvalidLog,
     /// 431: the request's headers are too large.
     HeadersTooLarge,
+    /// 401: no account session, or one that has expired or ended.
+    Unauthenticated,
+    /// 401: wrong name or password.
+    WrongCredentials,
+    /// 403: the account is disabled.
+    AccountDisabled,
+    /// 403: only an admin may do that.
+    AdminOnly,
+    /// 403: a write authenticated by the session cookie lacks the
+    /// `X-Requested-With` header (the CSRF rule).
+    CsrfHeaderMissing,
+    /// 403: the server admits only logged-in players (`--require-accounts`).
+    AccountRequired,
+    /// 403: that name belongs to an account: log in to use it.
+    NameRegistered,
+    /// 404: no such account.
+    NoSuchUser,
+    /// 409: the account name is taken.
+    NameTaken,
+    /// 409: the change would leave no enabled admin.
+    LastAdmin,
+    /// 429: too many attempts; `Retry-After` says when to try again.
+    TooManyRequests,
     /// 500: the server failed (the failure is logged, not told).
     Internal,
     /// 503: the game store cannot be reached; try again.
@@ -64,7 +88,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code.
-    pub const ALL: [ErrorCode; 21] = [
+    pub const ALL: [ErrorCode; 32] = [
         ErrorCode::BadRequest,
         ErrorCode::UnsupportedFile,
         ErrorCode::BadToken,
@@ -84,6 +108,17 @@ impl ErrorCode {
         ErrorCode::InvalidGame,
         ErrorCode::InvalidLog,
         ErrorCode::HeadersTooLarge,
+        ErrorCode::Unauthenticated,
+        ErrorCode::WrongCredentials,
+        ErrorCode::AccountDisabled,
+        ErrorCode::AdminOnly,
+        ErrorCode::CsrfHeaderMissing,
+        ErrorCode::AccountRequired,
+        ErrorCode::NameRegistered,
+        ErrorCode::NoSuchUser,
+        ErrorCode::NameTaken,
+        ErrorCode::LastAdmin,
+        ErrorCode::TooManyRequests,
         ErrorCode::Internal,
         ErrorCode::StoreUnavailable,
     ];
@@ -110,6 +145,17 @@ impl ErrorCode {
             ErrorCode::InvalidGame => "invalid_game",
             ErrorCode::InvalidLog => "invalid_log",
             ErrorCode::HeadersTooLarge => "headers_too_large",
+            ErrorCode::Unauthenticated => "unauthenticated",
+            ErrorCode::WrongCredentials => "wrong_credentials",
+            ErrorCode::AccountDisabled => "account_disabled",
+            ErrorCode::AdminOnly => "admin_only",
+            ErrorCode::CsrfHeaderMissing => "csrf_header_missing",
+            ErrorCode::AccountRequired => "account_required",
+            ErrorCode::NameRegistered => "name_registered",
+            ErrorCode::NoSuchUser => "no_such_user",
+            ErrorCode::NameTaken => "name_taken",
+            ErrorCode::LastAdmin => "last_admin",
+            ErrorCode::TooManyRequests => "too_many_requests",
             ErrorCode::Internal => "internal",
             ErrorCode::StoreUnavailable => "store_unavailable",
         }
@@ -119,14 +165,26 @@ impl ErrorCode {
     pub fn status(self) -> StatusCode {
         match self {
             ErrorCode::BadRequest | ErrorCode::UnsupportedFile => StatusCode::BAD_REQUEST,
-            ErrorCode::BadToken => StatusCode::UNAUTHORIZED,
-            ErrorCode::NotManager => StatusCode::FORBIDDEN,
-            ErrorCode::NoSuchTable | ErrorCode::NoSuchGame | ErrorCode::NoSuchHand | ErrorCode::NotFound => {
-                StatusCode::NOT_FOUND
-            }
+            ErrorCode::BadToken | ErrorCode::Unauthenticated | ErrorCode::WrongCredentials => StatusCode::UNAUTHORIZED,
+            ErrorCode::NotManager
+            | ErrorCode::AccountDisabled
+            | ErrorCode::AdminOnly
+            | ErrorCode::CsrfHeaderMissing
+            | ErrorCode::AccountRequired
+            | ErrorCode::NameRegistered => StatusCode::FORBIDDEN,
+            ErrorCode::NoSuchTable
+            | ErrorCode::NoSuchGame
+            | ErrorCode::NoSuchHand
+            | ErrorCode::NotFound
+            | ErrorCode::NoSuchUser => StatusCode::NOT_FOUND,
+            ErrorCode::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ErrorCode::Timeout => StatusCode::REQUEST_TIMEOUT,
-            ErrorCode::SeatTaken | ErrorCode::NotNow | ErrorCode::NotFinished => StatusCode::CONFLICT,
+            ErrorCode::SeatTaken
+            | ErrorCode::NotNow
+            | ErrorCode::NotFinished
+            | ErrorCode::NameTaken
+            | ErrorCode::LastAdmin => StatusCode::CONFLICT,
             ErrorCode::Closed => StatusCode::GONE,
             ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::UriTooLong => StatusCode::URI_TOO_LONG,
@@ -180,6 +238,19 @@ impl ErrorCode {
             ErrorCode::InvalidGame => "a game file that is malformed or does not add up",
             ErrorCode::InvalidLog => "an mj-server log that does not replay",
             ErrorCode::HeadersTooLarge => "the request's head is too large",
+            ErrorCode::Unauthenticated => "no account session, or one that has expired or ended: log in",
+            ErrorCode::WrongCredentials => "wrong name or password",
+            ErrorCode::AccountDisabled => "the account is disabled",
+            ErrorCode::AdminOnly => "only an admin may do that",
+            ErrorCode::CsrfHeaderMissing => {
+                "a change authenticated by the session cookie needs the X-Requested-With header"
+            }
+            ErrorCode::AccountRequired => "the server admits only logged-in players",
+            ErrorCode::NameRegistered => "that name belongs to an account: log in to use it",
+            ErrorCode::NoSuchUser => "no account has this number",
+            ErrorCode::NameTaken => "the account name is taken",
+            ErrorCode::LastAdmin => "the change would leave no enabled admin",
+            ErrorCode::TooManyRequests => "too many attempts: `Retry-After` says when to try again",
             ErrorCode::Internal => "the server failed; the failure is logged",
             ErrorCode::StoreUnavailable => "the game store cannot be reached; try again",
         }
@@ -236,6 +307,15 @@ pub enum ApiError {
     /// `internal` for stored data that does not read) and a generic message.
     #[error("the store failed: {0}")]
     Store(#[from] StoreError),
+    /// Too many attempts: answered 429 `too_many_requests` with
+    /// `Retry-After` (whole seconds, at least 1).
+    #[error("too_many_requests: {message}")]
+    Limited {
+        /// Why, for the client.
+        message: String,
+        /// Seconds to wait.
+        retry_after_secs: u64,
+    },
     /// Something else failed inside the server (a task that panicked, a
     /// value that would not serialise): logged; the client gets `internal`.
     #[error("internal failure: {0}")]
@@ -262,6 +342,7 @@ impl ApiError {
     pub fn code(&self) -> ErrorCode {
         match self {
             ApiError::Refused { code, .. } => *code,
+            ApiError::Limited { .. } => ErrorCode::TooManyRequests,
             ApiError::Store(e) if e.is_internal() => ErrorCode::Internal,
             ApiError::Store(_) => ErrorCode::StoreUnavailable,
             ApiError::Internal(_) => ErrorCode::Internal,
@@ -274,6 +355,11 @@ impl IntoResponse for ApiError {
         let code = self.code();
         match self {
             ApiError::Refused { message, .. } => error_body(code.status(), code, &message),
+            ApiError::Limited { message, retry_after_secs } => {
+                let mut response = error_body(code.status(), code, &message);
+                response.headers_mut().insert(axum::http::header::RETRY_AFTER, retry_after_secs.into());
+                response
+            }
             internal => {
                 if code == ErrorCode::StoreUnavailable {
                     tracing::warn!("answering {}: {internal}", code.as_str());
@@ -297,6 +383,33 @@ impl From<TableError> for ApiError {
             TableError::NotNow(_) => ErrorCode::NotNow,
             TableError::Closed => ErrorCode::Closed,
             TableError::StoreUnavailable => ErrorCode::StoreUnavailable,
+        };
+        ApiError::refused(code, e.to_string())
+    }
+}
+
+impl From<AuthError> for ApiError {
+    fn from(e: AuthError) -> ApiError {
+        let code = match &e {
+            AuthError::BadName(_) | AuthError::BadPassword(_) => ErrorCode::BadRequest,
+            AuthError::NameTaken(_) => ErrorCode::NameTaken,
+            AuthError::WrongCredentials => ErrorCode::WrongCredentials,
+            AuthError::Disabled => ErrorCode::AccountDisabled,
+            AuthError::Unauthenticated(_) => ErrorCode::Unauthenticated,
+            AuthError::AdminOnly => ErrorCode::AdminOnly,
+            AuthError::NoSuchUser(_) => ErrorCode::NoSuchUser,
+            AuthError::LastAdmin => ErrorCode::LastAdmin,
+            AuthError::Limited(wait) => {
+                // Rounded up: a client that waits this long is let in.
+                let retry_after_secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
+                return ApiError::Limited { message: e.to_string(), retry_after_secs: retry_after_secs.max(1) };
+            }
+            AuthError::Store(_) | AuthError::Hash(_) => {
+                return match e {
+                    AuthError::Store(e) => ApiError::Store(e),
+                    e => ApiError::internal(e),
+                };
+            }
         };
         ApiError::refused(code, e.to_string())
     }

@@ -61,6 +61,9 @@ pub struct GamesQuery {
     /// Only games where a player of this name sits.
     #[param(min_length = 1)]
     pub player: Option<String>,
+    /// Only games where this account (its number) sits.
+    #[param(value_type = Option<i64>, minimum = 1)]
+    pub account: Option<String>,
     /// `open`, `playing` or `over`.
     #[param(value_type = Option<crate::protocol::ws::TableState>)]
     pub state: Option<String>,
@@ -103,6 +106,9 @@ pub struct StandingsQuery {
     /// Only this player.
     #[param(min_length = 1)]
     pub player: Option<String>,
+    /// Only this account (its number).
+    #[param(value_type = Option<i64>, minimum = 1)]
+    pub account: Option<String>,
     /// Players per page (default 20).
     #[param(value_type = Option<i64>, minimum = 1, maximum = 100)]
     pub limit: Option<String>,
@@ -140,6 +146,17 @@ fn player(name: Option<String>) -> Result<Option<String>, ApiError> {
             Ok(Some(n.trim().to_string()))
         }
         None => Ok(None),
+    }
+}
+
+/// An account's number to filter on: a whole number from 1.
+fn account(value: Option<&str>) -> Result<Option<i64>, ApiError> {
+    match value {
+        None => Ok(None),
+        Some(v) => match v.parse::<i64>() {
+            Ok(n) if n >= 1 => Ok(Some(n)),
+            _ => Err(ApiError::bad_request(format!("account must be an account's number (from 1), not '{v}'"))),
+        },
     }
 }
 
@@ -226,6 +243,7 @@ pub async fn list(
         from_us: date("from", q.from.as_deref())?,
         to_us: date("to", q.to.as_deref())?,
         player: player(q.player)?,
+        account: account(q.account.as_deref())?,
         state: one_of(
             "state",
             q.state,
@@ -378,5 +396,6 @@ pub async fn standings(
     let q = query(q)?;
     let window = window(q.limit.as_deref(), q.offset.as_deref())?;
     let player = player(q.player)?;
-    Ok(Json(state.lobby.store().standings(player.as_deref(), window).await?))
+    let account = account(q.account.as_deref())?;
+    Ok(Json(state.lobby.store().standings(player.as_deref(), account, window).await?))
 }

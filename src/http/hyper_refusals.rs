@@ -42,6 +42,19 @@ impl<L: Listener> Listener for JsonRefusals<L> {
     }
 }
 
+/// The address of a connection's client, as handlers extract it
+/// (`ConnectInfo<ClientAddr>`): logins are rate-limited by it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClientAddr(pub std::net::SocketAddr);
+
+impl<L: Listener<Addr = std::net::SocketAddr>>
+    axum::extract::connect_info::Connected<axum::serve::IncomingStream<'_, JsonRefusals<L>>> for ClientAddr
+{
+    fn connect_info(stream: axum::serve::IncomingStream<'_, JsonRefusals<L>>) -> ClientAddr {
+        ClientAddr(*stream.remote_addr())
+    }
+}
+
 /// A connection's I/O, with hyper's bodiless refusals rewritten.
 #[derive(Debug)]
 pub struct RefusalWriter<S> {

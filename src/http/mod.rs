@@ -16,6 +16,7 @@
 //! turned into `500 internal`.
 
 pub mod archive;
+pub mod auth;
 pub mod error;
 pub mod games;
 pub mod hyper_refusals;
@@ -73,6 +74,10 @@ pub struct AppState {
     pub shutdown: tokio::sync::watch::Receiver<bool>,
     /// The REST requests' time limits.
     pub timeouts: Timeouts,
+    /// The accounts and their sessions.
+    pub accounts: Arc<crate::auth::Accounts>,
+    /// `--require-accounts`: only logged-in players may sit.
+    pub require_accounts: bool,
 }
 
 /// The whole HTTP interface.
@@ -89,7 +94,11 @@ pub fn router(state: AppState) -> Router {
 /// limit, and the document they make ([`openapi::document`] adds what the
 /// layers of [`router`] answer for every route).
 pub fn api(timeouts: Timeouts) -> OpenApiRouter<AppState> {
-    let timed = OpenApiRouter::new().merge(tables::routes()).merge(games::routes()).merge(openapi::routes());
+    let timed = OpenApiRouter::new()
+        .merge(tables::routes())
+        .merge(games::routes())
+        .merge(auth::routes())
+        .merge(openapi::routes());
     let timed = refusing(
         timed.layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, timeouts.request)),
         &[ErrorCode::Timeout],

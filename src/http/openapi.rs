@@ -26,10 +26,11 @@ use axum::Router;
 use axum::http::header;
 use axum::response::IntoResponse;
 use utoipa::OpenApi;
+use utoipa::openapi::header::HeaderBuilder;
 use utoipa::openapi::path::{Operation, PathItem};
 use utoipa::openapi::response::{Response, ResponseBuilder};
 use utoipa::openapi::schema::{ObjectBuilder, Schema, SchemaType, Type};
-use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{ContentBuilder, OpenApi as Document, Ref, RefOr, Required};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -85,29 +86,48 @@ pub(crate) use refusals;
         (name = "calculator", description = "The settlement calculator and the rule presets"),
         (name = "scores", description = "The score queries over the stored games"),
         (name = "game files", description = "Games exported and loaded as files; mj-server logs imported"),
+        (name = "accounts", description = "Accounts and their sessions; the admins' user management"),
         (name = "server", description = "The server itself and this document"),
     ),
     modifiers(&SecuritySchemes)
 )]
 pub struct ApiDoc;
 
-/// The ways a request proves who it acts for.
+/// The ways a request proves who it acts for: a seat's token, or an
+/// account's session (as a bearer token, or as the browser's cookie).
 struct SecuritySchemes;
 
 impl utoipa::Modify for SecuritySchemes {
     fn modify(&self, openapi: &mut Document) {
         let components = openapi.components.get_or_insert_with(Default::default);
+        let bearer = |description: &str| {
+            SecurityScheme::Http(
+                HttpBuilder::new().scheme(HttpAuthScheme::Bearer).description(Some(description.to_string())).build(),
+            )
+        };
         components.add_security_scheme(
             "seat_token",
-            SecurityScheme::Http(
-                HttpBuilder::new()
-                    .scheme(HttpAuthScheme::Bearer)
-                    .description(Some(
-                        "The seat token `POST /api/v1/tables/{id}/seats` answered: \
-                         `Authorization: Bearer SEAT_TOKEN`. It alone acts for the seat.",
-                    ))
-                    .build(),
+            bearer(
+                "The seat token `POST /api/v1/tables/{id}/seats` answered: `Authorization: Bearer SEAT_TOKEN`. It \
+                 alone acts for the seat.",
             ),
+        );
+        components.add_security_scheme(
+            "account_token",
+            bearer(&format!(
+                "An account's session token, as `POST /api/v1/auth/login` or `register` answered it: \
+                 `Authorization: Bearer {}...`.",
+                crate::auth::TOKEN_PREFIX
+            )),
+        );
+        components.add_security_scheme(
+            "session_cookie",
+            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::with_description(
+                super::auth::SESSION_COOKIE,
+                "The same session as the browser's cookie (HttpOnly, SameSite=Strict), set by login and register. \
+                 A request that changes something and is authenticated by the cookie alone must carry the \
+                 `X-Requested-With` header.",
+            ))),
         );
     }
 }
@@ -297,10 +317,16 @@ fn error_response(codes: &[ErrorCode]) -> Response {
         .required("code")
         .required("message");
     let body = ObjectBuilder::new().property("error", detail).required("error");
-    ResponseBuilder::new()
+    let response = ResponseBuilder::new()
         .description(format!("{what}:\n\n{}", lines.join("\n")))
-        .content("application/json", ContentBuilder::new().schema(Some(body)).build())
-        .build()
+        .content("application/json", ContentBuilder::new().schema(Some(body)).build());
+    if codes.contains(&ErrorCode::TooManyRequests) {
+        let seconds = ObjectBuilder::new().schema_type(SchemaType::new(Type::Integer)).minimum(Some(1));
+        let header =
+            HeaderBuilder::new().schema(seconds).description(Some("Whole seconds to wait before trying again"));
+        return response.header("retry-after", header.build()).build();
+    }
+    response.build()
 }
 
 /// Every operation of a path.
@@ -348,8 +374,9 @@ mod tests {
         assert!(post.responses.responses.contains_key("413"), "a POST reads a body");
         // Its body may be left out, but is never `null`.
         let body = post.request_body.as_ref().expect("a body");
-        assert_ne!(body.required, Some(Required::True));
+        assert!(body.required != Some(Required::True), "an optional body");
         let schema = body.content["application/json"].schema.as_ref();
-        assert!(matches!(schema, Some(RefOr::Ref(r)) if r.ref_location.ends_with("/CreateTable")), "{schema:?}");
+        let text = serde_json::to_string(&schema).unwrap_or_default();
+        assert!(matches!(schema, Some(RefOr::Ref(r)) if r.ref_location.ends_with("/CreateTable")), "{text}");
     }
 }

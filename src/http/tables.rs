@@ -4,7 +4,7 @@
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::{HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -12,6 +12,7 @@ use serde_json::Value;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use super::auth::{Admin, MaybeCaller};
 use super::openapi::refusals;
 use super::{ApiError, AppState, ErrorCode};
 use crate::bots::strategy::Strategy;
@@ -19,13 +20,13 @@ use crate::protocol::json;
 use crate::protocol::ws::TableInfo;
 use crate::rules::calculator::{self, SettleRequest, SettleResponse};
 use crate::rules::presets::PresetListing;
-use crate::table::{NewTable, RobotSeat, SeatGrant, TableCommand};
+use crate::table::{Asker, NewTable, RobotSeat, SeatGrant, TableCommand};
 
 /// The lobby's and the calculator's routes (under `/api/v1`).
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(create, list))
-        .routes(routes!(get_one))
+        .routes(routes!(get_one, close))
         .routes(routes!(sit, leave))
         .routes(routes!(add_robot))
         .routes(routes!(remove_robot))
@@ -90,10 +91,11 @@ pub struct CreateTable {
 
 refusals!(
     /// Why a table does not open.
-    CreateRefusals: BadRequest, Closed, StoreUnavailable
+    CreateRefusals: BadRequest, Unauthenticated, AccountDisabled, CsrfHeaderMissing, AccountRequired, Closed,
+        StoreUnavailable
 );
 
-/// Opens a table.
+/// Opens a table (anyone; only a logged-in player with `--require-accounts`).
 ///
 /// Every field of the body is optional (an empty body opens a table of the
 /// server's defaults).
@@ -102,10 +104,18 @@ refusals!(
     path = "/tables",
     operation_id = "create_table",
     tag = "lobby",
+    security((), ("account_token" = []), ("session_cookie" = [])),
     request_body(content = Option<CreateTable>, content_type = "application/json"),
     responses((status = 201, description = "The table opened", body = TableInfo), CreateRefusals)
 )]
-pub async fn create(State(state): State<AppState>, body: Bytes) -> Result<Response, ApiError> {
+pub async fn create(
+    State(state): State<AppState>,
+    MaybeCaller(caller): MaybeCaller,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    if state.require_accounts && caller.is_none() {
+        return Err(account_required("open a table"));
+    }
     let request: CreateTable = parse(&body)?;
     let new = NewTable {
         name: request.name,
@@ -131,7 +141,13 @@ pub struct TableList {
 }
 
 /// Lists the tables.
-#[utoipa::path(get, path = "/tables", operation_id = "list_tables", tag = "lobby", responses((status = 200, description = "Every table", body = TableList)))]
+#[utoipa::path(
+    get,
+    path = "/tables",
+    operation_id = "list_tables",
+    tag = "lobby",
+    responses((status = 200, description = "Every table", body = TableList))
+)]
 pub async fn list(State(state): State<AppState>) -> Json<TableList> {
     let mut tables = state.lobby.list().await;
     tables.sort_by(|a, b| a.id.cmp(&b.id));
@@ -162,9 +178,11 @@ pub async fn get_one(State(state): State<AppState>, Path(id): Path<String>) -> R
 #[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SitRequest {
-    /// The name to show: 1 to 32 characters, by the text policy.
+    /// The name to show; a logged-in player sits under its account's name
+    /// and may leave it out. 1 to 32 characters, by the text policy.
+    #[serde(default)]
     #[schema(min_length = 1)]
-    pub name: String,
+    pub name: Option<String>,
     /// The seat wanted, or any free one.
     #[serde(default)]
     #[schema(maximum = 3)]
@@ -173,28 +191,78 @@ pub struct SitRequest {
 
 refusals!(
     /// Why a seat is not taken.
-    SitRefusals: BadRequest, NoSuchTable, SeatTaken, NotNow, Closed, StoreUnavailable
+    SitRefusals: BadRequest, Unauthenticated, AccountDisabled, CsrfHeaderMissing, AccountRequired, NameRegistered,
+        NoSuchTable, SeatTaken, NotNow, Closed, StoreUnavailable
 );
 
-/// Takes a seat; answers the seat and its token.
+/// Takes a seat; answers the seat and its token. A logged-in player's seat
+/// belongs to its account; a guest may not take a name that belongs to an
+/// account, and may not sit at all under `--require-accounts`.
 #[utoipa::path(
     post,
     path = "/tables/{id}/seats",
     operation_id = "take_seat",
     tag = "lobby",
     params(("id" = String, Path, description = TABLE_ID)),
-    request_body(content = SitRequest, content_type = "application/json"),
+    security((), ("account_token" = []), ("session_cookie" = [])),
+    request_body(content = Option<SitRequest>, content_type = "application/json"),
     responses(
         (status = 201, description = "Seated: the seat and its token, the player's only credential", body = SeatGrant),
         SitRefusals
     )
 )]
-pub async fn sit(State(state): State<AppState>, Path(id): Path<String>, body: Bytes) -> Result<Response, ApiError> {
+pub async fn sit(
+    State(state): State<AppState>,
+    MaybeCaller(caller): MaybeCaller,
+    Path(id): Path<String>,
+    body: Bytes,
+) -> Result<Response, ApiError> {
     let request: SitRequest = parse(&body)?;
     let handle = state.lobby.get(&id)?;
-    let (name, seat) = (request.name, request.seat);
-    let grant: SeatGrant = handle.ask(|reply| TableCommand::Sit { name, seat, reply }).await??;
+    let (name, account) = match (&caller, request.name) {
+        (Some(c), Some(name))
+            if crate::store::accounts::name_key(name.trim()) != crate::store::accounts::name_key(&c.name) =>
+        {
+            return Err(ApiError::bad_request(format!(
+                "a logged-in player sits under its account's name ('{}'): leave out the name",
+                c.name
+            )));
+        }
+        (Some(c), _) => (c.name.clone(), Some(c.user_id)),
+        (None, _) if state.require_accounts => return Err(account_required("sit")),
+        (None, None) => return Err(ApiError::bad_request("a guest gives the name to show: {\"name\": ...}")),
+        (None, Some(name)) => {
+            // Checked here so that the lookup below sees the name as it will be shown.
+            let shown = crate::protocol::text::player_name(&name).map_err(|e| ApiError::bad_request(e.to_string()))?;
+            if state.lobby.store().user_by_name(&shown).await?.is_some() {
+                return Err(ApiError::refused(
+                    ErrorCode::NameRegistered,
+                    format!("the name '{shown}' belongs to an account: log in to use it, or choose another"),
+                ));
+            }
+            (shown, None)
+        }
+    };
+    let seat = request.seat;
+    let grant: SeatGrant = handle.ask(|reply| TableCommand::Sit { name, seat, account, reply }).await??;
     Ok((StatusCode::CREATED, Json(grant)).into_response())
+}
+
+/// The refusal of a guest under `--require-accounts`.
+fn account_required(to: &str) -> ApiError {
+    ApiError::refused(ErrorCode::AccountRequired, format!("this server lets only logged-in players {to}: log in"))
+}
+
+/// Who asks, from a request's seat token (`Authorization: Bearer`, unless
+/// it is an account's session token) and its session.
+async fn asker(state: &AppState, method: &Method, headers: &HeaderMap) -> Result<Asker, ApiError> {
+    let caller = super::auth::caller(state, method, headers).await?;
+    let token = bearer(headers)?.filter(|t| !t.starts_with(crate::auth::TOKEN_PREFIX));
+    Ok(Asker {
+        token,
+        account: caller.as_ref().map(|c| c.user_id),
+        admin: caller.as_ref().is_some_and(super::auth::Caller::is_admin),
+    })
 }
 
 /// The seat token from `Authorization: Bearer TOKEN`.
@@ -209,17 +277,19 @@ pub(crate) fn bearer(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
 
 refusals!(
     /// Why a seat is not left.
-    LeaveRefusals: BadRequest, BadToken, NoSuchTable, NotNow, Closed, StoreUnavailable
+    LeaveRefusals: BadRequest, BadToken, Unauthenticated, AccountDisabled, CsrfHeaderMissing, NoSuchTable, NotNow,
+        Closed, StoreUnavailable
 );
 
-/// Leaves a seat (before the game starts): `Authorization: Bearer TOKEN`.
+/// Leaves a seat (before the game starts): `Authorization: Bearer TOKEN`,
+/// or the seat's account.
 #[utoipa::path(
     delete,
     path = "/tables/{id}/seats",
     operation_id = "leave_seat",
     tag = "lobby",
     params(("id" = String, Path, description = TABLE_ID)),
-    security(("seat_token" = [])),
+    security(("seat_token" = []), ("account_token" = []), ("session_cookie" = [])),
     responses((status = 204, description = "The seat is free"), LeaveRefusals)
 )]
 pub async fn leave(
@@ -227,10 +297,12 @@ pub async fn leave(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<StatusCode, ApiError> {
-    let token =
-        bearer(&headers)?.ok_or_else(|| ApiError::refused(ErrorCode::BadToken, "leaving needs the seat token"))?;
+    let asker = asker(&state, &Method::DELETE, &headers).await?;
+    if asker.token.is_none() && asker.account.is_none() {
+        return Err(ApiError::refused(ErrorCode::BadToken, "leaving needs the seat token (or the seat's account)"));
+    }
     let handle = state.lobby.get(&id)?;
-    handle.ask(|reply| TableCommand::Leave { token, reply }).await??;
+    handle.ask(|reply| TableCommand::Leave { asker, reply }).await??;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -243,11 +315,13 @@ pub struct RobotSeated {
 }
 
 refusals!(
-    /// Why a robot is not seated.
-    AddRobotRefusals: BadRequest, NoSuchTable, SeatTaken, NotNow, Closed, StoreUnavailable
+    /// Why a robot is not seated, or removed.
+    RobotRefusals: BadRequest, BadToken, Unauthenticated, AccountDisabled, CsrfHeaderMissing, NotManager,
+        NoSuchTable, SeatTaken, NotNow, Closed, StoreUnavailable
 );
 
-/// Seats a robot.
+/// Seats a robot: the manager (its seat token or account), an admin, or
+/// anyone while no person sits.
 ///
 /// Every field of the body is optional (an empty body seats a robot of the
 /// default strategy in any free seat).
@@ -257,27 +331,25 @@ refusals!(
     operation_id = "add_robot",
     tag = "lobby",
     params(("id" = String, Path, description = TABLE_ID)),
+    security((), ("seat_token" = []), ("account_token" = []), ("session_cookie" = [])),
     request_body(content = Option<RobotRequest>, content_type = "application/json"),
-    responses((status = 201, description = "The robot sits", body = RobotSeated), AddRobotRefusals)
+    responses((status = 201, description = "The robot sits", body = RobotSeated), RobotRefusals)
 )]
 pub async fn add_robot(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
+    let asker = asker(&state, &Method::POST, &headers).await?;
     let request: RobotRequest = parse(&body)?;
     let handle = state.lobby.get(&id)?;
     let (seat, strategy) = (request.seat, request.strategy);
-    let seat = handle.ask(|reply| TableCommand::AddRobot { seat, strategy, reply }).await??;
+    let seat = handle.ask(|reply| TableCommand::AddRobot { seat, strategy, asker, reply }).await??;
     Ok((StatusCode::CREATED, Json(RobotSeated { seat })).into_response())
 }
 
-refusals!(
-    /// Why a robot is not removed.
-    RemoveRobotRefusals: BadRequest, NoSuchTable, NotNow, Closed, StoreUnavailable
-);
-
-/// Removes a robot (before the game starts).
+/// Removes a robot before the game starts (who may: as for seating one).
 #[utoipa::path(
     delete,
     path = "/tables/{id}/robots/{seat}",
@@ -287,30 +359,35 @@ refusals!(
         ("id" = String, Path, description = TABLE_ID),
         ("seat" = u8, Path, description = "The robot's seat, 0 to 3.", maximum = 3),
     ),
-    responses((status = 204, description = "The seat is free"), RemoveRobotRefusals)
+    security((), ("seat_token" = []), ("account_token" = []), ("session_cookie" = [])),
+    responses((status = 204, description = "The seat is free"), RobotRefusals)
 )]
 pub async fn remove_robot(
     State(state): State<AppState>,
     Path((id, seat)): Path<(String, u8)>,
+    headers: HeaderMap,
 ) -> Result<StatusCode, ApiError> {
+    let asker = asker(&state, &Method::DELETE, &headers).await?;
     let handle = state.lobby.get(&id)?;
-    handle.ask(|reply| TableCommand::RemoveRobot { seat, reply }).await??;
+    handle.ask(|reply| TableCommand::RemoveRobot { seat, asker, reply }).await??;
     Ok(StatusCode::NO_CONTENT)
 }
 
 refusals!(
     /// Why the game does not start.
-    StartRefusals: BadRequest, BadToken, NotManager, NoSuchTable, NotNow, Closed, StoreUnavailable
+    StartRefusals: BadRequest, BadToken, Unauthenticated, AccountDisabled, CsrfHeaderMissing, NotManager,
+        NoSuchTable, NotNow, Closed, StoreUnavailable
 );
 
-/// Starts the game: the manager's seat token, or none at a table of robots.
+/// Starts the game: the manager (its seat token or account), an admin, or
+/// anyone at a table of robots.
 #[utoipa::path(
     post,
     path = "/tables/{id}/start",
     operation_id = "start_game",
     tag = "lobby",
     params(("id" = String, Path, description = TABLE_ID)),
-    security((), ("seat_token" = [])),
+    security((), ("seat_token" = []), ("account_token" = []), ("session_cookie" = [])),
     responses((status = 204, description = "The game has started"), StartRefusals)
 )]
 pub async fn start(
@@ -318,9 +395,36 @@ pub async fn start(
     Path(id): Path<String>,
     headers: HeaderMap,
 ) -> Result<StatusCode, ApiError> {
-    let token = bearer(&headers)?;
+    let asker = asker(&state, &Method::POST, &headers).await?;
     let handle = state.lobby.get(&id)?;
-    handle.ask(|reply| TableCommand::Start { token, reply }).await??;
+    handle.ask(|reply| TableCommand::Start { asker, reply }).await??;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+refusals!(
+    /// Why a table is not closed.
+    CloseRefusals: Unauthenticated, AccountDisabled, CsrfHeaderMissing, AdminOnly, NoSuchTable, Closed,
+        StoreUnavailable
+);
+
+/// Closes a table (admins only): a game being played ends as it stands.
+#[utoipa::path(
+    delete,
+    path = "/tables/{id}",
+    operation_id = "close_table",
+    tag = "lobby",
+    params(("id" = String, Path, description = TABLE_ID)),
+    security(("account_token" = []), ("session_cookie" = [])),
+    responses((status = 204, description = "The table is closed"), CloseRefusals)
+)]
+pub async fn close(
+    State(state): State<AppState>,
+    Admin(admin): Admin,
+    Path(id): Path<String>,
+) -> Result<StatusCode, ApiError> {
+    let handle = state.lobby.get(&id)?;
+    handle.ask(|reply| TableCommand::Abort { reply }).await??;
+    tracing::info!(admin = admin.user_id, table = %id, "table closed by an admin");
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -16,8 +16,10 @@ use serde::Deserialize;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use super::auth::MaybeCaller;
 use super::openapi::refusals;
 use super::{ApiError, AppState};
+use crate::auth::Revoked;
 use crate::protocol::ws::{ClientMessage, ErrorCode, MAX_CLIENT_MESSAGE};
 use crate::table::{Connection, TableCommand, TableHandle};
 
@@ -44,6 +46,10 @@ const MAX_WRITE_BUFFER: usize = 1024 * 1024;
 /// newer connection for the same seat): reconnect for a fresh snapshot.
 pub const CLOSE_DROPPED: u16 = 4000;
 
+/// Close code for a connection whose account session ended (logged out,
+/// password changed, account disabled): log in again.
+pub const CLOSE_SESSION_ENDED: u16 = 4001;
+
 /// The WebSocket's route (under `/api/v1`). It has no time limit: the
 /// socket outlives its request.
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -65,10 +71,11 @@ pub struct WsQuery {
 
 refusals!(
     /// Why a WebSocket is not opened.
-    UpgradeRefusals: BadRequest, BadToken, NoSuchTable, Closed
+    UpgradeRefusals: BadRequest, BadToken, Unauthenticated, AccountDisabled, NoSuchTable, Closed
 );
 
-/// Upgrades to a WebSocket on the table: a player's with its seat token, a
+/// Upgrades to a WebSocket on the table: a player's with its seat token (or
+/// its account's session, for a seat that belongs to the account), a
 /// spectator's without. The messages are in docs/protocol.md. A request
 /// without the WebSocket upgrade headers is refused `400 bad_request`.
 #[utoipa::path(
@@ -77,25 +84,63 @@ refusals!(
     operation_id = "connect_table_websocket",
     tag = "lobby",
     params(("id" = String, Path, description = "The table's id."), WsQuery),
+    security((), ("account_token" = []), ("session_cookie" = [])),
     responses((status = 101, description = "Switching Protocols: the connection is the table's WebSocket"), UpgradeRefusals)
 )]
 pub async fn upgrade(
     State(state): State<AppState>,
     Path(id): Path<String>,
     query: Result<Query<WsQuery>, axum::extract::rejection::QueryRejection>,
+    MaybeCaller(caller): MaybeCaller,
     ws: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
     let Query(query) = query.map_err(|e| ApiError::bad_request(e.body_text()))?;
+    // A connection made with an account session lives as long as the session.
+    let account = caller.as_ref().map(|c| c.user_id);
+    let session = caller.map(|c| Watched {
+        user: c.user_id,
+        token_sha256: c.session.token_sha256,
+        news: state.accounts.revocations(),
+        accounts: state.accounts.clone(),
+    });
     let handle = state.lobby.get(&id)?;
     let (token, since) = (query.token, query.since);
-    let connection = handle.ask(|reply| TableCommand::Connect { token, since, reply }).await??;
+    let connection = handle.ask(|reply| TableCommand::Connect { token, account, since, reply }).await??;
     Ok(ws
         .read_buffer_size(READ_BUFFER)
         .write_buffer_size(WRITE_BUFFER)
         .max_write_buffer_size(MAX_WRITE_BUFFER)
         .max_message_size(MAX_FRAME)
         .max_frame_size(MAX_FRAME)
-        .on_upgrade(move |socket| serve(socket, handle, connection, state.shutdown)))
+        .on_upgrade(move |socket| serve(socket, handle, connection, state.shutdown, session)))
+}
+
+/// The account session a connection was made with, and the news of ended
+/// sessions.
+struct Watched {
+    user: i64,
+    token_sha256: String,
+    news: tokio::sync::broadcast::Receiver<Revoked>,
+    accounts: std::sync::Arc<crate::auth::Accounts>,
+}
+
+/// Completes when the watched session ends (never without one).
+async fn session_ended(watched: &mut Option<Watched>) {
+    use tokio::sync::broadcast::error::RecvError;
+    let Some(w) = watched else { return std::future::pending().await };
+    loop {
+        match w.news.recv().await {
+            Ok(revoked) if revoked.ends(w.user, &w.token_sha256) => return,
+            Ok(_) => {}
+            // News was missed: ask the store.
+            Err(RecvError::Lagged(_)) => {
+                if !w.accounts.session_lives(&w.token_sha256).await.unwrap_or(true) {
+                    return;
+                }
+            }
+            Err(RecvError::Closed) => return std::future::pending().await,
+        }
+    }
 }
 
 async fn serve(
@@ -103,6 +148,7 @@ async fn serve(
     table: TableHandle,
     connection: Connection,
     shutdown: tokio::sync::watch::Receiver<bool>,
+    mut session: Option<Watched>,
 ) {
     let (mut sink, mut stream) = socket.split();
     let Connection { id, mut outbound, .. } = connection;
@@ -117,6 +163,11 @@ async fn serve(
                 biased;
                 _ = stopped(&mut writer_shutdown) => {
                     let frame = CloseFrame { code: 1001, reason: "the server is shutting down".into() };
+                    let _ = sink.send(Message::Close(Some(frame))).await;
+                    return;
+                }
+                _ = session_ended(&mut session) => {
+                    let frame = CloseFrame { code: CLOSE_SESSION_ENDED, reason: "the session has ended: log in again".into() };
                     let _ = sink.send(Message::Close(Some(frame))).await;
                     return;
                 }
@@ -155,10 +206,18 @@ async fn serve(
         }
     });
     let mut shutdown = shutdown;
+    let mut writer = writer;
+    let mut writer_done = false;
     loop {
         let next = tokio::select! {
             next = tokio::time::timeout(IDLE_LIMIT, stream.next()) => next,
             _ = stopped(&mut shutdown) => break,
+            // The writer ended the connection (dropped, session ended):
+            // nothing more is read from it.
+            _ = &mut writer => {
+                writer_done = true;
+                break;
+            }
         };
         let next = match next {
             Ok(Some(Ok(message))) => message,
@@ -188,12 +247,8 @@ async fn serve(
         if table.send(command).await.is_err() {
             break;
         }
-        if writer.is_finished() {
-            break;
-        }
     }
-    let mut writer = writer;
-    if *shutdown.borrow() {
+    if *shutdown.borrow() && !writer_done {
         // The writer is sending its close frame: give it a moment.
         let _ = tokio::time::timeout(Duration::from_millis(500), &mut writer).await;
     }

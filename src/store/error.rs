@@ -60,6 +60,14 @@ pub enum StoreError {
         /// What was wrong.
         why: String,
     },
+    /// A stored account no longer reads (written by another version?).
+    #[error("stored account {user} does not read: {why}")]
+    CorruptAccount {
+        /// The account's number.
+        user: i64,
+        /// What was wrong.
+        why: String,
+    },
     /// The store has been closed (the server is stopping).
     #[error("the store has shut down")]
     Closed,
@@ -70,7 +78,13 @@ impl StoreError {
     /// failure to reach it: a bug or damage, which trying again will not
     /// mend.
     pub fn is_internal(&self) -> bool {
-        matches!(self, StoreError::Rejected(_) | StoreError::Decode(_) | StoreError::Corrupt { .. })
+        matches!(
+            self,
+            StoreError::Rejected(_)
+                | StoreError::Decode(_)
+                | StoreError::Corrupt { .. }
+                | StoreError::CorruptAccount { .. }
+        )
     }
 }
 

@@ -395,10 +395,10 @@ async fn write_batches(tx: &mut Transaction<'_, Any>, batches: &[&Batch]) -> Res
             match change {
                 SeatChange::Set(s) => {
                     sqlx::query(
-                        "INSERT INTO seats (game_id, seat, name, robot, token_sha256, pause_request, penalty) \
-                         VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (game_id, seat) DO UPDATE SET \
+                        "INSERT INTO seats (game_id, seat, name, robot, token_sha256, pause_request, penalty, user_id) \
+                         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (game_id, seat) DO UPDATE SET \
                          name = excluded.name, robot = excluded.robot, token_sha256 = excluded.token_sha256, \
-                         pause_request = excluded.pause_request, penalty = excluded.penalty",
+                         pause_request = excluded.pause_request, penalty = excluded.penalty, user_id = excluded.user_id",
                     )
                     .bind(&b.game_id)
                     .bind(s.seat)
@@ -407,6 +407,7 @@ async fn write_batches(tx: &mut Transaction<'_, Any>, batches: &[&Batch]) -> Res
                     .bind(&s.token_sha256)
                     .bind(s.pause_request)
                     .bind(s.penalty)
+                    .bind(s.user_id)
                     .execute(&mut **tx)
                     .await?;
                 }

@@ -15,6 +15,7 @@
 //! waiting in one transaction (group commit), which is what lets one SQLite
 //! file keep up with thousands of tables.
 
+pub mod accounts;
 pub mod dates;
 pub mod error;
 pub mod journal;
@@ -29,6 +30,7 @@ use std::time::Duration;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::{AnyPool, Executor};
 
+pub use accounts::{Role, SessionRow, UserRow};
 pub use error::StoreError;
 pub use journal::Journal;
 pub use projection::HandProjector;

@@ -111,6 +111,8 @@ pub struct SeatRow {
     pub robot: Option<String>,
     /// The SHA-256 of a person's seat token, in hex.
     pub token_sha256: Option<String>,
+    /// The account the seat belongs to (`None`: a guest or a robot).
+    pub user_id: Option<i64>,
     /// The pause between actions the player asked for.
     pub pause_request: i64,
     /// Penalties recorded against the player (`--disconnect-penalties`).

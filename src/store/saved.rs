@@ -169,7 +169,7 @@ async fn load_game_on(
         rng_pos: g.rng_pos.parse().map_err(|e| corrupt(format!("rng_pos: {e}")))?,
     };
     let seats = sqlx::query_as::<_, SeatRow>(
-        "SELECT seat, name, robot, token_sha256, pause_request, penalty FROM seats WHERE game_id = $1 ORDER BY seat",
+        "SELECT seat, name, robot, token_sha256, pause_request, penalty, user_id FROM seats WHERE game_id = $1 ORDER BY seat",
     )
     .bind(id)
     .fetch_all(&mut *conn)

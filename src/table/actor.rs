@@ -31,7 +31,7 @@ use super::prompt::{self, ClaimDeadline, Moment, Prompts};
 use super::record::Record;
 use super::seats::Seats;
 use super::stream::{Stream, to_text};
-use super::{Connection, SeatGrant, TableCommand, TableError, TableHandle, TableSettings, TableSetup};
+use super::{Asker, Connection, SeatGrant, TableCommand, TableError, TableHandle, TableSettings, TableSetup};
 use crate::bots::Robot;
 use crate::bots::strategy::Strategy;
 use crate::protocol::ws::{ClientMessage, ErrorCode, ServerMessage, StreamEvent, TableEvent, TableInfo, TableState};
@@ -76,7 +76,7 @@ pub async fn spawn(id: String, setup: TableSetup, store: Store) -> Result<TableH
         actor.add_robot(robot.seat, robot.strategy)?;
     }
     if start {
-        actor.start(None)?;
+        actor.start(&Asker::default())?;
     }
     actor.flush().await?;
     let table = &actor.settings;
@@ -112,6 +112,8 @@ pub(super) struct Actor {
     pub last_action: Instant,
     /// When an idle finished table closes.
     pub close_at: Option<Instant>,
+    /// An admin closed the table: it stops once that is stored.
+    pub closing: bool,
     /// The game ends when the hand being played is over (a losing player
     /// left after Mah-Jong, with `--end-on-disconnect`).
     pub end_after_hand: bool,
@@ -143,6 +145,7 @@ impl Actor {
             claim_deadline: None,
             last_action: Instant::now(),
             close_at: None,
+            closing: false,
             end_after_hand: false,
             prompts: Default::default(),
             available,
@@ -182,6 +185,9 @@ impl Actor {
                 // Nothing unstored has been shown to anyone; the table is
                 // rebuilt from the store when the server next starts.
                 tracing::error!(table = %self.id, "the table stops: {e}");
+                break;
+            }
+            if self.closing {
                 break;
             }
             // A finished game with nobody watching closes after a while.
@@ -241,33 +247,38 @@ impl Actor {
             TableCommand::Info { reply } => {
                 let _ = reply.send(self.info());
             }
-            TableCommand::Sit { name, seat, reply } => {
-                let answer = self.sit(&name, seat);
+            TableCommand::Sit { name, seat, account, reply } => {
+                let answer = self.sit(&name, seat, account);
                 self.flush().await?;
                 let _ = reply.send(answer);
             }
-            TableCommand::Leave { token, reply } => {
-                let answer = self.leave(&token);
+            TableCommand::Leave { asker, reply } => {
+                let answer = self.leave(&asker);
                 self.flush().await?;
                 let _ = reply.send(answer);
             }
-            TableCommand::AddRobot { seat, strategy, reply } => {
-                let answer = self.add_robot(seat, strategy);
+            TableCommand::AddRobot { seat, strategy, asker, reply } => {
+                let answer = self.may_manage(&asker).and_then(|()| self.add_robot(seat, strategy));
                 self.flush().await?;
                 let _ = reply.send(answer);
             }
-            TableCommand::RemoveRobot { seat, reply } => {
-                let answer = self.remove_robot(seat);
+            TableCommand::RemoveRobot { seat, asker, reply } => {
+                let answer = self.may_manage(&asker).and_then(|()| self.remove_robot(seat));
                 self.flush().await?;
                 let _ = reply.send(answer);
             }
-            TableCommand::Start { token, reply } => {
-                let answer = self.start(token.as_deref());
+            TableCommand::Start { asker, reply } => {
+                let answer = self.start(&asker);
                 self.flush().await?;
                 let _ = reply.send(answer);
             }
-            TableCommand::Connect { token, since, reply } => {
-                let _ = reply.send(self.connect(token.as_deref(), since));
+            TableCommand::Connect { token, account, since, reply } => {
+                let _ = reply.send(self.connect(token.as_deref(), account, since));
+            }
+            TableCommand::Abort { reply } => {
+                self.abort();
+                self.flush().await?;
+                let _ = reply.send(Ok(()));
             }
             TableCommand::Message { connection, message } => self.message(connection, message),
             TableCommand::BadMessage { connection, code, reason } => {
@@ -296,7 +307,8 @@ impl Actor {
             }
             TableCommand::Leave { reply, .. }
             | TableCommand::RemoveRobot { reply, .. }
-            | TableCommand::Start { reply, .. } => {
+            | TableCommand::Start { reply, .. }
+            | TableCommand::Abort { reply } => {
                 let _ = reply.send(Err(TableError::StoreUnavailable));
             }
             TableCommand::Connect { reply, .. } => {
@@ -327,10 +339,15 @@ impl Actor {
         self.seats.free(wanted, |n| if random { rng.gen_range(0..n) } else { 0 })
     }
 
-    pub fn sit(&mut self, name: &str, seat: Option<u8>) -> Result<SeatGrant, TableError> {
+    pub fn sit(&mut self, name: &str, seat: Option<u8>, account: Option<i64>) -> Result<SeatGrant, TableError> {
         let name = crate::protocol::text::player_name(name).map_err(|e| TableError::Invalid(e.to_string()))?;
+        if let Some(held) = account.and_then(|a| self.seats.of_account(a)) {
+            return Err(TableError::Invalid(format!(
+                "your account already sits in seat {held}: connect with your session to play it"
+            )));
+        }
         let s = self.free_seat(seat)?;
-        let grant = self.seats.seat_person(s, name.clone());
+        let grant = self.seats.seat_person(s, name.clone(), account);
         self.seat_changed(s);
         self.broadcast_table(TableEvent::SeatTaken { seat: s, name, robot: None });
         if self.seats.manager.is_none() && !self.settings.no_manager {
@@ -345,8 +362,35 @@ impl Actor {
         self.record.seat(self.seats.row(seat));
     }
 
-    fn leave(&mut self, token: &str) -> Result<(), TableError> {
-        let s = self.seats.of_token(token).ok_or(TableError::BadToken)?;
+    /// The seat of whoever asks: by its seat token (an unknown one is
+    /// refused), else by its account.
+    fn seat_of(&self, asker: &Asker) -> Result<Option<u8>, TableError> {
+        if let Some(token) = &asker.token {
+            return self.seats.of_token(token).map(Some).ok_or(TableError::BadToken);
+        }
+        Ok(asker.account.and_then(|a| self.seats.of_account(a)))
+    }
+
+    /// Whether `asker` may seat or remove robots and start the game: an
+    /// admin; the manager; at a table without a manager (`--no-manager`),
+    /// anyone seated; and anyone while no person sits.
+    fn may_manage(&self, asker: &Asker) -> Result<(), TableError> {
+        let seat = self.seat_of(asker)?;
+        if asker.admin {
+            return Ok(());
+        }
+        match (self.seats.manager, seat) {
+            (Some(m), Some(a)) if m == a => Ok(()),
+            (Some(_), _) => Err(TableError::NotManager),
+            (None, None) if self.seats.any_person() => {
+                Err(TableError::Invalid("give the seat token of a seated player (or log in as one)".into()))
+            }
+            (None, _) => Ok(()),
+        }
+    }
+
+    fn leave(&mut self, asker: &Asker) -> Result<(), TableError> {
+        let s = self.seat_of(asker)?.ok_or(TableError::BadToken)?;
         if self.state != TableState::Open {
             return Err(TableError::NotNow("the game has started: a seat can no longer be left"));
         }
@@ -388,19 +432,8 @@ impl Actor {
         Ok(())
     }
 
-    pub fn start(&mut self, token: Option<&str>) -> Result<(), TableError> {
-        let asker = match token {
-            Some(t) => Some(self.seats.of_token(t).ok_or(TableError::BadToken)?),
-            None => None,
-        };
-        match (self.seats.manager, asker) {
-            (Some(m), Some(a)) if m != a => return Err(TableError::NotManager),
-            (Some(_), None) => return Err(TableError::NotManager),
-            (None, None) if self.seats.any_person() => {
-                return Err(TableError::Invalid("give the seat token of a seated player to start".into()));
-            }
-            _ => {}
-        }
+    pub fn start(&mut self, asker: &Asker) -> Result<(), TableError> {
+        self.may_manage(asker)?;
         if self.state != TableState::Open {
             return Err(TableError::NotNow("the game has already started"));
         }
@@ -452,6 +485,9 @@ impl Actor {
     /// Once everybody is ready: play resumes after a pause, or the next
     /// hand is dealt.
     pub fn deal_if_ready(&mut self) {
+        if self.closing {
+            return;
+        }
         if !self.waiting_ready || !self.unready().is_empty() {
             return;
         }
@@ -486,10 +522,16 @@ impl Actor {
 
     // ----- connections ----------------------------------------------------
 
-    fn connect(&mut self, token: Option<&str>, since: Option<u64>) -> Result<Connection, TableError> {
+    fn connect(
+        &mut self,
+        token: Option<&str>,
+        account: Option<i64>,
+        since: Option<u64>,
+    ) -> Result<Connection, TableError> {
         let seat = match token {
             Some(t) => Some(self.seats.of_token(t).ok_or(TableError::BadToken)?),
-            None => None,
+            // A logged-in player needs no token for its own seat.
+            None => account.and_then(|a| self.seats.of_account(a)),
         };
         let id = self.stream.next_connection();
         let (connection, needs_snapshot) = self.stream.subscribe(id, seat, since)?;
@@ -794,6 +836,24 @@ impl Actor {
     /// The hand being played or just played (0 before the first deal).
     pub fn hand_number(&self) -> i64 {
         self.game.as_ref().map_or(0, |g| i64::from(g.hands_started()))
+    }
+
+    /// An admin closes the table: a hand in progress is washed out, the
+    /// game ends as it stands (`game_over`), and the table stops once that
+    /// is stored (its connections close; it is gone from the lobby).
+    fn abort(&mut self) {
+        // First, so that the hand washed out below is not followed by another.
+        self.closing = true;
+        if self.game.as_ref().is_some_and(Game::hand_in_progress) {
+            let _ = self.apply(Command::AbandonHand);
+        }
+        if self.game.as_ref().is_some_and(|g| !g.hand_in_progress() && !g.is_over()) {
+            let _ = self.apply(Command::EndGame);
+        }
+        self.game_over();
+        self.waiting_ready = false;
+        self.paused = false;
+        tracing::info!(table = %self.id, "closed by an admin");
     }
 
     fn game_over(&mut self) {

@@ -161,6 +161,17 @@ pub struct Connection {
     pub outbound: mpsc::Receiver<std::sync::Arc<str>>,
 }
 
+/// Who asks a table to change its seats, to start, or to let a seat go.
+#[derive(Clone, Debug, Default)]
+pub struct Asker {
+    /// A seat token given with the request (`Authorization: Bearer`).
+    pub token: Option<String>,
+    /// The account the request comes from, if logged in.
+    pub account: Option<i64>,
+    /// The account is an admin: it may manage any table.
+    pub admin: bool,
+}
+
 /// What a table is asked to do.
 pub enum TableCommand {
     /// The public state of the table.
@@ -174,13 +185,15 @@ pub enum TableCommand {
         name: String,
         /// The seat wanted, or any free one.
         seat: Option<u8>,
+        /// The account the seat will belong to (a guest's: `None`).
+        account: Option<i64>,
         /// The seat and its token.
         reply: oneshot::Sender<Result<SeatGrant, TableError>>,
     },
     /// A person leaves its seat (before the game starts).
     Leave {
-        /// The seat token.
-        token: String,
+        /// Whose seat: by its token, or its account.
+        asker: Asker,
         /// Done.
         reply: oneshot::Sender<Result<(), TableError>>,
     },
@@ -190,6 +203,8 @@ pub enum TableCommand {
         seat: Option<u8>,
         /// Its strategy.
         strategy: Strategy,
+        /// Who asks (the manager, an admin, or anyone while no person sits).
+        asker: Asker,
         /// The seat taken.
         reply: oneshot::Sender<Result<u8, TableError>>,
     },
@@ -197,14 +212,16 @@ pub enum TableCommand {
     RemoveRobot {
         /// Its seat.
         seat: u8,
+        /// Who asks (as for [`TableCommand::AddRobot`]).
+        asker: Asker,
         /// Done.
         reply: oneshot::Sender<Result<(), TableError>>,
     },
-    /// Start the game (the manager, or anyone seated when there is none).
+    /// Start the game (the manager, or anyone seated when there is none, or an admin).
     Start {
-        /// The seat token of whoever asks; `None` is allowed only when the
-        /// table has no manager and no seated person.
-        token: Option<String>,
+        /// Who asks; nobody in particular is allowed only when the table has
+        /// no manager and no seated person.
+        asker: Asker,
         /// Done.
         reply: oneshot::Sender<Result<(), TableError>>,
     },
@@ -212,6 +229,9 @@ pub enum TableCommand {
     Connect {
         /// The seat token, or `None` for a spectator.
         token: Option<String>,
+        /// The account connecting: without a token, it plays the seat the
+        /// account holds here (if any).
+        account: Option<i64>,
         /// The last sequence number the client saw, to resume without a snapshot.
         since: Option<u64>,
         /// The subscription.
@@ -237,6 +257,12 @@ pub enum TableCommand {
     Disconnect {
         /// The connection.
         connection: u64,
+    },
+    /// An admin closes the table: a game being played ends as it stands
+    /// (a hand in progress is washed out), and the table is gone.
+    Abort {
+        /// Done.
+        reply: oneshot::Sender<Result<(), TableError>>,
     },
     /// The server is shutting down: the table stops once what it has
     /// handled is stored.

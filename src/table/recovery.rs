@@ -102,6 +102,7 @@ pub async fn reopen(saved: Rebuilt, store: Store) -> Result<TableHandle, Recover
             Seat {
                 name: seat_row.name.clone(),
                 token_sha256: seat_row.token_sha256.clone(),
+                account: seat_row.user_id,
                 robot,
                 connection: None,
                 disconnected_at: person.then(Instant::now),

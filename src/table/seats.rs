@@ -21,6 +21,8 @@ pub struct Seat {
     /// The SHA-256 of a person's seat token (hex); `None` for a robot. The
     /// token itself is never kept.
     pub token_sha256: Option<String>,
+    /// The account the seat belongs to (`None`: a guest or a robot).
+    pub account: Option<i64>,
     /// A robot's strategy, and the robot playing.
     pub robot: Option<(Strategy, Robot)>,
     /// The connection acting for a person, if connected.
@@ -45,6 +47,7 @@ impl Seat {
         Seat {
             name,
             token_sha256: Some(token_sha256),
+            account: None,
             robot: None,
             connection: None,
             disconnected_at: None,
@@ -113,10 +116,17 @@ impl Seats {
 
     /// Seats a person in the free seat `seat`; returns the seat token, which
     /// is handed out once and only its hash kept.
-    pub fn seat_person(&mut self, seat: u8, name: String) -> SeatGrant {
+    pub fn seat_person(&mut self, seat: u8, name: String, account: Option<i64>) -> SeatGrant {
         let token = new_seat_token();
-        self.seats[seat as usize] = Some(Seat::person(name, token_sha256(&token)));
+        let mut person = Seat::person(name, token_sha256(&token));
+        person.account = account;
+        self.seats[seat as usize] = Some(person);
         SeatGrant { seat, token }
+    }
+
+    /// The seat an account holds.
+    pub fn of_account(&self, account: i64) -> Option<u8> {
+        self.occupied().find(|(_, s)| s.account == Some(account)).map(|(i, _)| i)
     }
 
     /// Seats a robot in the free seat `seat`; returns its name.
@@ -161,6 +171,7 @@ impl Seats {
                 name: s.name.clone(),
                 robot: s.robot.as_ref().map(|(strategy, _)| serde_json::to_string(strategy).unwrap_or_default()),
                 token_sha256: s.token_sha256.clone(),
+                user_id: s.account,
                 pause_request: i64::from(s.pause_request),
                 penalty: s.penalty,
             }),
@@ -243,7 +254,7 @@ mod tests {
     fn seats_are_taken_once_and_known_by_their_token_alone() {
         let mut seats = Seats::default();
         assert_eq!(seats.free(Some(4), |_| 0), Err(TableError::NoSuchSeat(4)));
-        let grant = seats.seat_person(2, "Ann".into());
+        let grant = seats.seat_person(2, "Ann".into(), None);
         assert_eq!(seats.free(Some(2), |_| 0), Err(TableError::SeatTaken(2)));
         assert_eq!(seats.free(None, |_| 0), Ok(0), "the lowest free seat");
         assert_eq!(seats.free(None, |n| n - 1), Ok(3), "or the one chosen");
@@ -262,7 +273,7 @@ mod tests {
     #[tokio::test(start_paused = true)]
     async fn an_absent_player_is_stood_in_for_after_the_takeover_delay() {
         let mut seats = Seats::default();
-        seats.seat_person(0, "Ann".into());
+        seats.seat_person(0, "Ann".into(), None);
         seats.seat_robot(1, Strategy::default(), &GameOptions::default());
         seats.ask_ready();
         let takeover = Some(Duration::from_secs(30));

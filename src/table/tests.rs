@@ -103,13 +103,13 @@ async fn open_table(id: &str, settings: TableSettings, robots: &[u8], start: boo
 
 async fn sit(table: &TableHandle, name: &str, seat: u8) -> SeatGrant {
     let name = name.to_string();
-    let asked = table.ask(|reply| TableCommand::Sit { name, seat: Some(seat), reply });
+    let asked = table.ask(|reply| TableCommand::Sit { name, seat: Some(seat), account: None, reply });
     within_real_time("sitting", asked).await.expect("the table answers").expect("the seat is free")
 }
 
 async fn start(table: &TableHandle, token: &str) {
-    let token = Some(token.to_string());
-    let asked = table.ask(|reply| TableCommand::Start { token, reply });
+    let asker = super::Asker { token: Some(token.to_string()), ..Default::default() };
+    let asked = table.ask(|reply| TableCommand::Start { asker, reply });
     within_real_time("starting", asked).await.expect("the table answers").expect("the game starts");
 }
 
@@ -128,7 +128,7 @@ impl Client {
     /// `since` if given.
     async fn connect(table: &TableHandle, token: Option<&str>, since: Option<u64>) -> Client {
         let token = token.map(str::to_string);
-        let asked = table.ask(|reply| TableCommand::Connect { token, since, reply });
+        let asked = table.ask(|reply| TableCommand::Connect { token, account: None, since, reply });
         let conn = within_real_time("connecting", asked).await.expect("the table answers").expect("connected");
         Client { table: table.clone(), conn }
     }

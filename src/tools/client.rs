@@ -49,6 +49,15 @@ pub struct Answer {
     pub status: u16,
     /// The body.
     pub body: Value,
+    /// The headers, names in lower case.
+    pub headers: Vec<(String, String)>,
+}
+
+impl Answer {
+    /// The first value of a header (`name` in lower case).
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
+    }
 }
 
 /// Sends one HTTP/1.1 request, on a connection of its own, with an optional
@@ -60,10 +69,36 @@ pub async fn http(
     body: Option<&Value>,
     token: Option<&str>,
 ) -> Result<Answer, ClientError> {
+    let bearer = token.map(|t| format!("Bearer {t}"));
+    let headers: Vec<(&str, &str)> = bearer.iter().map(|b| ("authorization", b.as_str())).collect();
+    request(addr, method, path, body, &headers).await
+}
+
+/// As [`http`], with any headers (a cookie, `X-Requested-With`...).
+pub async fn request(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: Option<&Value>,
+    headers: &[(&str, &str)],
+) -> Result<Answer, ClientError> {
+    request_from(None, addr, method, path, body, headers).await
+}
+
+/// As [`request`], from the local address `from` (another address of the
+/// loopback network, say) if given.
+pub async fn request_from(
+    from: Option<std::net::IpAddr>,
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    body: Option<&Value>,
+    headers: &[(&str, &str)],
+) -> Result<Answer, ClientError> {
     let method = Method::from_bytes(method.as_bytes()).map_err(|e| ClientError::Answer(format!("{method}: {e}")))?;
     let mut request = Request::builder().method(method).uri(path).header(header::HOST, addr.to_string());
-    if let Some(t) = token {
-        request = request.header(header::AUTHORIZATION, format!("Bearer {t}"));
+    for (name, value) in headers {
+        request = request.header(*name, *value);
     }
     let body = match body {
         Some(b) => {
@@ -73,14 +108,26 @@ pub async fn http(
         None => Bytes::new(),
     };
     let request = request.body(Full::new(body)).map_err(|e| ClientError::Answer(format!("{path}: {e}")))?;
-    let stream = TcpStream::connect(addr).await?;
+    let stream = match from {
+        None => TcpStream::connect(addr).await?,
+        Some(ip) => {
+            let socket = if ip.is_ipv4() { tokio::net::TcpSocket::new_v4()? } else { tokio::net::TcpSocket::new_v6()? };
+            socket.bind(SocketAddr::new(ip, 0))?;
+            socket.connect(addr).await?
+        }
+    };
     let (mut sender, connection) = hyper::client::conn::http1::handshake(TokioIo::new(stream)).await?;
     // The connection is driven until the answer is read and the sender dropped.
     tokio::spawn(connection);
     let response = sender.send_request(request).await?;
     let status = response.status().as_u16();
+    let headers = response
+        .headers()
+        .iter()
+        .map(|(n, v)| (n.as_str().to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+        .collect();
     let body = response.into_body().collect().await?.to_bytes();
-    Ok(Answer { status, body: body_value(&body) })
+    Ok(Answer { status, body: body_value(&body), headers })
 }
 
 /// Sends raw bytes as a request and reads the answer, for testing malformed
@@ -106,7 +153,7 @@ fn read_answer(raw: &[u8], closed: bool) -> Result<Option<Answer>, ClientError> 
     let bad = |why: String| ClientError::Answer(format!("{why}: {}", String::from_utf8_lossy(raw)));
     let mut rest = raw;
     // Interim answers (`100 Continue`) come before the real one.
-    let (status, head_len, framing) = loop {
+    let (status, head_len, framing, headers) = loop {
         let mut headers = [httparse::EMPTY_HEADER; 64];
         let mut response = httparse::Response::new(&mut headers);
         let head_len = match response.parse(rest) {
@@ -121,7 +168,12 @@ fn read_answer(raw: &[u8], closed: bool) -> Result<Option<Answer>, ClientError> 
             continue;
         }
         let framing = Framing::of(status, response.headers).map_err(bad)?;
-        break (status, head_len, framing);
+        let headers = response
+            .headers
+            .iter()
+            .map(|h| (h.name.to_ascii_lowercase(), String::from_utf8_lossy(h.value).into_owned()))
+            .collect::<Vec<_>>();
+        break (status, head_len, framing, headers);
     };
     let after_head = &rest[head_len..];
     let body = match framing {
@@ -137,7 +189,7 @@ fn read_answer(raw: &[u8], closed: bool) -> Result<Option<Answer>, ClientError> 
         Framing::UntilClosed if closed => after_head.to_vec(),
         Framing::UntilClosed => return Ok(None),
     };
-    Ok(Some(Answer { status, body: body_value(&body) }))
+    Ok(Some(Answer { status, body: body_value(&body), headers }))
 }
 
 /// How an answer's body is delimited (RFC 9112, 6.3).
@@ -220,6 +272,19 @@ impl TableSocket {
         token: Option<&str>,
         since: Option<u64>,
     ) -> Result<TableSocket, ClientError> {
+        TableSocket::connect_with(addr, table, token, since, &[]).await
+    }
+
+    /// As [`TableSocket::connect`], with headers on the upgrade request (an
+    /// account's `Authorization` or cookie).
+    pub async fn connect_with(
+        addr: SocketAddr,
+        table: &str,
+        token: Option<&str>,
+        since: Option<u64>,
+        headers: &[(&str, &str)],
+    ) -> Result<TableSocket, ClientError> {
+        use tokio_tungstenite::tungstenite::client::IntoClientRequest;
         let mut url = format!("ws://{addr}/api/v1/tables/{table}/ws");
         let mut query = Vec::new();
         if let Some(t) = token {
@@ -232,7 +297,15 @@ impl TableSocket {
             url.push('?');
             url.push_str(&query.join("&"));
         }
-        let (socket, _) = connect_async(url).await?;
+        let mut request = url.into_client_request()?;
+        for (name, value) in headers {
+            let name = tokio_tungstenite::tungstenite::http::HeaderName::from_bytes(name.as_bytes())
+                .map_err(|e| ClientError::Answer(format!("header {name}: {e}")))?;
+            let value = tokio_tungstenite::tungstenite::http::HeaderValue::from_str(value)
+                .map_err(|e| ClientError::Answer(format!("header value: {e}")))?;
+            request.headers_mut().append(name, value);
+        }
+        let (socket, _) = connect_async(request).await?;
         Ok(TableSocket { socket, last_seq: since.unwrap_or(0) })
     }
 
@@ -268,6 +341,21 @@ impl TableSocket {
                 }
                 Message::Close(_) => return Ok(None),
                 _ => continue,
+            }
+        }
+    }
+
+    /// Reads until the server closes the socket; the close frame's code
+    /// (`None` if it closed without one).
+    pub async fn close_code(&mut self, wait: Duration) -> Result<Option<u16>, ClientError> {
+        loop {
+            let frame = match tokio::time::timeout(wait, self.socket.next()).await {
+                Err(_) => return Err(ClientError::Timeout("the server to close the socket")),
+                Ok(None) => return Ok(None),
+                Ok(Some(frame)) => frame?,
+            };
+            if let Message::Close(frame) = frame {
+                return Ok(frame.map(|f| u16::from(f.code)));
             }
         }
     }

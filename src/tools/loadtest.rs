@@ -67,6 +67,7 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
 
 use crate::tools::client::http;
+use crate::tools::logins::{LoginReport, Logins};
 
 /// Handshakes (HTTP requests and WebSocket upgrades) in flight at once.
 const HANDSHAKES: usize = 256;
@@ -108,6 +109,10 @@ pub struct LoadtestArgs {
     /// The server's process id: sample its memory (VmRSS, peak reported) and CPU.
     #[arg(long)]
     pub server_pid: Option<u32>,
+    /// Also log accounts in at this rate (per second) during the run, from
+    /// many loopback addresses (see `tools::logins`); 0: none.
+    #[arg(long, default_value_t = 0.0)]
+    pub logins_per_second: f64,
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
@@ -131,6 +136,8 @@ pub struct Config {
     /// The server's process, to sample.
     pub server_pid: Option<u32>,
     /// Print JSON.
+    /// Logins per second beside the tables (0: none).
+    pub logins_per_second: f64,
     pub json: bool,
 }
 
@@ -155,6 +162,9 @@ impl Config {
         if args.pause > 50 {
             return Err(format!("--pause {}: the server allows at most 50 deciseconds", args.pause));
         }
+        if !(0.0..=10_000.0).contains(&args.logins_per_second) {
+            return Err(format!("--logins-per-second {}: give 0 to 10000", args.logins_per_second));
+        }
         if args.ramp > 3_600 {
             return Err(format!("--ramp {}: give 0 to 3600 seconds", args.ramp));
         }
@@ -171,6 +181,7 @@ impl Config {
             pause_deciseconds: args.pause,
             ramp: Duration::from_secs(args.ramp),
             server_pid: args.server_pid,
+            logins_per_second: args.logins_per_second,
             json: args.json,
         })
     }
@@ -780,6 +791,8 @@ pub struct Report {
     pub first_table_error: Option<String>,
     /// The first failed connection.
     pub first_connect_error: Option<String>,
+    /// The logins run beside the tables (`--logins-per-second`).
+    pub logins: Option<LoginReport>,
     /// The first dropped connection.
     pub first_drop: Option<String>,
 }
@@ -802,6 +815,10 @@ pub async fn run(config: Config, fd_limit: Option<FdLimit>, mut warnings: Vec<St
             config.clients
         ));
     }
+    let logins = match config.logins_per_second {
+        rate if rate > 0.0 => Some(Logins::prepare(addr, rate).await?),
+        _ => None,
+    };
     let (stop_tx, stop) = watch::channel(false);
     let shared = Arc::new(Shared {
         latencies: Latencies::new(),
@@ -833,6 +850,10 @@ pub async fn run(config: Config, fd_limit: Option<FdLimit>, mut warnings: Vec<St
             }
         });
     }
+    let measuring_logins = Arc::new(AtomicBool::new(false));
+    if let Some(logins) = &logins {
+        logins.start(addr, measuring_logins.clone(), shared.stop.clone());
+    }
     for index in 0..config.tables {
         let offset = config.ramp.mul_f64(index as f64 / config.tables as f64);
         tokio::spawn(table_slot(shared.clone(), index, started + offset));
@@ -854,8 +875,10 @@ pub async fn run(config: Config, fd_limit: Option<FdLimit>, mut warnings: Vec<St
     let at_start = shared.counters.snapshot();
     let window_start = Instant::now();
     shared.measuring.store(true, Ordering::Relaxed);
+    measuring_logins.store(true, Ordering::Relaxed);
     tokio::time::sleep(config.duration).await;
     shared.measuring.store(false, Ordering::Relaxed);
+    measuring_logins.store(false, Ordering::Relaxed);
     let window = window_start.elapsed().as_secs_f64();
     let at_end = shared.counters.snapshot();
     let server_cpu_end = config.server_pid.and_then(|p| cpu_seconds(Some(p)));
@@ -910,6 +933,7 @@ pub async fn run(config: Config, fd_limit: Option<FdLimit>, mut warnings: Vec<St
         },
         first_table_error: first(&shared.first_table_error),
         first_connect_error: first(&shared.first_connect_error),
+        logins: logins.map(|l| l.report(window)),
         first_drop: first(&shared.first_drop),
     })
 }
@@ -987,6 +1011,18 @@ pub fn render_text(r: &Report) -> String {
         let others =
             if r.server_pid.is_some() { format!(" (others {:.0}%)", (cpu - ours).max(0.0)) } else { String::new() };
         line(format!("machine: CPU {cpu:.0}% of {}%{others}", r.cpus * 100));
+    }
+    if let Some(l) = &r.logins {
+        let latency = l.latency.as_ref().map_or("no login answered".to_string(), |l| {
+            format!("p50 {}, p99 {}, max {}", ms(l.p50_us), ms(l.p99_us), ms(l.max_us))
+        });
+        line(format!(
+            "logins: {:.1}/s asked, {:.1}/s succeeded ({} in the window, {} limited, {} failed); login latency {latency}",
+            l.asked_per_second, l.per_second, l.succeeded, l.limited, l.failed
+        ));
+        if let Some(f) = &l.first_failure {
+            line(format!("first failed login: {f}"));
+        }
     }
     for (what, e) in
         [("table request", &r.first_table_error), ("connection", &r.first_connect_error), ("drop", &r.first_drop)]
@@ -1075,6 +1111,7 @@ mod tests {
             pause: 10,
             ramp: 5,
             server_pid: None,
+            logins_per_second: 0.0,
             json: false,
         }
     }
@@ -1137,6 +1174,7 @@ mod tests {
             (LoadtestArgs { duration: 0, ..args() }, "--duration"),
             (LoadtestArgs { pause: 51, ..args() }, "--pause"),
             (LoadtestArgs { ramp: 100_000, ..args() }, "--ramp"),
+            (LoadtestArgs { logins_per_second: -1.0, ..args() }, "--logins-per-second"),
             (LoadtestArgs { server_pid: Some(u32::MAX), ..args() }, "--server-pid"),
         ];
         for (a, flag) in cases {

@@ -6,6 +6,8 @@
 //!   the integration tests and the load tool;
 //! - [`loadtest`]: `mahjong-server loadtest`, robot tables on a running
 //!   server watched through many spectator WebSockets;
+//! - [`logins`]: logins from many accounts and addresses beside the load
+//!   test (`loadtest --logins-per-second`);
 //! - [`storebench`]: `mahjong-server storebench`, events persisted per
 //!   second with many tables writing to the store at once.
 //!
@@ -15,4 +17,5 @@
 
 pub mod client;
 pub mod loadtest;
+pub mod logins;
 pub mod storebench;

@@ -7,6 +7,8 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
+use mahjong::auth::{AccountSettings, Accounts, Role};
+use mahjong::server::Serving;
 use mahjong::store::Store;
 use mahjong::table::TableDefaults;
 use mahjong::tools::client::{Answer, http};
@@ -35,12 +37,31 @@ impl TestApp {
     /// or `postgres`, see [`TestDb::new`]; `memory` for an SQLite database in
     /// memory), with the tables' `defaults`.
     pub async fn spawn(backend: &str, defaults: TableDefaults) -> TestApp {
+        TestApp::spawn_serving(backend, defaults, Serving::default()).await
+    }
+
+    /// As [`TestApp::spawn`], serving as `serving` says (accounts' limits,
+    /// `--require-accounts`).
+    pub async fn spawn_serving(backend: &str, defaults: TableDefaults, serving: Serving) -> TestApp {
         let db = TestDb::new(backend).await;
         let store = Store::open(&db.url).await.unwrap_or_else(|e| panic!("open the store {}: {e}", db.url));
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port on 127.0.0.1");
         let addr = listener.local_addr().expect("the listener's address");
-        tokio::spawn(mahjong::server::serve(listener, defaults, store.clone(), std::future::pending()));
+        let serve =
+            mahjong::server::serve_loading(listener, defaults, store.clone(), serving, None, std::future::pending());
+        tokio::spawn(serve);
         TestApp { addr, api: Api::at(addr), db, store }
+    }
+
+    /// Creates the admin account `admin` (once; as `mahjong-server admin
+    /// create-user` does) and logs it in over REST: its session token.
+    pub async fn admin_token(&self) -> String {
+        let accounts = Accounts::new(self.store.clone(), AccountSettings::default()).expect("the accounts");
+        match accounts.create(ADMIN_NAME, ADMIN_PASSWORD, Role::Admin).await {
+            Ok(_) | Err(mahjong::auth::AuthError::NameTaken(_)) => {}
+            Err(e) => panic!("create the admin: {e}"),
+        }
+        self.api.login(ADMIN_NAME, ADMIN_PASSWORD).await
     }
 
     /// Removes the database (the server stops with the test's runtime).
@@ -48,6 +69,11 @@ impl TestApp {
         self.db.remove().await;
     }
 }
+
+/// The name of the admin [`TestApp::admin_token`] creates.
+pub const ADMIN_NAME: &str = "admin";
+/// Its password.
+pub const ADMIN_PASSWORD: &str = "admin password 1";
 
 /// The REST API of a server at an address.
 #[derive(Clone, Copy, Debug)]
@@ -65,6 +91,35 @@ impl Api {
     /// Any request; only a failed connection panics.
     pub async fn request(self, method: &str, path: &str, body: Option<&Value>, token: Option<&str>) -> Answer {
         http(self.addr, method, path, body, token).await.unwrap_or_else(|e| panic!("{method} {path}: {e}"))
+    }
+
+    /// Registers a player account (answered 201); its session token.
+    pub async fn register(self, name: &str, password: &str) -> String {
+        let body = json!({"name": name, "password": password});
+        let a = self.request("POST", "/api/v1/auth/register", Some(&body), None).await;
+        assert_eq!(a.status, 201, "register {name}: {}", a.body);
+        a.body["token"].as_str().unwrap_or_else(|| panic!("no token in {}", a.body)).to_string()
+    }
+
+    /// Logs in (answered 200); the session token.
+    pub async fn login(self, name: &str, password: &str) -> String {
+        let body = json!({"name": name, "password": password});
+        let a = self.request("POST", "/api/v1/auth/login", Some(&body), None).await;
+        assert_eq!(a.status, 200, "login {name}: {}", a.body);
+        a.body["token"].as_str().unwrap_or_else(|| panic!("no token in {}", a.body)).to_string()
+    }
+
+    /// Any request with these headers; only a failed connection panics.
+    pub async fn request_with(
+        self,
+        method: &str,
+        path: &str,
+        body: Option<&Value>,
+        headers: &[(&str, &str)],
+    ) -> Answer {
+        mahjong::tools::client::request(self.addr, method, path, body, headers)
+            .await
+            .unwrap_or_else(|e| panic!("{method} {path}: {e}"))
     }
 
     /// A `GET`, whatever its answer.

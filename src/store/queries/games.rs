@@ -19,6 +19,8 @@ use crate::store::{Store, StoreError};
 pub struct GameFilter {
     /// A player of that name sits at the game (robots have names too).
     pub player: Option<String>,
+    /// That account sits at the game.
+    pub account: Option<i64>,
     /// Open, being played, or over.
     pub state: Option<TableState>,
     /// Where the game came from.
@@ -179,6 +181,9 @@ impl Store {
         let mut c = Conditions::default();
         if let Some(name) = &filter.player {
             c.push("EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.name = ?)", Param::Text(name.clone()));
+        }
+        if let Some(account) = filter.account {
+            c.push("EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.id AND s.user_id = ?)", Param::Int(account));
         }
         if let Some(state) = filter.state {
             c.push("g.state = ?", Param::Text(state.as_str().into()));

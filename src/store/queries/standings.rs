@@ -1,9 +1,12 @@
 //! Player standings: each player's record over every game it played.
 //!
-//! Players are known by name (there are no accounts): every game where a
-//! name sat counts for that name. Robots are named after their seat
-//! (`Robot 1`...), so a robot's line gathers every robot that sat there; a
-//! robot and a person of the same name are kept apart.
+//! A logged-in player is known by its account: every game its account sat
+//! at counts for it. A guest is known by name: every game where that name
+//! sat as a guest counts for it (a guest cannot take an account's name, but
+//! a name used by guests before it was registered keeps its own line).
+//! Robots are named after their seat (`Robot 1`...), so a robot's line
+//! gathers every robot that sat there; a robot and a person of the same name
+//! are kept apart.
 
 use serde::{Deserialize, Serialize};
 use sqlx::{FromRow, Row};
@@ -17,6 +20,9 @@ use crate::store::{Store, StoreError};
 pub struct Standing {
     /// The player's name.
     pub name: String,
+    /// The player's account (its number); absent for a guest or a robot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub account: Option<i64>,
     /// A robot played under this name.
     pub robot: bool,
     /// Games started (being played or over) with the player seated.
@@ -51,7 +57,7 @@ pub struct StandingsPage {
 /// `{open}` is [`TableState::Open`]'s name; `{filter}` is where a filter on
 /// the name goes.
 const SEATED: &str = "seated AS ( \
-    SELECT s.game_id, s.seat, s.name, CAST(CASE WHEN s.robot IS NULL THEN 0 ELSE 1 END AS BIGINT) AS is_robot, \
+    SELECT s.game_id, s.seat, s.name, s.user_id, CAST(CASE WHEN s.robot IS NULL THEN 0 ELSE 1 END AS BIGINT) AS is_robot, \
     g.state FROM seats s JOIN games g ON g.id = s.game_id WHERE g.state <> '{open}'{filter})";
 
 /// Per seat of a game: its hands, wins, points and deltas; and its total
@@ -71,6 +77,7 @@ const TALLIES: &str = "per_seat AS ( \
 #[derive(FromRow)]
 struct StandingColumns {
     name: String,
+    user_id: Option<i64>,
     is_robot: i64,
     games_played: i64,
     games_won: i64,
@@ -81,23 +88,32 @@ struct StandingColumns {
 }
 
 impl Store {
-    /// A page of standings, of every player or of the one named.
-    pub async fn standings(&self, player: Option<&str>, window: Window) -> Result<StandingsPage, StoreError> {
+    /// A page of standings, of every player, or of the one named, or of
+    /// one account.
+    pub async fn standings(
+        &self,
+        player: Option<&str>,
+        account: Option<i64>,
+        window: Window,
+    ) -> Result<StandingsPage, StoreError> {
         let mut c = Conditions::default();
         if let Some(name) = player {
             c.push("s.name = ?", Param::Text(name.to_string()));
+        }
+        if let Some(account) = account {
+            c.push("s.user_id = ?", Param::Int(account));
         }
         let seated = SEATED.replace("{open}", TableState::Open.as_str()).replace("{filter}", &c.and());
         let over = TableState::Over.as_str();
         let count = format!(
             "WITH {seated} SELECT COUNT(*) AS total FROM \
-             (SELECT name, is_robot FROM seated GROUP BY name, is_robot) players"
+             (SELECT name, is_robot, user_id FROM seated GROUP BY name, is_robot, user_id) players"
         );
         let total: i64 = c.bind(sqlx::query(&count)).fetch_one(self.pool()).await?.try_get("total")?;
         let n = c.next();
         let select = format!(
             "WITH {seated}, {TALLIES} \
-             SELECT p.name, p.is_robot, COUNT(*) AS games_played, \
+             SELECT p.name, p.user_id, p.is_robot, COUNT(*) AS games_played, \
                CAST(SUM(CASE WHEN p.state = '{over}' AND f.total = t.top THEN 1 ELSE 0 END) AS BIGINT) AS games_won, \
                CAST(COALESCE(SUM(h.hands), 0) AS BIGINT) AS hands_played, \
                CAST(COALESCE(SUM(h.wins), 0) AS BIGINT) AS mah_jongs, \
@@ -107,8 +123,8 @@ impl Store {
              LEFT JOIN per_seat h ON h.game_id = p.game_id AND h.player = p.seat \
              LEFT JOIN finals f ON f.game_id = p.game_id AND f.player = p.seat \
              LEFT JOIN tops t ON t.game_id = p.game_id \
-             GROUP BY p.name, p.is_robot \
-             ORDER BY net_settlement DESC, p.name, p.is_robot LIMIT ${n} OFFSET ${}",
+             GROUP BY p.name, p.is_robot, p.user_id \
+             ORDER BY net_settlement DESC, p.name, p.is_robot, p.user_id LIMIT ${n} OFFSET ${}",
             n + 1
         );
         let rows = c.bind(sqlx::query(&select)).bind(window.limit).bind(window.offset).fetch_all(self.pool()).await?;
@@ -118,6 +134,7 @@ impl Store {
                 let r = StandingColumns::from_row(r)?;
                 Ok(Standing {
                     name: r.name,
+                    account: r.user_id,
                     robot: r.is_robot != 0,
                     games_played: r.games_played,
                     games_won: r.games_won,

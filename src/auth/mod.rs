@@ -1,0 +1,356 @@
+//! Accounts, sessions and roles: who a request comes from and what it may do.
+//!
+//! An account has a name (unique ignoring case), an argon2id password hash
+//! ([`password`]) and a role ([`Role`]). Logging in makes a session: an
+//! opaque token of 32 random bytes (`mjs_` and 64 hex digits), given to the
+//! client once and stored only as its SHA-256, with its creation, expiry and
+//! last use. Every request looks its session up in the store, so logging out,
+//! changing a password or disabling an account takes effect at once; open
+//! WebSockets hear of it through [`Accounts::revocations`]. Logins and
+//! registrations are rate-limited per client address and per name
+//! ([`limiter`]).
+//!
+//! Nothing here logs a password or a token, nor stores either in clear.
+
+pub mod limiter;
+pub mod password;
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use tokio::sync::broadcast;
+
+pub use crate::store::Role;
+use crate::store::{Store, StoreError, UserRow, now_us, token_sha256};
+use limiter::{Limit, Rate};
+use password::{Cost, HashError, Passwords};
+
+/// The prefix of a session token, which tells it from a seat token.
+pub const TOKEN_PREFIX: &str = "mjs_";
+
+/// The settings of the accounts service.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AccountSettings {
+    /// argon2id's cost.
+    pub cost: Cost,
+    /// How many hashes may run at once (each takes one core).
+    pub concurrent_hashes: usize,
+    /// Login and registration attempts per client address.
+    pub per_address: Rate,
+    /// Login attempts per account name.
+    pub per_name: Rate,
+    /// How long a session lasts.
+    pub session_lifetime: Duration,
+}
+
+impl Default for AccountSettings {
+    fn default() -> AccountSettings {
+        AccountSettings {
+            cost: Cost::default(),
+            // One core of two for hashing, the other for the tables.
+            concurrent_hashes: 1,
+            per_address: Rate { burst: 20, every: Duration::from_secs(3) },
+            per_name: Rate { burst: 10, every: Duration::from_secs(6) },
+            session_lifetime: Duration::from_secs(30 * 24 * 3600),
+        }
+    }
+}
+
+/// Why an account operation was refused or failed.
+#[derive(Debug, thiserror::Error)]
+pub enum AuthError {
+    /// The name is not a valid account name.
+    #[error("{0}")]
+    BadName(String),
+    /// The new password is too short or too long.
+    #[error("{0}")]
+    BadPassword(String),
+    /// The name is taken (ignoring case).
+    #[error("the name '{0}' is taken")]
+    NameTaken(String),
+    /// Wrong name or password (which of the two is not told).
+    #[error("wrong name or password")]
+    WrongCredentials,
+    /// The account is disabled.
+    #[error("this account is disabled")]
+    Disabled,
+    /// No session, or one that has expired or ended.
+    #[error("{0}")]
+    Unauthenticated(&'static str),
+    /// Only an admin may do this.
+    #[error("only an admin may do this")]
+    AdminOnly,
+    /// No such account.
+    #[error("no account {0}")]
+    NoSuchUser(i64),
+    /// The change would leave no admin who can log in.
+    #[error("this would leave the server without an enabled admin")]
+    LastAdmin,
+    /// Too many attempts; try again after the duration.
+    #[error("too many attempts: try again in {} s", .0.as_secs().max(1))]
+    Limited(Duration),
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// Hashing failed.
+    #[error(transparent)]
+    Hash(#[from] HashError),
+}
+
+/// A session just made: its token is told to the client once, here.
+#[derive(Clone, Debug)]
+pub struct NewSession {
+    /// The token, in clear: never logged nor stored.
+    pub token: String,
+    /// The account.
+    pub user: UserRow,
+    /// When the session ends by itself (µs since the epoch).
+    pub expires_us: i64,
+}
+
+/// A request's session, found valid.
+#[derive(Clone, Debug)]
+pub struct Authenticated {
+    /// The account.
+    pub user: UserRow,
+    /// The session token's SHA-256 (its key in the store).
+    pub token_sha256: String,
+    /// When it ends by itself.
+    pub expires_us: i64,
+}
+
+/// Sessions that just ended, for those holding them open (WebSockets).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Revoked {
+    /// One session (logged out).
+    Session(String),
+    /// Every session of an account but one (a password change) or all.
+    User {
+        /// The account.
+        user: i64,
+        /// The session that lives on (its token's SHA-256).
+        except: Option<String>,
+    },
+}
+
+impl Revoked {
+    /// Whether this ends the session `token_sha256` of `user`.
+    pub fn ends(&self, user: i64, token_sha256: &str) -> bool {
+        match self {
+            Revoked::Session(sha) => sha == token_sha256,
+            Revoked::User { user: u, except } => *u == user && except.as_deref() != Some(token_sha256),
+        }
+    }
+}
+
+/// A session is marked as used at most this often (a write per request
+/// would cost more than it tells).
+const TOUCH_EVERY_US: i64 = 60_000_000;
+
+/// The accounts service: one per server.
+#[derive(Debug)]
+pub struct Accounts {
+    store: Store,
+    passwords: Passwords,
+    per_address: Limit<IpAddr>,
+    per_name: Limit<String>,
+    lifetime_us: i64,
+    revoked: broadcast::Sender<Revoked>,
+}
+
+impl Accounts {
+    /// The accounts kept in `store`.
+    pub fn new(store: Store, settings: AccountSettings) -> Result<Accounts, HashError> {
+        Ok(Accounts {
+            store,
+            passwords: Passwords::new(settings.cost, settings.concurrent_hashes)?,
+            per_address: Limit::new(settings.per_address),
+            per_name: Limit::new(settings.per_name),
+            lifetime_us: i64::try_from(settings.session_lifetime.as_micros()).unwrap_or(i64::MAX),
+            revoked: broadcast::channel(1024).0,
+        })
+    }
+
+    /// Creates an account (the command line's `admin create-user`, and
+    /// registration).
+    pub async fn create(&self, name: &str, password: &str, role: Role) -> Result<UserRow, AuthError> {
+        let name = crate::protocol::text::player_name(name).map_err(|e| AuthError::BadName(e.to_string()))?;
+        password::check_new_password(password).map_err(AuthError::BadPassword)?;
+        if self.store.user_by_name(&name).await?.is_some() {
+            return Err(AuthError::NameTaken(name));
+        }
+        let hash = self.passwords.hash(password).await?;
+        // Two registrations of one name at once: the store's unique key decides.
+        self.store.create_user(&name, &hash, role, now_us()).await?.ok_or(AuthError::NameTaken(name))
+    }
+
+    /// Registers a player from `addr` and logs it in.
+    pub async fn register(&self, addr: IpAddr, name: &str, password: &str) -> Result<NewSession, AuthError> {
+        self.per_address.check(&addr).map_err(AuthError::Limited)?;
+        let user = self.create(name, password, Role::Player).await?;
+        tracing::info!(user = user.id, "registered");
+        self.new_session(user).await
+    }
+
+    /// Logs `name` in from `addr`.
+    pub async fn login(&self, addr: IpAddr, name: &str, password: &str) -> Result<NewSession, AuthError> {
+        self.per_address.check(&addr).map_err(AuthError::Limited)?;
+        self.per_name.check(&crate::store::accounts::name_key(name)).map_err(AuthError::Limited)?;
+        let user = self.store.user_by_name(name).await?;
+        // An unknown name is checked against a dummy hash: as slow as a known one.
+        let matched = self.passwords.verify(user.as_ref().map(|u| u.password_hash.as_str()), password).await?;
+        let Some(user) = user.filter(|_| matched) else {
+            tracing::info!("login refused: wrong name or password");
+            return Err(AuthError::WrongCredentials);
+        };
+        if user.disabled {
+            return Err(AuthError::Disabled);
+        }
+        tracing::info!(user = user.id, "logged in");
+        self.new_session(user).await
+    }
+
+    async fn new_session(&self, user: UserRow) -> Result<NewSession, AuthError> {
+        use rand::RngCore;
+        let mut bytes = [0u8; 32];
+        rand::rngs::OsRng.fill_bytes(&mut bytes);
+        let token: String =
+            std::iter::once(TOKEN_PREFIX.to_string()).chain(bytes.iter().map(|b| format!("{b:02x}"))).collect();
+        let now = now_us();
+        let expires_us = now.saturating_add(self.lifetime_us);
+        self.store.create_session(&token_sha256(&token), user.id, now, expires_us).await?;
+        Ok(NewSession { token, user, expires_us })
+    }
+
+    /// The session of `token`, if it is one that lives and its account is
+    /// enabled.
+    pub async fn authenticate(&self, token: &str) -> Result<Authenticated, AuthError> {
+        if !is_session_token(token) {
+            return Err(AuthError::Unauthenticated("that is not a session token"));
+        }
+        let sha = token_sha256(token);
+        let Some(session) = self.store.session(&sha).await? else {
+            return Err(AuthError::Unauthenticated("the session has ended: log in again"));
+        };
+        let now = now_us();
+        if session.expires_us <= now {
+            self.store.delete_session(&sha).await?;
+            return Err(AuthError::Unauthenticated("the session has expired: log in again"));
+        }
+        if session.user.disabled {
+            return Err(AuthError::Disabled);
+        }
+        if now - session.last_used_us >= TOUCH_EVERY_US {
+            self.store.touch_session(&sha, now).await?;
+        }
+        Ok(Authenticated { user: session.user, token_sha256: sha, expires_us: session.expires_us })
+    }
+
+    /// Whether a session still lives (for a WebSocket that missed news).
+    pub async fn session_lives(&self, token_sha256: &str) -> Result<bool, AuthError> {
+        Ok(self.store.session(token_sha256).await?.is_some_and(|s| !s.user.disabled && s.expires_us > now_us()))
+    }
+
+    /// Ends this session.
+    pub async fn logout(&self, session: &Authenticated) -> Result<(), AuthError> {
+        self.store.delete_session(&session.token_sha256).await?;
+        let _ = self.revoked.send(Revoked::Session(session.token_sha256.clone()));
+        Ok(())
+    }
+
+    /// Ends every session of the account, this one too; how many.
+    pub async fn logout_everywhere(&self, session: &Authenticated) -> Result<u64, AuthError> {
+        self.end_sessions_of(session.user.id, None).await
+    }
+
+    /// Changes the account's password after checking the current one; every
+    /// other session of the account ends.
+    pub async fn change_password(&self, session: &Authenticated, current: &str, new: &str) -> Result<(), AuthError> {
+        password::check_new_password(new).map_err(AuthError::BadPassword)?;
+        let user = self.store.user_by_id(session.user.id).await?.ok_or(AuthError::NoSuchUser(session.user.id))?;
+        self.per_name.check(&crate::store::accounts::name_key(&user.name)).map_err(AuthError::Limited)?;
+        if !self.passwords.verify(Some(&user.password_hash), current).await? {
+            return Err(AuthError::WrongCredentials);
+        }
+        let hash = self.passwords.hash(new).await?;
+        self.store.set_password_hash(user.id, &hash).await?;
+        self.end_sessions_of(user.id, Some(&session.token_sha256)).await?;
+        tracing::info!(user = user.id, "password changed");
+        Ok(())
+    }
+
+    /// Accounts in order of number, after number `after`.
+    pub async fn users(&self, after: i64, limit: i64) -> Result<Vec<UserRow>, AuthError> {
+        Ok(self.store.users(after, limit).await?)
+    }
+
+    /// An account.
+    pub async fn user(&self, id: i64) -> Result<UserRow, AuthError> {
+        self.store.user_by_id(id).await?.ok_or(AuthError::NoSuchUser(id))
+    }
+
+    /// Sets an account's role or whether it is disabled (an admin's act).
+    /// Disabling ends its sessions. The last enabled admin can be neither
+    /// demoted nor disabled, so the server always has one.
+    pub async fn update(&self, id: i64, role: Option<Role>, disabled: Option<bool>) -> Result<UserRow, AuthError> {
+        let before = self.user(id).await?;
+        let role = role.unwrap_or(before.role);
+        let disabled = disabled.unwrap_or(before.disabled);
+        let stays_admin = role == Role::Admin && !disabled;
+        if before.role == Role::Admin
+            && !before.disabled
+            && !stays_admin
+            && self.store.active_users_with_role(Role::Admin).await? <= 1
+        {
+            return Err(AuthError::LastAdmin);
+        }
+        self.store.set_role_and_disabled(id, role, disabled).await?;
+        if disabled && !before.disabled {
+            self.end_sessions_of(id, None).await?;
+        }
+        Ok(UserRow { role, disabled, ..before })
+    }
+
+    /// Ends every session of an account but `except`; how many.
+    pub async fn end_sessions_of(&self, user: i64, except: Option<&str>) -> Result<u64, AuthError> {
+        let ended = self.store.delete_sessions_of(user, except).await?;
+        let _ = self.revoked.send(Revoked::User { user, except: except.map(str::to_string) });
+        Ok(ended)
+    }
+
+    /// News of ended sessions.
+    pub fn revocations(&self) -> broadcast::Receiver<Revoked> {
+        self.revoked.subscribe()
+    }
+
+    /// Forgets expired sessions; how many.
+    pub async fn forget_expired(&self) -> Result<u64, AuthError> {
+        Ok(self.store.delete_expired_sessions(now_us()).await?)
+    }
+}
+
+/// Whether `token` has a session token's shape (a seat token does not).
+pub fn is_session_token(token: &str) -> bool {
+    token.strip_prefix(TOKEN_PREFIX).is_some_and(|hex| hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_hexdigit()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn session_tokens_are_told_from_seat_tokens() {
+        assert!(is_session_token(&format!("mjs_{}", "ab".repeat(32))));
+        assert!(!is_session_token(&"ab".repeat(16)));
+        assert!(!is_session_token(&format!("mjs_{}", "zz".repeat(32))));
+        assert!(!is_session_token("mjs_"));
+    }
+
+    #[test]
+    fn a_revocation_names_what_it_ends() {
+        let one = Revoked::Session("a".into());
+        assert!(one.ends(1, "a") && !one.ends(1, "b"));
+        let all_but = Revoked::User { user: 1, except: Some("a".into()) };
+        assert!(!all_but.ends(1, "a") && all_but.ends(1, "b") && !all_but.ends(2, "b"));
+    }
+}

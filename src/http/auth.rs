@@ -1,0 +1,605 @@
+//! Accounts over REST: register, log in and out, change the password, who
+//! am I (`/api/v1/auth/...`, `/api/v1/me`), and the admins' user management
+//! (`/api/v1/admin/users...`); and the extractors that tell every handler
+//! who is calling ([`Caller`], [`MaybeCaller`], [`Admin`]).
+//!
+//! A session token comes as `Authorization: Bearer mjs_...` (programs) or as
+//! the `mj_session` cookie (browsers; HttpOnly, SameSite=Strict). The CSRF
+//! rule: a request that changes something and is authenticated by the
+//! cookie alone must carry the `X-Requested-With` header, which a page of
+//! another site cannot add to a request without the server's CORS consent
+//! (and this server gives none).
+
+use axum::Json;
+use axum::body::Bytes;
+use axum::extract::{ConnectInfo, FromRequestParts, Path, Query, State};
+use axum::http::request::Parts;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use super::hyper_refusals::ClientAddr;
+use super::openapi::refusals;
+use super::{ApiError, AppState, ErrorCode};
+use crate::auth::{Authenticated, NewSession, Role, is_session_token};
+use crate::store::UserRow;
+use crate::store::dates::format_time;
+
+/// The accounts' routes (under `/api/v1`).
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(register))
+        .routes(routes!(login))
+        .routes(routes!(logout))
+        .routes(routes!(logout_everywhere))
+        .routes(routes!(change_password))
+        .routes(routes!(me))
+        .routes(routes!(list_users))
+        .routes(routes!(get_user, update_user))
+        .routes(routes!(end_user_sessions))
+}
+
+/// An account's number in a path.
+const USER_ID: &str = "The account's number.";
+
+/// In the API's schema a role is its name.
+impl utoipa::PartialSchema for Role {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+        ObjectBuilder::new()
+            .schema_type(SchemaType::new(Type::String))
+            .description(Some("What an account may do: `player`, or `admin` (also manages users and any table)."))
+            .enum_values(Some([Role::Player, Role::Admin].map(Role::as_str)))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for Role {}
+
+/// The session cookie's name.
+pub const SESSION_COOKIE: &str = "mj_session";
+/// The header a cookie-authenticated write must carry (the CSRF rule).
+pub const CSRF_HEADER: &str = "x-requested-with";
+
+/// The account a request comes from.
+#[derive(Clone, Debug)]
+pub struct Caller {
+    /// The account's number.
+    pub user_id: i64,
+    /// Its name.
+    pub name: String,
+    /// Its role.
+    pub role: Role,
+    /// The session, for logging it out.
+    pub session: Authenticated,
+}
+
+impl Caller {
+    /// Whether the caller is an admin.
+    pub fn is_admin(&self) -> bool {
+        self.role == Role::Admin
+    }
+}
+
+/// The caller, who must be an admin: 401 `unauthenticated` without a
+/// session, 403 `admin_only` for a player.
+#[derive(Clone, Debug)]
+pub struct Admin(pub Caller);
+
+/// The caller if the request carries a session, `None` for a guest. A
+/// session that does not live is refused (401), never taken as a guest.
+#[derive(Clone, Debug)]
+pub struct MaybeCaller(pub Option<Caller>);
+
+/// Where a request's session token came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Carried {
+    Header,
+    Cookie,
+}
+
+/// The session token of a request, if it carries one: an `Authorization:
+/// Bearer mjs_...` header (a bearer of another shape is a seat token, not
+/// ours), else the session cookie.
+fn session_token(headers: &HeaderMap) -> Option<(String, Carried)> {
+    let bearer = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .map(str::trim)
+        .filter(|t| t.starts_with(crate::auth::TOKEN_PREFIX));
+    if let Some(token) = bearer {
+        return Some((token.to_string(), Carried::Header));
+    }
+    cookie(headers, SESSION_COOKIE).map(|t| (t, Carried::Cookie))
+}
+
+/// A cookie's value.
+fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(k, _)| *k == name)
+        .map(|(_, v)| v.trim().to_string())
+        .filter(|v| !v.is_empty())
+}
+
+/// Whether the method changes nothing (the CSRF rule spares it).
+fn is_safe(method: &Method) -> bool {
+    matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
+}
+
+/// The caller of a request with these headers and method, if any.
+pub async fn caller(state: &AppState, method: &Method, headers: &HeaderMap) -> Result<Option<Caller>, ApiError> {
+    let Some((token, carried)) = session_token(headers) else { return Ok(None) };
+    if carried == Carried::Cookie && !is_safe(method) && !headers.contains_key(CSRF_HEADER) {
+        return Err(ApiError::refused(
+            ErrorCode::CsrfHeaderMissing,
+            "a change authenticated by the session cookie needs the X-Requested-With header",
+        ));
+    }
+    if !is_session_token(&token) {
+        return Err(ApiError::refused(ErrorCode::Unauthenticated, "that is not a session token"));
+    }
+    let session = state.accounts.authenticate(&token).await?;
+    Ok(Some(Caller { user_id: session.user.id, name: session.user.name.clone(), role: session.user.role, session }))
+}
+
+impl FromRequestParts<AppState> for MaybeCaller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<MaybeCaller, ApiError> {
+        Ok(MaybeCaller(caller(state, &parts.method, &parts.headers).await?))
+    }
+}
+
+impl FromRequestParts<AppState> for Caller {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Caller, ApiError> {
+        caller(state, &parts.method, &parts.headers).await?.ok_or_else(|| {
+            ApiError::refused(
+                ErrorCode::Unauthenticated,
+                "log in first: send Authorization: Bearer SESSION_TOKEN or the session cookie",
+            )
+        })
+    }
+}
+
+impl FromRequestParts<AppState> for Admin {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Admin, ApiError> {
+        let caller = Caller::from_request_parts(parts, state).await?;
+        if !caller.is_admin() {
+            return Err(ApiError::refused(ErrorCode::AdminOnly, "only an admin may do this"));
+        }
+        Ok(Admin(caller))
+    }
+}
+
+/// An account, as the API shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct UserInfo {
+    /// Its number.
+    pub id: i64,
+    /// Its name.
+    pub name: String,
+    /// `player` or `admin`.
+    pub role: Role,
+    /// Disabled by an admin.
+    pub disabled: bool,
+    /// When it registered (RFC 3339).
+    pub created_at: String,
+}
+
+impl From<&UserRow> for UserInfo {
+    fn from(u: &UserRow) -> UserInfo {
+        UserInfo {
+            id: u.id,
+            name: u.name.clone(),
+            role: u.role,
+            disabled: u.disabled,
+            created_at: format_time(u.created_us),
+        }
+    }
+}
+
+/// The body of register and login.
+#[derive(Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Credentials {
+    /// The account's name.
+    pub name: String,
+    /// Its password.
+    pub password: String,
+}
+
+impl std::fmt::Debug for Credentials {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Credentials").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+/// A session just made.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct SessionGrant {
+    /// The session token: told once, here. Send it as `Authorization:
+    /// Bearer TOKEN`; browsers get it as the `mj_session` cookie too.
+    pub token: String,
+    /// When the session ends by itself (RFC 3339).
+    pub expires_at: String,
+    /// The account.
+    pub user: UserInfo,
+}
+
+/// Answers a new session: its token in the body, and as the cookie.
+fn granted(status: StatusCode, session: NewSession, headers: &HeaderMap) -> Result<Response, ApiError> {
+    let max_age = ((session.expires_us - crate::store::now_us()) / 1_000_000).max(0);
+    let cookie = session_cookie(&session.token, max_age, headers)?;
+    let body = SessionGrant {
+        token: session.token,
+        expires_at: format_time(session.expires_us),
+        user: UserInfo::from(&session.user),
+    };
+    let mut response = (status, Json(body)).into_response();
+    response.headers_mut().insert(header::SET_COOKIE, cookie);
+    Ok(response)
+}
+
+/// The `Set-Cookie` value for the session (empty with `max_age` 0: the
+/// cookie is removed). `Secure` when the request came over HTTPS through a
+/// proxy that says so.
+fn session_cookie(token: &str, max_age: i64, headers: &HeaderMap) -> Result<HeaderValue, ApiError> {
+    let secure = headers.get("x-forwarded-proto").is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"https"));
+    let secure = if secure { "; Secure" } else { "" };
+    HeaderValue::from_str(&format!(
+        "{SESSION_COOKIE}={token}; Path=/; Max-Age={max_age}; HttpOnly; SameSite=Strict{secure}"
+    ))
+    .map_err(|e| ApiError::internal(format!("the session cookie: {e}")))
+}
+
+/// The client's address (behind a proxy: the proxy's; the limits are then
+/// the proxy's to set).
+fn client_ip(addr: &ConnectInfo<ClientAddr>) -> std::net::IpAddr {
+    addr.0.0.ip()
+}
+
+refusals!(
+    /// Why an account is not registered.
+    RegisterRefusals: BadRequest, NameTaken, TooManyRequests, StoreUnavailable
+);
+
+/// Registers a player account and logs it in: 201 with the session.
+#[utoipa::path(
+    post,
+    path = "/auth/register",
+    operation_id = "register",
+    tag = "accounts",
+    request_body(content = Credentials, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Registered and logged in", body = SessionGrant,
+            headers(("set-cookie" = String, description = "The session cookie: `mj_session=TOKEN; Path=/; Max-Age=SECONDS; HttpOnly; SameSite=Strict` (removed with `Max-Age=0`)"))),
+        RegisterRefusals
+    )
+)]
+pub async fn register(
+    State(state): State<AppState>,
+    addr: ConnectInfo<ClientAddr>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let c: Credentials = super::tables::parse(&body)?;
+    let session = state.accounts.register(client_ip(&addr), &c.name, &c.password).await?;
+    granted(StatusCode::CREATED, session, &headers)
+}
+
+refusals!(
+    /// Why a login fails.
+    LoginRefusals: BadRequest, WrongCredentials, AccountDisabled, TooManyRequests, StoreUnavailable
+);
+
+/// Logs in: 200 with a new session.
+#[utoipa::path(
+    post,
+    path = "/auth/login",
+    operation_id = "login",
+    tag = "accounts",
+    request_body(content = Credentials, content_type = "application/json"),
+    responses(
+        (status = 200, description = "Logged in", body = SessionGrant,
+            headers(("set-cookie" = String, description = "The session cookie: `mj_session=TOKEN; Path=/; Max-Age=SECONDS; HttpOnly; SameSite=Strict` (removed with `Max-Age=0`)"))),
+        LoginRefusals
+    )
+)]
+pub async fn login(
+    State(state): State<AppState>,
+    addr: ConnectInfo<ClientAddr>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let c: Credentials = super::tables::parse(&body)?;
+    let session = state.accounts.login(client_ip(&addr), &c.name, &c.password).await?;
+    granted(StatusCode::OK, session, &headers)
+}
+
+refusals!(
+    /// Why a request that needs a session is refused.
+    SessionRefusals: Unauthenticated, AccountDisabled, CsrfHeaderMissing, StoreUnavailable
+);
+
+/// Ends the caller's session (and removes the cookie).
+#[utoipa::path(
+    post,
+    path = "/auth/logout",
+    operation_id = "logout",
+    tag = "accounts",
+    security(("account_token" = []), ("session_cookie" = [])),
+    responses(
+        (status = 204, description = "Logged out", headers(("set-cookie" = String, description = "The session cookie: `mj_session=TOKEN; Path=/; Max-Age=SECONDS; HttpOnly; SameSite=Strict` (removed with `Max-Age=0`)"))),
+        SessionRefusals
+    )
+)]
+pub async fn logout(State(state): State<AppState>, caller: Caller, headers: HeaderMap) -> Result<Response, ApiError> {
+    state.accounts.logout(&caller.session).await?;
+    let mut response = StatusCode::NO_CONTENT.into_response();
+    response.headers_mut().insert(header::SET_COOKIE, session_cookie("", 0, &headers)?);
+    Ok(response)
+}
+
+/// How many sessions ended.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Ended {
+    /// Sessions ended.
+    pub ended: u64,
+}
+
+/// Ends every session of the caller's account, this one too.
+#[utoipa::path(
+    post,
+    path = "/auth/logout-everywhere",
+    operation_id = "logout_everywhere",
+    tag = "accounts",
+    security(("account_token" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "Logged out everywhere", body = Ended,
+            headers(("set-cookie" = String, description = "The session cookie: `mj_session=TOKEN; Path=/; Max-Age=SECONDS; HttpOnly; SameSite=Strict` (removed with `Max-Age=0`)"))),
+        SessionRefusals
+    )
+)]
+pub async fn logout_everywhere(
+    State(state): State<AppState>,
+    caller: Caller,
+    headers: HeaderMap,
+) -> Result<Response, ApiError> {
+    let ended = state.accounts.logout_everywhere(&caller.session).await?;
+    let mut response = Json(Ended { ended }).into_response();
+    response.headers_mut().insert(header::SET_COOKIE, session_cookie("", 0, &headers)?);
+    Ok(response)
+}
+
+/// The body of a password change.
+#[derive(Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PasswordChange {
+    /// The password now.
+    pub current: String,
+    /// The new one (8 to 256 characters).
+    pub new: String,
+}
+
+refusals!(
+    /// Why a password is not changed.
+    PasswordRefusals: BadRequest, Unauthenticated, WrongCredentials, AccountDisabled, CsrfHeaderMissing, NoSuchUser,
+        TooManyRequests, StoreUnavailable
+);
+
+/// Changes the caller's password; every other session of the account ends.
+#[utoipa::path(
+    post,
+    path = "/auth/password",
+    operation_id = "change_password",
+    tag = "accounts",
+    security(("account_token" = []), ("session_cookie" = [])),
+    request_body(content = PasswordChange, content_type = "application/json"),
+    responses((status = 204, description = "The password is changed"), PasswordRefusals)
+)]
+pub async fn change_password(
+    State(state): State<AppState>,
+    caller: Caller,
+    body: Bytes,
+) -> Result<StatusCode, ApiError> {
+    let change: PasswordChange = super::tables::parse(&body)?;
+    state.accounts.change_password(&caller.session, &change.current, &change.new).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+/// Who the caller is.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct Me {
+    /// The account.
+    pub user: UserInfo,
+    /// When this session ends by itself (RFC 3339).
+    pub session_expires_at: String,
+}
+
+/// The caller's account.
+#[utoipa::path(
+    get,
+    path = "/me",
+    operation_id = "me",
+    tag = "accounts",
+    security(("account_token" = []), ("session_cookie" = [])),
+    responses((status = 200, description = "The caller's account and session", body = Me), SessionRefusals)
+)]
+pub async fn me(caller: Caller) -> Json<Me> {
+    Json(Me { user: UserInfo::from(&caller.session.user), session_expires_at: format_time(caller.session.expires_us) })
+}
+
+/// The query of the user listing.
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
+pub struct UserQuery {
+    /// Accounts numbered after this one (paging).
+    #[serde(default)]
+    pub after: Option<i64>,
+    /// At most this many (1-500, default 100).
+    #[serde(default)]
+    #[param(minimum = 1, maximum = 500)]
+    pub limit: Option<i64>,
+}
+
+/// A page of accounts.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct UserList {
+    /// The accounts, in order of number.
+    pub users: Vec<UserInfo>,
+    /// The `after` of the next page, if there may be one.
+    pub next_after: Option<i64>,
+}
+
+refusals!(
+    /// Why an admin's request is refused.
+    AdminRefusals: BadRequest, Unauthenticated, AccountDisabled, CsrfHeaderMissing, AdminOnly, NoSuchUser, LastAdmin,
+        StoreUnavailable
+);
+
+/// Lists the accounts (admins only).
+#[utoipa::path(
+    get,
+    path = "/admin/users",
+    operation_id = "list_users",
+    tag = "accounts",
+    params(UserQuery),
+    security(("account_token" = []), ("session_cookie" = [])),
+    responses((status = 200, description = "A page of accounts", body = UserList), AdminRefusals)
+)]
+pub async fn list_users(
+    State(state): State<AppState>,
+    _admin: Admin,
+    query: Result<Query<UserQuery>, axum::extract::rejection::QueryRejection>,
+) -> Result<Json<UserList>, ApiError> {
+    let Query(query) = query.map_err(|e| ApiError::bad_request(e.body_text()))?;
+    let limit = query.limit.unwrap_or(100);
+    if !(1..=500).contains(&limit) {
+        return Err(ApiError::bad_request(format!("limit is from 1 to 500, not {limit}")));
+    }
+    let users = state.accounts.users(query.after.unwrap_or(0), limit).await?;
+    let next_after = (users.len() as i64 == limit).then(|| users.last().map(|u| u.id)).flatten();
+    Ok(Json(UserList { users: users.iter().map(UserInfo::from).collect(), next_after }))
+}
+
+/// One account (admins only).
+#[utoipa::path(
+    get,
+    path = "/admin/users/{id}",
+    operation_id = "get_user",
+    tag = "accounts",
+    params(("id" = i64, Path, description = USER_ID)),
+    security(("account_token" = []), ("session_cookie" = [])),
+    responses((status = 200, description = "The account", body = UserInfo), AdminRefusals)
+)]
+pub async fn get_user(
+    State(state): State<AppState>,
+    _admin: Admin,
+    Path(id): Path<i64>,
+) -> Result<Json<UserInfo>, ApiError> {
+    Ok(Json(UserInfo::from(&state.accounts.user(id).await?)))
+}
+
+/// An admin's change to an account.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct UserChange {
+    /// The new role.
+    #[serde(default)]
+    pub role: Option<Role>,
+    /// Disable (`true`) or enable (`false`) the account.
+    #[serde(default)]
+    pub disabled: Option<bool>,
+}
+
+/// Changes an account's role or disables it (admins only); disabling ends
+/// its sessions and closes its WebSockets.
+#[utoipa::path(
+    patch,
+    path = "/admin/users/{id}",
+    operation_id = "update_user",
+    tag = "accounts",
+    params(("id" = i64, Path, description = USER_ID)),
+    security(("account_token" = []), ("session_cookie" = [])),
+    request_body(content = UserChange, content_type = "application/json"),
+    responses((status = 200, description = "The account as changed", body = UserInfo), AdminRefusals)
+)]
+pub async fn update_user(
+    State(state): State<AppState>,
+    Admin(admin): Admin,
+    Path(id): Path<i64>,
+    body: Bytes,
+) -> Result<Json<UserInfo>, ApiError> {
+    let change: UserChange = super::tables::parse(&body)?;
+    if change.role.is_none() && change.disabled.is_none() {
+        return Err(ApiError::bad_request("give a role, or disabled, or both"));
+    }
+    let after = state.accounts.update(id, change.role, change.disabled).await?;
+    tracing::info!(
+        admin = admin.user_id,
+        user = id,
+        role = after.role.as_str(),
+        disabled = after.disabled,
+        "account changed"
+    );
+    Ok(Json(UserInfo::from(&after)))
+}
+
+/// Ends every session of an account (admins only).
+#[utoipa::path(
+    delete,
+    path = "/admin/users/{id}/sessions",
+    operation_id = "end_user_sessions",
+    tag = "accounts",
+    params(("id" = i64, Path, description = USER_ID)),
+    security(("account_token" = []), ("session_cookie" = [])),
+    responses((status = 200, description = "Its sessions ended", body = Ended), AdminRefusals)
+)]
+pub async fn end_user_sessions(
+    State(state): State<AppState>,
+    Admin(admin): Admin,
+    Path(id): Path<i64>,
+) -> Result<Json<Ended>, ApiError> {
+    state.accounts.user(id).await?;
+    let ended = state.accounts.end_sessions_of(id, None).await?;
+    tracing::info!(admin = admin.user_id, user = id, ended, "sessions ended by an admin");
+    Ok(Json(Ended { ended }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_session_token_comes_from_the_header_or_the_cookie() {
+        let token = format!("mjs_{}", "0".repeat(64));
+        let mut h = HeaderMap::new();
+        assert_eq!(session_token(&h), None);
+        h.insert(header::COOKIE, HeaderValue::from_str(&format!("a=b; mj_session={token}; c=d")).unwrap());
+        assert_eq!(session_token(&h), Some((token.clone(), Carried::Cookie)));
+        // A seat token in the header is not a session: the cookie still counts.
+        h.insert(header::AUTHORIZATION, HeaderValue::from_static("Bearer 0123456789abcdef0123456789abcdef"));
+        assert_eq!(session_token(&h), Some((token.clone(), Carried::Cookie)));
+        h.insert(header::AUTHORIZATION, HeaderValue::from_str(&format!("Bearer {token}")).unwrap());
+        assert_eq!(session_token(&h), Some((token, Carried::Header)));
+    }
+
+    #[test]
+    fn credentials_never_print_the_password() {
+        let c = Credentials { name: "ann".into(), password: "hunter2hunter2".into() };
+        assert!(!format!("{c:?}").contains("hunter2"));
+    }
+}
