@@ -428,6 +428,11 @@ pub struct Me {
     pub session_expires_at: String,
 }
 
+refusals!(
+    /// Why the caller is not told.
+    MeRefusals: Unauthenticated, AccountDisabled, StoreUnavailable
+);
+
 /// The caller's account.
 #[utoipa::path(
     get,
@@ -435,7 +440,7 @@ pub struct Me {
     operation_id = "me",
     tag = "accounts",
     security(("account_token" = []), ("session_cookie" = [])),
-    responses((status = 200, description = "The caller's account and session", body = Me), SessionRefusals)
+    responses((status = 200, description = "The caller's account and session", body = Me), MeRefusals)
 )]
 pub async fn me(caller: Caller) -> Json<Me> {
     Json(Me { user: UserInfo::from(&caller.session.user), session_expires_at: format_time(caller.session.expires_us) })
@@ -465,8 +470,24 @@ pub struct UserList {
 }
 
 refusals!(
-    /// Why an admin's request is refused.
-    AdminRefusals: BadRequest, Unauthenticated, AccountDisabled, CsrfHeaderMissing, AdminOnly, NoSuchUser, LastAdmin,
+    /// Why the accounts are not listed.
+    ListUsersRefusals: BadRequest, Unauthenticated, AccountDisabled, AdminOnly, StoreUnavailable
+);
+
+refusals!(
+    /// Why an account is not told.
+    GetUserRefusals: BadRequest, Unauthenticated, AccountDisabled, AdminOnly, NoSuchUser, StoreUnavailable
+);
+
+refusals!(
+    /// Why an account is not changed.
+    UpdateUserRefusals: BadRequest, Unauthenticated, AccountDisabled, CsrfHeaderMissing, AdminOnly, NoSuchUser,
+        LastAdmin, StoreUnavailable
+);
+
+refusals!(
+    /// Why an account's sessions are not ended.
+    EndSessionsRefusals: BadRequest, Unauthenticated, AccountDisabled, CsrfHeaderMissing, AdminOnly, NoSuchUser,
         StoreUnavailable
 );
 
@@ -478,7 +499,7 @@ refusals!(
     tag = "accounts",
     params(UserQuery),
     security(("account_token" = []), ("session_cookie" = [])),
-    responses((status = 200, description = "A page of accounts", body = UserList), AdminRefusals)
+    responses((status = 200, description = "A page of accounts", body = UserList), ListUsersRefusals)
 )]
 pub async fn list_users(
     State(state): State<AppState>,
@@ -503,7 +524,7 @@ pub async fn list_users(
     tag = "accounts",
     params(("id" = i64, Path, description = USER_ID)),
     security(("account_token" = []), ("session_cookie" = [])),
-    responses((status = 200, description = "The account", body = UserInfo), AdminRefusals)
+    responses((status = 200, description = "The account", body = UserInfo), GetUserRefusals)
 )]
 pub async fn get_user(
     State(state): State<AppState>,
@@ -535,7 +556,7 @@ pub struct UserChange {
     params(("id" = i64, Path, description = USER_ID)),
     security(("account_token" = []), ("session_cookie" = [])),
     request_body(content = UserChange, content_type = "application/json"),
-    responses((status = 200, description = "The account as changed", body = UserInfo), AdminRefusals)
+    responses((status = 200, description = "The account as changed", body = UserInfo), UpdateUserRefusals)
 )]
 pub async fn update_user(
     State(state): State<AppState>,
@@ -566,7 +587,7 @@ pub async fn update_user(
     tag = "accounts",
     params(("id" = i64, Path, description = USER_ID)),
     security(("account_token" = []), ("session_cookie" = [])),
-    responses((status = 200, description = "Its sessions ended", body = Ended), AdminRefusals)
+    responses((status = 200, description = "Its sessions ended", body = Ended), EndSessionsRefusals)
 )]
 pub async fn end_user_sessions(
     State(state): State<AppState>,
