@@ -332,7 +332,7 @@ pub async fn hand(
 
 refusals!(
     /// Why a hand's history is not told.
-    HandEventsRefusals: BadRequest, BadToken, NoSuchGame, NoSuchHand, StoreUnavailable
+    HandEventsRefusals: BadRequest, BadToken, Unauthenticated, AccountDisabled, NoSuchGame, NoSuchHand, StoreUnavailable
 );
 
 /// A hand's history for replay.
@@ -344,7 +344,7 @@ refusals!(
     operation_id = "get_hand_events",
     tag = "scores",
     params(("id" = String, Path, description = GAME_ID), ("n" = i64, Path, description = HAND_NUMBER, minimum = 1)),
-    security((), ("seat_token" = [])),
+    security((), ("seat_token" = []), ("account_token" = []), ("session_cookie" = [])),
     responses((status = 200, description = "The hand's events", body = HandHistory), HandEventsRefusals)
 )]
 pub async fn hand_events(
@@ -356,15 +356,19 @@ pub async fn hand_events(
     let game = progress(&state, game_id(&id)?).await?;
     let store = state.lobby.store();
     // A token is checked even when the game is over: a wrong one is a
-    // mistake worth telling, not something to ignore.
-    let seat = match bearer(&headers)? {
-        Some(token) => Some(
+    // mistake worth telling, not something to ignore. An account's session
+    // sees what the seat its account held sees (a spectator's view if it
+    // held none).
+    let caller = super::auth::caller(&state, &axum::http::Method::GET, &headers).await?;
+    let seat = match (bearer(&headers)?.filter(|t| !t.starts_with(crate::auth::TOKEN_PREFIX)), &caller) {
+        (Some(token), _) => Some(
             store
                 .seat_of_token(&id, &token)
                 .await?
                 .ok_or_else(|| ApiError::refused(ErrorCode::BadToken, format!("not a seat token of game {id}")))?,
         ),
-        None => None,
+        (None, Some(c)) => store.seat_of_account(&id, c.user_id).await?,
+        (None, None) => None,
     };
     let viewer = match seat {
         _ if game.state == TableState::Over => Viewer::Everything,

@@ -149,6 +149,16 @@ impl Store {
             .await?;
         Ok(seat.and_then(|s| u8::try_from(s).ok()))
     }
+
+    /// The seat an account held at a stored game.
+    pub async fn seat_of_account(&self, id: &str, account: i64) -> Result<Option<u8>, StoreError> {
+        let seat: Option<i64> = sqlx::query_scalar("SELECT seat FROM seats WHERE game_id = $1 AND user_id = $2")
+            .bind(id)
+            .bind(account)
+            .fetch_optional(self.pool())
+            .await?;
+        Ok(seat.and_then(|s| u8::try_from(s).ok()))
+    }
 }
 
 #[cfg(test)]
