@@ -95,6 +95,13 @@ enum Commands {
         #[arg(short = 'o', long)]
         output: Option<PathBuf>,
     },
+    /// Print the OpenAPI document of the REST API (the one the server serves
+    /// at /api/v1/openapi.json and commits as openapi/openapi.json).
+    Openapi {
+        /// Write it here rather than to standard output.
+        #[arg(short = 'o', long)]
+        output: Option<PathBuf>,
+    },
     /// Manage accounts from the command line (the first admin).
     Admin {
         #[command(subcommand)]
@@ -162,6 +169,7 @@ fn main() -> ExitCode {
         Commands::Loadtest(args) => mahjong::tools::loadtest::run_command(args),
         Commands::Storebench(args) => mahjong::tools::storebench::run_command(args),
         Commands::Presets { json, database } => presets(json, database.as_deref()),
+        Commands::Openapi { output } => openapi(output.as_deref()),
         Commands::Simulate {
             games,
             seed,
@@ -291,6 +299,25 @@ fn settle(database: Option<&str>) -> ExitCode {
         Err(e) => {
             eprintln!("{e}");
             ExitCode::from(2)
+        }
+    }
+}
+
+/// `openapi`: the API's OpenAPI document, to a file or standard output.
+fn openapi(output: Option<&std::path::Path>) -> ExitCode {
+    let text = mahjong::http::openapi::document_json();
+    let written = match output {
+        Some(path) => std::fs::write(path, text).map_err(|e| format!("cannot write {}: {e}", path.display())),
+        None => {
+            use std::io::Write;
+            std::io::stdout().write_all(text.as_bytes()).map_err(|e| format!("cannot print the document: {e}"))
+        }
+    };
+    match written {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::FAILURE
         }
     }
 }

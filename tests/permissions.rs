@@ -118,6 +118,10 @@ async fn an_account_holds_its_seat(backend: &str) {
     assert!(log.game_over, "the game did not end");
     api.wait_over(&table).await;
 
+    // A hand's history with the session (the seat's view; the whole hand once the game is over).
+    let a = api.ask(&format!("/api/v1/games/{table}/hands/1/events"), Some(&ann)).await;
+    assert_eq!(a.status, 200, "{}", a.body);
+
     // Its games and standings, by account.
     let games = api.get(&format!("/api/v1/games?account={ann_id}")).await;
     assert_eq!(games["games"].as_array().unwrap().len(), 1, "{games}");

@@ -8,22 +8,29 @@ use serde::{Deserialize, Serialize};
 
 /// The strategy parameters of a robot player. The default (all zero) is
 /// mj-player's default personality.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+///
+/// Every parameter may be left out of a request (it is then 0); an answer
+/// gives all four.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(try_from = "RawStrategy")]
 pub struct Strategy {
     /// How much the robot likes chows, from -1 to 1: at 1 it goes all out for
     /// the chicken hand (claims chows eagerly), at -1 it never chows and
     /// plays for pungs.
+    #[schema(required = false, minimum = -1, maximum = 1)]
     pub chowness: f64,
     /// Reluctance to make exposed sets, from 0 to 1: at 1 it never claims a
     /// discard except to go Mah-Jong (and, like mj-player, may decline even
     /// that while it has good chances of going out from the wall).
+    #[schema(required = false, minimum = 0, maximum = 1)]
     pub hiddenness: f64,
     /// Bias towards major tiles (terminals and honours), from 0 to 1: at 1 it
     /// discards every minor tile it can.
+    #[schema(required = false, minimum = 0, maximum = 1)]
     pub majorness: f64,
     /// Bias towards one-suit hands, from 0 to 1: at 1 it throws away the
     /// tiles of the other numbered suits whenever it can.
+    #[schema(required = false, minimum = 0, maximum = 1)]
     pub suitness: f64,
 }
 

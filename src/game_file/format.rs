@@ -18,7 +18,7 @@ pub const FORMAT: &str = "mahjong-server game";
 pub const VERSION: u64 = 1;
 
 /// A game file (see the module's documentation).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct GameFile {
     /// Always [`FORMAT`].
@@ -38,7 +38,7 @@ pub struct GameFile {
 }
 
 /// A game file's game row.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileGame {
     /// The game's id where it was exported (a loaded game gets a new one).
@@ -69,7 +69,7 @@ pub struct FileGame {
 }
 
 /// A seat in a game file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileSeat {
     /// 0-3 (the player id).
@@ -81,7 +81,7 @@ pub struct FileSeat {
 }
 
 /// An input in a game file.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct FileInput {
     /// The stream's last sequence number before the input's events.
     pub seq: i64,
@@ -91,7 +91,7 @@ pub struct FileInput {
 }
 
 /// An event in a game file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FileEvent {
     /// Its sequence number (1, 2, ... in order).

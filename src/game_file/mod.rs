@@ -64,7 +64,7 @@ pub fn read_any(text: &str, now_us: i64) -> Result<(Checked, Source), ArchiveErr
 }
 
 /// What became of a loaded game.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Imported {
     /// The new game's id (its table's id too, when it is played on).

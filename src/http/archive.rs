@@ -8,11 +8,20 @@ use axum::body::Bytes;
 use axum::extract::{Path, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::auth::{Admin, Caller};
+use super::openapi::refusals;
 use super::{ApiError, AppState, ErrorCode};
-use crate::game_file::{self, ArchiveError, Checked, Source};
+use crate::game_file::{self, ArchiveError, Checked, GameFile, Imported, Source};
 use crate::protocol::ws::TableState;
+
+/// The game files' routes (under `/api/v1`), without their limits (see
+/// `http::game_files`).
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(export)).routes(routes!(import)).routes(routes!(import_mj_server))
+}
 
 /// The largest game file or log these routes take, in bytes: a long game's
 /// log runs to megabytes, far beyond the other requests' limit.
@@ -30,7 +39,24 @@ impl From<ArchiveError> for ApiError {
     }
 }
 
-/// `GET /api/v1/games/{id}/export`: a finished game's file.
+refusals!(
+    /// Why a game is not exported.
+    ExportRefusals: NoSuchGame, NotFinished, StoreUnavailable
+);
+
+/// A finished game's file.
+#[utoipa::path(
+    get,
+    path = "/games/{id}/export",
+    operation_id = "export_game",
+    tag = "game files",
+    params(("id" = String, Path, description = "The game's id.")),
+    responses(
+        (status = 200, description = "The game file, as an attachment", body = GameFile,
+            headers(("content-disposition" = String, description = "`attachment; filename=\"mahjong-game-ID.json\"`"))),
+        ExportRefusals
+    )
+)]
 pub async fn export(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {
     let file = game_file::export(state.lobby.store(), super::games::game_id(&id)?)
         .await?
@@ -58,7 +84,24 @@ async fn checked(read: impl FnOnce() -> Result<Checked, ArchiveError> + Send + '
         .map_err(ApiError::from)
 }
 
-/// `POST /api/v1/games/import`: loads a game file as a new game.
+refusals!(
+    /// Why a game file is not loaded.
+    ImportRefusals: BadRequest, Unauthenticated, AccountDisabled, CsrfHeaderMissing, AdminOnly, UnsupportedFile,
+        InvalidGame, Closed, StoreUnavailable
+);
+
+/// Loads a game file as a new game (admins only): a game not
+/// over is played on at a new table, its people's seats waiting for them with
+/// new tokens.
+#[utoipa::path(
+    post,
+    path = "/games/import",
+    operation_id = "import_game",
+    tag = "game files",
+    security(("account_token" = []), ("session_cookie" = [])),
+    request_body(content = GameFile, content_type = "application/json"),
+    responses((status = 201, description = "The new game", body = Imported), ImportRefusals)
+)]
 pub async fn import(State(state): State<AppState>, Admin(admin): Admin, body: Bytes) -> Result<Response, ApiError> {
     let text = String::from_utf8(body.to_vec()).map_err(|_| ApiError::bad_request("the body is not UTF-8"))?;
     let checked = checked(move || game_file::parse(&text).and_then(|file| game_file::check(&file))).await?;
@@ -67,8 +110,23 @@ pub async fn import(State(state): State<AppState>, Admin(admin): Admin, body: By
     Ok((StatusCode::CREATED, Json(imported)).into_response())
 }
 
-/// `POST /api/v1/games/import-mj-server`: imports an mj-server game log
-/// (the body, as text) as a finished game.
+refusals!(
+    /// Why an mj-server log is not imported.
+    ImportLogRefusals: BadRequest, Unauthenticated, AccountDisabled, CsrfHeaderMissing, AdminOnly, UnsupportedFile,
+        InvalidGame, InvalidLog, Closed, StoreUnavailable
+);
+
+/// Imports an mj-server game log (the body, as text) as a finished game
+/// (admins only).
+#[utoipa::path(
+    post,
+    path = "/games/import-mj-server",
+    operation_id = "import_mj_server_log",
+    tag = "game files",
+    security(("account_token" = []), ("session_cookie" = [])),
+    request_body(content = String, content_type = "text/plain", description = "A game log written by mj-server"),
+    responses((status = 201, description = "The new game", body = Imported), ImportLogRefusals)
+)]
 pub async fn import_mj_server(
     State(state): State<AppState>,
     Admin(admin): Admin,

@@ -18,12 +18,46 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::hyper_refusals::ClientAddr;
+use super::openapi::refusals;
 use super::{ApiError, AppState, ErrorCode};
 use crate::auth::{Authenticated, NewSession, Role, is_session_token};
 use crate::store::UserRow;
 use crate::store::dates::format_time;
+
+/// The accounts' routes (under `/api/v1`).
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(register))
+        .routes(routes!(login))
+        .routes(routes!(logout))
+        .routes(routes!(logout_everywhere))
+        .routes(routes!(change_password))
+        .routes(routes!(me))
+        .routes(routes!(list_users))
+        .routes(routes!(get_user, update_user))
+        .routes(routes!(end_user_sessions))
+}
+
+/// An account's number in a path.
+const USER_ID: &str = "The account's number.";
+
+/// In the API's schema a role is its name.
+impl utoipa::PartialSchema for Role {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+        ObjectBuilder::new()
+            .schema_type(SchemaType::new(Type::String))
+            .description(Some("What an account may do: `player`, or `admin` (also manages users and any table)."))
+            .enum_values(Some([Role::Player, Role::Admin].map(Role::as_str)))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for Role {}
 
 /// The session cookie's name.
 pub const SESSION_COOKIE: &str = "mj_session";
@@ -151,7 +185,7 @@ impl FromRequestParts<AppState> for Admin {
 }
 
 /// An account, as the API shows it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct UserInfo {
     /// Its number.
     pub id: i64,
@@ -178,7 +212,7 @@ impl From<&UserRow> for UserInfo {
 }
 
 /// The body of register and login.
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Credentials {
     /// The account's name.
@@ -194,7 +228,7 @@ impl std::fmt::Debug for Credentials {
 }
 
 /// A session just made.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct SessionGrant {
     /// The session token: told once, here. Send it as `Authorization:
     /// Bearer TOKEN`; browsers get it as the `mj_session` cookie too.
@@ -237,7 +271,24 @@ fn client_ip(addr: &ConnectInfo<ClientAddr>) -> std::net::IpAddr {
     addr.0.0.ip()
 }
 
+refusals!(
+    /// Why an account is not registered.
+    RegisterRefusals: BadRequest, NameTaken, TooManyRequests, StoreUnavailable
+);
+
 /// Registers a player account and logs it in: 201 with the session.
+#[utoipa::path(
+    post,
+    path = "/auth/register",
+    operation_id = "register",
+    tag = "accounts",
+    request_body(content = Credentials, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Registered and logged in", body = SessionGrant,
+            headers(("set-cookie" = String, description = "The session cookie: `mj_session=TOKEN; Path=/; Max-Age=SECONDS; HttpOnly; SameSite=Strict` (removed with `Max-Age=0`)"))),
+        RegisterRefusals
+    )
+)]
 pub async fn register(
     State(state): State<AppState>,
     addr: ConnectInfo<ClientAddr>,
@@ -249,7 +300,24 @@ pub async fn register(
     granted(StatusCode::CREATED, session, &headers)
 }
 
+refusals!(
+    /// Why a login fails.
+    LoginRefusals: BadRequest, WrongCredentials, AccountDisabled, TooManyRequests, StoreUnavailable
+);
+
 /// Logs in: 200 with a new session.
+#[utoipa::path(
+    post,
+    path = "/auth/login",
+    operation_id = "login",
+    tag = "accounts",
+    request_body(content = Credentials, content_type = "application/json"),
+    responses(
+        (status = 200, description = "Logged in", body = SessionGrant,
+            headers(("set-cookie" = String, description = "The session cookie: `mj_session=TOKEN; Path=/; Max-Age=SECONDS; HttpOnly; SameSite=Strict` (removed with `Max-Age=0`)"))),
+        LoginRefusals
+    )
+)]
 pub async fn login(
     State(state): State<AppState>,
     addr: ConnectInfo<ClientAddr>,
@@ -261,7 +329,23 @@ pub async fn login(
     granted(StatusCode::OK, session, &headers)
 }
 
+refusals!(
+    /// Why a request that needs a session is refused.
+    SessionRefusals: Unauthenticated, AccountDisabled, CsrfHeaderMissing, StoreUnavailable
+);
+
 /// Ends the caller's session (and removes the cookie).
+#[utoipa::path(
+    post,
+    path = "/auth/logout",
+    operation_id = "logout",
+    tag = "accounts",
+    security(("account_token" = []), ("session_cookie" = [])),
+    responses(
+        (status = 204, description = "Logged out", headers(("set-cookie" = String, description = "The session cookie: `mj_session=TOKEN; Path=/; Max-Age=SECONDS; HttpOnly; SameSite=Strict` (removed with `Max-Age=0`)"))),
+        SessionRefusals
+    )
+)]
 pub async fn logout(State(state): State<AppState>, caller: Caller, headers: HeaderMap) -> Result<Response, ApiError> {
     state.accounts.logout(&caller.session).await?;
     let mut response = StatusCode::NO_CONTENT.into_response();
@@ -270,13 +354,25 @@ pub async fn logout(State(state): State<AppState>, caller: Caller, headers: Head
 }
 
 /// How many sessions ended.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Ended {
     /// Sessions ended.
     pub ended: u64,
 }
 
 /// Ends every session of the caller's account, this one too.
+#[utoipa::path(
+    post,
+    path = "/auth/logout-everywhere",
+    operation_id = "logout_everywhere",
+    tag = "accounts",
+    security(("account_token" = []), ("session_cookie" = [])),
+    responses(
+        (status = 200, description = "Logged out everywhere", body = Ended,
+            headers(("set-cookie" = String, description = "The session cookie: `mj_session=TOKEN; Path=/; Max-Age=SECONDS; HttpOnly; SameSite=Strict` (removed with `Max-Age=0`)"))),
+        SessionRefusals
+    )
+)]
 pub async fn logout_everywhere(
     State(state): State<AppState>,
     caller: Caller,
@@ -289,7 +385,7 @@ pub async fn logout_everywhere(
 }
 
 /// The body of a password change.
-#[derive(Serialize, Deserialize)]
+#[derive(Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PasswordChange {
     /// The password now.
@@ -298,7 +394,22 @@ pub struct PasswordChange {
     pub new: String,
 }
 
+refusals!(
+    /// Why a password is not changed.
+    PasswordRefusals: BadRequest, Unauthenticated, WrongCredentials, AccountDisabled, CsrfHeaderMissing, NoSuchUser,
+        TooManyRequests, StoreUnavailable
+);
+
 /// Changes the caller's password; every other session of the account ends.
+#[utoipa::path(
+    post,
+    path = "/auth/password",
+    operation_id = "change_password",
+    tag = "accounts",
+    security(("account_token" = []), ("session_cookie" = [])),
+    request_body(content = PasswordChange, content_type = "application/json"),
+    responses((status = 204, description = "The password is changed"), PasswordRefusals)
+)]
 pub async fn change_password(
     State(state): State<AppState>,
     caller: Caller,
@@ -310,7 +421,7 @@ pub async fn change_password(
 }
 
 /// Who the caller is.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Me {
     /// The account.
     pub user: UserInfo,
@@ -318,25 +429,40 @@ pub struct Me {
     pub session_expires_at: String,
 }
 
+refusals!(
+    /// Why the caller is not told.
+    MeRefusals: Unauthenticated, AccountDisabled, StoreUnavailable
+);
+
 /// The caller's account.
+#[utoipa::path(
+    get,
+    path = "/me",
+    operation_id = "me",
+    tag = "accounts",
+    security(("account_token" = []), ("session_cookie" = [])),
+    responses((status = 200, description = "The caller's account and session", body = Me), MeRefusals)
+)]
 pub async fn me(caller: Caller) -> Json<Me> {
     Json(Me { user: UserInfo::from(&caller.session.user), session_expires_at: format_time(caller.session.expires_us) })
 }
 
 /// The query of the user listing.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
 pub struct UserQuery {
     /// Accounts numbered after this one (paging).
     #[serde(default)]
     pub after: Option<i64>,
     /// At most this many (1-500, default 100).
     #[serde(default)]
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<i64>,
 }
 
 /// A page of accounts.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct UserList {
     /// The accounts, in order of number.
     pub users: Vec<UserInfo>,
@@ -344,7 +470,38 @@ pub struct UserList {
     pub next_after: Option<i64>,
 }
 
+refusals!(
+    /// Why the accounts are not listed.
+    ListUsersRefusals: BadRequest, Unauthenticated, AccountDisabled, AdminOnly, StoreUnavailable
+);
+
+refusals!(
+    /// Why an account is not told.
+    GetUserRefusals: BadRequest, Unauthenticated, AccountDisabled, AdminOnly, NoSuchUser, StoreUnavailable
+);
+
+refusals!(
+    /// Why an account is not changed.
+    UpdateUserRefusals: BadRequest, Unauthenticated, AccountDisabled, CsrfHeaderMissing, AdminOnly, NoSuchUser,
+        LastAdmin, StoreUnavailable
+);
+
+refusals!(
+    /// Why an account's sessions are not ended.
+    EndSessionsRefusals: BadRequest, Unauthenticated, AccountDisabled, CsrfHeaderMissing, AdminOnly, NoSuchUser,
+        StoreUnavailable
+);
+
 /// Lists the accounts (admins only).
+#[utoipa::path(
+    get,
+    path = "/admin/users",
+    operation_id = "list_users",
+    tag = "accounts",
+    params(UserQuery),
+    security(("account_token" = []), ("session_cookie" = [])),
+    responses((status = 200, description = "A page of accounts", body = UserList), ListUsersRefusals)
+)]
 pub async fn list_users(
     State(state): State<AppState>,
     _admin: Admin,
@@ -361,6 +518,15 @@ pub async fn list_users(
 }
 
 /// One account (admins only).
+#[utoipa::path(
+    get,
+    path = "/admin/users/{id}",
+    operation_id = "get_user",
+    tag = "accounts",
+    params(("id" = i64, Path, description = USER_ID)),
+    security(("account_token" = []), ("session_cookie" = [])),
+    responses((status = 200, description = "The account", body = UserInfo), GetUserRefusals)
+)]
 pub async fn get_user(
     State(state): State<AppState>,
     _admin: Admin,
@@ -370,7 +536,7 @@ pub async fn get_user(
 }
 
 /// An admin's change to an account.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct UserChange {
     /// The new role.
@@ -383,6 +549,16 @@ pub struct UserChange {
 
 /// Changes an account's role or disables it (admins only); disabling ends
 /// its sessions and closes its WebSockets.
+#[utoipa::path(
+    patch,
+    path = "/admin/users/{id}",
+    operation_id = "update_user",
+    tag = "accounts",
+    params(("id" = i64, Path, description = USER_ID)),
+    security(("account_token" = []), ("session_cookie" = [])),
+    request_body(content = UserChange, content_type = "application/json"),
+    responses((status = 200, description = "The account as changed", body = UserInfo), UpdateUserRefusals)
+)]
 pub async fn update_user(
     State(state): State<AppState>,
     Admin(admin): Admin,
@@ -408,6 +584,15 @@ pub async fn update_user(
 }
 
 /// Ends every session of an account (admins only).
+#[utoipa::path(
+    delete,
+    path = "/admin/users/{id}/sessions",
+    operation_id = "end_user_sessions",
+    tag = "accounts",
+    params(("id" = i64, Path, description = USER_ID)),
+    security(("account_token" = []), ("session_cookie" = [])),
+    responses((status = 200, description = "Its sessions ended", body = Ended), EndSessionsRefusals)
+)]
 pub async fn end_user_sessions(
     State(state): State<AppState>,
     Admin(admin): Admin,

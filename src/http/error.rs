@@ -9,7 +9,6 @@
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use serde_json::json;
 
 use crate::auth::AuthError;
 use crate::store::StoreError;
@@ -236,6 +235,51 @@ impl ErrorCode {
         }
     }
 
+    /// When a refusal has this code (the API reference says so, in each
+    /// endpoint's answers).
+    pub fn meaning(self) -> &'static str {
+        match self {
+            ErrorCode::BadRequest => "a malformed request: its body, a parameter or a header",
+            ErrorCode::UnsupportedFile => "a game file of another format or version",
+            ErrorCode::BadToken => "the seat token is missing where it is needed, malformed, or not this table's",
+            ErrorCode::NotManager => "only the game manager may do that",
+            ErrorCode::NoSuchTable => "no table has this id",
+            ErrorCode::NoSuchGame => "no stored game has this id",
+            ErrorCode::NoSuchHand => "the game has no such hand",
+            ErrorCode::NotFound => "no such endpoint",
+            ErrorCode::MethodNotAllowed => "the endpoint does not take this method",
+            ErrorCode::Timeout => "the request was not answered within its time limit",
+            ErrorCode::SeatTaken => "the seat is taken, or the table is full",
+            ErrorCode::NotNow => "not at this moment",
+            ErrorCode::NotFinished => "a game that is not over cannot be exported",
+            ErrorCode::Closed => "the table closed while the request was handled",
+            ErrorCode::TooLarge => "the body is over its limit",
+            ErrorCode::UriTooLong => "the URI is over its limit",
+            ErrorCode::InvalidGame => "a game file that is malformed or does not add up",
+            ErrorCode::InvalidLog => "an mj-server log that does not replay",
+            ErrorCode::HeadersTooLarge => "the request's head is too large",
+            ErrorCode::Unauthenticated => "no account session, or one that has expired or ended: log in",
+            ErrorCode::WrongCredentials => "wrong name or password",
+            ErrorCode::AccountDisabled => "the account is disabled",
+            ErrorCode::AdminOnly => "only an admin may do that",
+            ErrorCode::CsrfHeaderMissing => {
+                "a change authenticated by the session cookie needs the X-Requested-With header"
+            }
+            ErrorCode::AccountRequired => "the server admits only logged-in players",
+            ErrorCode::NameRegistered => "that name belongs to an account: log in to use it",
+            ErrorCode::NoSuchUser => "no account has this number",
+            ErrorCode::NameTaken => "the account name is taken",
+            ErrorCode::LastAdmin => "the change would leave no enabled admin",
+            ErrorCode::TooManyRequests => "too many attempts: `Retry-After` says when to try again",
+            ErrorCode::NoSuchPreset => "no preset has this name",
+            ErrorCode::PresetExists => "a preset already has that name, ignoring case",
+            ErrorCode::ReadOnlyPreset => "built-in presets cannot be changed or deleted",
+            ErrorCode::PresetInUse => "the defaults of new tables (in force, or the flags') use that preset",
+            ErrorCode::Internal => "the server failed; the failure is logged",
+            ErrorCode::StoreUnavailable => "the game store cannot be reached; try again",
+        }
+    }
+
     /// What the client is told of an internal failure.
     fn generic_message(self) -> &'static str {
         match self {
@@ -245,9 +289,31 @@ impl ErrorCode {
     }
 }
 
+impl serde::Serialize for ErrorCode {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+/// The body of every error answer: `{"error": {"code": ..., "message": ...}}`.
+#[derive(Debug, serde::Serialize)]
+pub struct ErrorBody<'a> {
+    /// What went wrong.
+    pub error: ErrorDetail<'a>,
+}
+
+/// The `error` of an [`ErrorBody`].
+#[derive(Debug, serde::Serialize)]
+pub struct ErrorDetail<'a> {
+    /// The stable code.
+    pub code: ErrorCode,
+    /// Why, in words.
+    pub message: &'a str,
+}
+
 /// The body of every error answer.
 pub fn error_body(status: StatusCode, code: ErrorCode, message: &str) -> Response {
-    (status, Json(json!({"error": {"code": code.as_str(), "message": message}}))).into_response()
+    (status, Json(ErrorBody { error: ErrorDetail { code, message } })).into_response()
 }
 
 /// A request that failed.
@@ -385,6 +451,8 @@ impl From<OpenError> for ApiError {
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
+
+    use serde_json::json;
 
     use super::*;
 

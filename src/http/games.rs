@@ -12,7 +12,10 @@ use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::HeaderMap;
 use serde::Deserialize;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
+use super::openapi::refusals;
 use super::tables::bearer;
 use super::{ApiError, AppState, ErrorCode};
 use crate::protocol::ws::TableState;
@@ -21,6 +24,23 @@ use crate::store::dates::parse_time;
 use crate::store::queries::{
     GameDetail, GameFilter, GamePage, GameProgress, HandDetail, HandHistory, HandPage, StandingsPage, Viewer, Window,
 };
+
+/// The score queries' routes (under `/api/v1`).
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list))
+        .routes(routes!(get_one))
+        .routes(routes!(hands))
+        .routes(routes!(hand))
+        .routes(routes!(hand_events))
+        .routes(routes!(standings))
+}
+
+/// A game's id in a path.
+const GAME_ID: &str = "The game's id (its table's id).";
+
+/// A hand's number in a path.
+const HAND_NUMBER: &str = "The hand's number in the game, from 1.";
 
 /// Items per page unless `limit` says otherwise.
 pub const DEFAULT_LIMIT: i64 = 20;
@@ -32,49 +52,68 @@ pub const MAX_LIMIT: i64 = 100;
 const MAX_OFFSET: i64 = 1_000_000_000;
 
 /// The query of `GET /api/v1/games`. Values are read as text and checked
-/// one by one, for messages that name the parameter.
-#[derive(Debug, Default, Deserialize)]
+/// one by one, for messages that name the parameter (the API's schema gives
+/// each its type).
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 #[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
 pub struct GamesQuery {
     /// Only games where a player of this name sits.
+    #[param(min_length = 1)]
     pub player: Option<String>,
     /// Only games where this account (its number) sits.
+    #[param(value_type = Option<i64>, minimum = 1)]
     pub account: Option<String>,
     /// `open`, `playing` or `over`.
+    #[param(value_type = Option<crate::protocol::ws::TableState>)]
     pub state: Option<String>,
     /// `live`, `loaded` or `mj-server`.
+    #[param(value_type = Option<crate::store::GameSource>)]
     pub source: Option<String>,
-    /// Opened at or after this date.
+    /// Opened at or after this date: `YYYY-MM-DD` (midnight UTC),
+    /// `YYYY-MM-DDTHH:MM:SSZ` or Unix seconds.
+    #[param(min_length = 1)]
     pub from: Option<String>,
-    /// Opened before this date.
+    /// Opened before this date (the same forms as `from`).
+    #[param(min_length = 1)]
     pub to: Option<String>,
-    /// Games per page.
+    /// Games per page (default 20).
+    #[param(value_type = Option<i64>, minimum = 1, maximum = 100)]
     pub limit: Option<String>,
     /// Games skipped.
+    #[param(value_type = Option<i64>, minimum = 0, maximum = 1_000_000_000)]
     pub offset: Option<String>,
 }
 
 /// The query of `GET /api/v1/games/{id}/hands`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 #[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
 pub struct PageQuery {
-    /// Items per page.
+    /// Items per page (default 20).
+    #[param(value_type = Option<i64>, minimum = 1, maximum = 100)]
     pub limit: Option<String>,
     /// Items skipped.
+    #[param(value_type = Option<i64>, minimum = 0, maximum = 1_000_000_000)]
     pub offset: Option<String>,
 }
 
 /// The query of `GET /api/v1/standings`.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 #[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
 pub struct StandingsQuery {
     /// Only this player.
+    #[param(min_length = 1)]
     pub player: Option<String>,
     /// Only this account (its number).
+    #[param(value_type = Option<i64>, minimum = 1)]
     pub account: Option<String>,
-    /// Players per page.
+    /// Players per page (default 20).
+    #[param(value_type = Option<i64>, minimum = 1, maximum = 100)]
     pub limit: Option<String>,
     /// Players skipped.
+    #[param(value_type = Option<i64>, minimum = 0, maximum = 1_000_000_000)]
     pub offset: Option<String>,
 }
 
@@ -180,7 +219,20 @@ fn no_such_hand(id: &str, n: i64, game: &GameProgress, finished: bool) -> ApiErr
     ApiError::refused(ErrorCode::NoSuchHand, why)
 }
 
-/// `GET /api/v1/games`: the stored games, newest first.
+refusals!(
+    /// Why the games are not listed.
+    ListRefusals: BadRequest, StoreUnavailable
+);
+
+/// The stored games, newest first.
+#[utoipa::path(
+    get,
+    path = "/games",
+    operation_id = "list_games",
+    tag = "scores",
+    params(GamesQuery),
+    responses((status = 200, description = "A page of games", body = GamePage), ListRefusals)
+)]
 pub async fn list(
     State(state): State<AppState>,
     q: Result<Query<GamesQuery>, QueryRejection>,
@@ -208,13 +260,41 @@ pub async fn list(
     Ok(Json(state.lobby.store().list_games(&filter, window).await?))
 }
 
-/// `GET /api/v1/games/{id}`: one game.
+refusals!(
+    /// Why a game is not told.
+    GameRefusals: NoSuchGame, StoreUnavailable
+);
+
+/// One game: its players, the options in force,
+/// its scores.
+#[utoipa::path(
+    get,
+    path = "/games/{id}",
+    operation_id = "get_game",
+    tag = "scores",
+    params(("id" = String, Path, description = GAME_ID)),
+    responses((status = 200, description = "The game", body = GameDetail), GameRefusals)
+)]
 pub async fn get_one(State(state): State<AppState>, Path(id): Path<String>) -> Result<Json<GameDetail>, ApiError> {
     let game = state.lobby.store().game_detail(game_id(&id)?).await?;
     game.map(Json).ok_or_else(|| ApiError::refused(ErrorCode::NoSuchGame, format!("no game {id}")))
 }
 
-/// `GET /api/v1/games/{id}/hands`: its finished hands, in order.
+refusals!(
+    /// Why a game's hands are not listed.
+    HandsRefusals: BadRequest, NoSuchGame, StoreUnavailable
+);
+
+/// Its finished hands, in order, with their
+/// scores and settlements.
+#[utoipa::path(
+    get,
+    path = "/games/{id}/hands",
+    operation_id = "list_hands",
+    tag = "scores",
+    params(("id" = String, Path, description = GAME_ID), PageQuery),
+    responses((status = 200, description = "A page of hands", body = HandPage), HandsRefusals)
+)]
 pub async fn hands(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -226,7 +306,20 @@ pub async fn hands(
     Ok(Json(state.lobby.store().list_hands(&id, window).await?))
 }
 
-/// `GET /api/v1/games/{id}/hands/{n}`: one finished hand.
+refusals!(
+    /// Why a hand is not told.
+    HandRefusals: BadRequest, NoSuchGame, NoSuchHand, StoreUnavailable
+);
+
+/// One finished hand.
+#[utoipa::path(
+    get,
+    path = "/games/{id}/hands/{n}",
+    operation_id = "get_hand",
+    tag = "scores",
+    params(("id" = String, Path, description = GAME_ID), ("n" = i64, Path, description = HAND_NUMBER, minimum = 1)),
+    responses((status = 200, description = "The hand", body = HandDetail), HandRefusals)
+)]
 pub async fn hand(
     State(state): State<AppState>,
     Path((id, n)): Path<(String, String)>,
@@ -237,9 +330,23 @@ pub async fn hand(
     hand.map(Json).ok_or_else(|| no_such_hand(&id, n, &game, true))
 }
 
-/// `GET /api/v1/games/{id}/hands/{n}/events`: a hand's history for replay.
+refusals!(
+    /// Why a hand's history is not told.
+    HandEventsRefusals: BadRequest, BadToken, Unauthenticated, AccountDisabled, NoSuchGame, NoSuchHand, StoreUnavailable
+);
+
+/// A hand's history for replay.
 /// Everything once the game is over; while it is live, what a spectator
 /// sees, or with `Authorization: Bearer SEAT_TOKEN` what that seat sees.
+#[utoipa::path(
+    get,
+    path = "/games/{id}/hands/{n}/events",
+    operation_id = "get_hand_events",
+    tag = "scores",
+    params(("id" = String, Path, description = GAME_ID), ("n" = i64, Path, description = HAND_NUMBER, minimum = 1)),
+    security((), ("seat_token" = []), ("account_token" = []), ("session_cookie" = [])),
+    responses((status = 200, description = "The hand's events", body = HandHistory), HandEventsRefusals)
+)]
 pub async fn hand_events(
     State(state): State<AppState>,
     Path((id, n)): Path<(String, String)>,
@@ -249,15 +356,19 @@ pub async fn hand_events(
     let game = progress(&state, game_id(&id)?).await?;
     let store = state.lobby.store();
     // A token is checked even when the game is over: a wrong one is a
-    // mistake worth telling, not something to ignore.
-    let seat = match bearer(&headers)? {
-        Some(token) => Some(
+    // mistake worth telling, not something to ignore. An account's session
+    // sees what the seat its account held sees (a spectator's view if it
+    // held none).
+    let caller = super::auth::caller(&state, &axum::http::Method::GET, &headers).await?;
+    let seat = match (bearer(&headers)?.filter(|t| !t.starts_with(crate::auth::TOKEN_PREFIX)), &caller) {
+        (Some(token), _) => Some(
             store
                 .seat_of_token(&id, &token)
                 .await?
                 .ok_or_else(|| ApiError::refused(ErrorCode::BadToken, format!("not a seat token of game {id}")))?,
         ),
-        None => None,
+        (None, Some(c)) => store.seat_of_account(&id, c.user_id).await?,
+        (None, None) => None,
     };
     let viewer = match seat {
         _ if game.state == TableState::Over => Viewer::Everything,
@@ -268,7 +379,20 @@ pub async fn hand_events(
     history.map(Json).ok_or_else(|| no_such_hand(&id, n, &game, false))
 }
 
-/// `GET /api/v1/standings`: every player's record, best first.
+refusals!(
+    /// Why the standings are not told.
+    StandingsRefusals: BadRequest, StoreUnavailable
+);
+
+/// Every player's record, best first.
+#[utoipa::path(
+    get,
+    path = "/standings",
+    operation_id = "get_standings",
+    tag = "scores",
+    params(StandingsQuery),
+    responses((status = 200, description = "A page of standings", body = StandingsPage), StandingsRefusals)
+)]
 pub async fn standings(
     State(state): State<AppState>,
     q: Result<Query<StandingsQuery>, QueryRejection>,

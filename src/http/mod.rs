@@ -1,6 +1,12 @@
 //! The HTTP interface: REST under `/api/v1` (the lobby, the settlement
 //! calculator, the presets and the admins' option management, the score
-//! queries, game files), the table WebSockets, and `/healthz`.
+//! queries, game files), the table WebSockets,
+//! `/healthz`, and the API's OpenAPI document with its reference page
+//! ([`openapi`]).
+//!
+//! Each module gives its routes as `routes() -> OpenApiRouter<AppState>`,
+//! every handler with its `#[utoipa::path]`: [`api`] merges them, and the
+//! document is made from the same routes the server serves.
 //!
 //! Every failure is a JSON body `{"error": {"code": ..., "message": ...}}`
 //! ([`error`]): a refusal with a 4xx status changes nothing; an internal
@@ -15,6 +21,7 @@ pub mod auth;
 pub mod error;
 pub mod games;
 pub mod hyper_refusals;
+pub mod openapi;
 pub mod options;
 pub mod tables;
 pub mod ws;
@@ -27,10 +34,11 @@ use axum::extract::{DefaultBodyLimit, Request};
 use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::Response;
-use axum::routing::{delete, get, post, put};
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::timeout::TimeoutLayer;
 use tower_http::trace::TraceLayer;
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
 
 pub use error::{ApiError, ErrorCode};
 
@@ -78,46 +86,38 @@ pub struct AppState {
 
 /// The whole HTTP interface.
 pub fn router(state: AppState) -> Router {
-    let timeouts = state.timeouts;
-    let rest = Router::new()
-        .route("/tables", post(tables::create).get(tables::list))
-        .route("/tables/{id}", get(tables::get_one).delete(tables::close))
-        .route("/tables/{id}/seats", post(tables::sit).delete(tables::leave))
-        .route("/tables/{id}/robots", post(tables::add_robot))
-        .route("/tables/{id}/robots/{seat}", delete(tables::remove_robot))
-        .route("/tables/{id}/start", post(tables::start))
-        .route("/settle", post(tables::settle))
-        .route("/presets", get(options::presets))
-        .route("/presets/{name}", get(options::preset))
-        .route("/games", get(games::list))
-        .route("/games/{id}", get(games::get_one))
-        .route("/games/{id}/hands", get(games::hands))
-        .route("/games/{id}/hands/{n}", get(games::hand))
-        .route("/games/{id}/hands/{n}/events", get(games::hand_events))
-        .route("/standings", get(games::standings))
-        .route("/auth/register", post(auth::register))
-        .route("/auth/login", post(auth::login))
-        .route("/auth/logout", post(auth::logout))
-        .route("/auth/logout-everywhere", post(auth::logout_everywhere))
-        .route("/auth/password", post(auth::change_password))
-        .route("/me", get(auth::me))
-        .route("/admin/users", get(auth::list_users))
-        .route("/admin/users/{id}", get(auth::get_user).patch(auth::update_user))
-        .route("/admin/users/{id}/sessions", delete(auth::end_user_sessions))
-        .route("/admin/defaults", get(options::defaults).put(options::set_defaults).delete(options::reset_defaults))
-        .route("/admin/presets", post(options::create_preset))
-        .route("/admin/presets/{name}", put(options::update_preset).delete(options::delete_preset))
-        .route("/admin/audit", get(options::audit))
-        .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, timeouts.request))
-        .merge(game_files(timeouts.game_file));
-    // The WebSocket outlives its request: no timeout.
-    let api = rest.route("/tables/{id}/ws", get(ws::upgrade));
-    let routes = Router::new()
-        .nest("/api/v1", api)
-        .route("/healthz", get(|| async { "ok" }))
+    let (api, _) = api(state.timeouts).split_for_parts();
+    let routes = api
+        .merge(openapi::docs_page())
         .fallback(|| async { ApiError::refused(ErrorCode::NotFound, "no such endpoint") })
         .layer(DefaultBodyLimit::max(MAX_BODY));
     edge(routes).with_state(state)
+}
+
+/// Every documented route, `/api/v1/...` and `/healthz`, with its time
+/// limit, and the document they make ([`openapi::document`] adds what the
+/// layers of [`router`] answer for every route).
+pub fn api(timeouts: Timeouts) -> OpenApiRouter<AppState> {
+    let timed = OpenApiRouter::new()
+        .merge(tables::routes())
+        .merge(games::routes())
+        .merge(auth::routes())
+        .merge(options::routes())
+        .merge(openapi::routes());
+    let timed = refusing(
+        timed.layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, timeouts.request)),
+        &[ErrorCode::Timeout],
+    );
+    // The WebSocket outlives its request: no timeout.
+    let v1 = timed.merge(game_files(timeouts.game_file)).merge(ws::routes());
+    OpenApiRouter::with_openapi(openapi::ApiDoc::openapi()).nest("/api/v1", v1).merge(openapi::health_routes())
+}
+
+/// `router`'s routes, documented as answering these codes too (those of
+/// the layers just put around them).
+fn refusing(mut router: OpenApiRouter<AppState>, codes: &[ErrorCode]) -> OpenApiRouter<AppState> {
+    openapi::add_refusals(router.get_openapi_mut(), codes, |_| true);
+    router
 }
 
 /// What every request passes through, outermost first: its tracing span,
@@ -142,13 +142,11 @@ fn edge<S: Clone + Send + Sync + 'static>(routes: Router<S>) -> Router<S> {
 
 /// The game file routes, with their own body limit (set inside the
 /// server-wide one, so it is the one in force for them) and time limit.
-fn game_files(timeout: Duration) -> Router<AppState> {
-    Router::new()
-        .route("/games/{id}/export", get(archive::export))
-        .route("/games/import", post(archive::import))
-        .route("/games/import-mj-server", post(archive::import_mj_server))
+fn game_files(timeout: Duration) -> OpenApiRouter<AppState> {
+    let routes = archive::routes()
         .layer(DefaultBodyLimit::max(archive::MAX_GAME_FILE))
-        .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, timeout))
+        .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, timeout));
+    refusing(routes, &[ErrorCode::Timeout])
 }
 
 /// A request's span: its method and path, never its query string (a
@@ -209,6 +207,8 @@ async fn json_errors(response: Response) -> Response {
 
 #[cfg(test)]
 mod tests {
+    use axum::routing::get;
+
     use super::*;
 
     /// A handler that panics is answered `500 internal`, without its text.

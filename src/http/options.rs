@@ -11,17 +11,34 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::auth::{Admin, Caller};
 use super::games::{DEFAULT_LIMIT, MAX_LIMIT};
+use super::openapi::refusals;
 use super::tables::parse;
 use super::{ApiError, AppState, ErrorCode};
 use crate::rules::preset_book::{DefaultOptions, OptionMap, PresetInfo};
 use crate::store::{Actor, AuditEntry, Change};
 use crate::table::rulebook::{DefaultsView, PresetDraft, RulebookError};
 
+/// The presets' and the option management's routes (under `/api/v1`).
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(presets))
+        .routes(routes!(preset))
+        .routes(routes!(defaults, set_defaults, reset_defaults))
+        .routes(routes!(create_preset))
+        .routes(routes!(update_preset, delete_preset))
+        .routes(routes!(audit))
+}
+
+/// A preset's name in a path.
+const PRESET_NAME: &str = "The preset's name, exactly as written.";
+
 /// `GET /api/v1/presets`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PresetList {
     /// Every preset: the built-in ones first (the default first), then the
@@ -30,7 +47,7 @@ pub struct PresetList {
 }
 
 /// `POST /api/v1/admin/presets`: a new custom preset.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreatePreset {
     /// Its name: a word of ASCII letters, digits, `-` and `_`, at most 32
@@ -44,17 +61,21 @@ pub struct CreatePreset {
     pub based_on: Option<String>,
     /// Options over `based_on`, by catalogue name.
     #[serde(default)]
+    #[schema(value_type = HashMap<String, crate::rules::options::OptionValue>)]
     pub options: OptionMap,
 }
 
 /// The query of `GET /api/v1/admin/audit`, read as text and checked one
 /// by one for messages that name the parameter.
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Deserialize, utoipa::IntoParams)]
 #[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
 pub struct AuditQuery {
     /// Entries per page (1-100, default 20).
+    #[param(value_type = Option<i64>, minimum = 1, maximum = 100)]
     pub limit: Option<String>,
     /// Only entries numbered below this one (the previous page's `next_before`).
+    #[param(value_type = Option<i64>, minimum = 1)]
     pub before: Option<String>,
     /// Only entries about this target (`defaults`, `preset/NAME`, `user/ID`,
     /// `table/ID`, `game/ID`).
@@ -62,7 +83,7 @@ pub struct AuditQuery {
 }
 
 /// A page of the audit log.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AuditPage {
     /// The entries, newest first.
@@ -88,13 +109,33 @@ impl From<RulebookError> for ApiError {
 }
 
 /// Every preset, built-in and custom, with every option's value.
+#[utoipa::path(
+    get,
+    path = "/presets",
+    operation_id = "list_presets",
+    tag = "options",
+    responses((status = 200, description = "Every preset", body = PresetList))
+)]
 pub async fn presets(State(state): State<AppState>) -> Result<Json<PresetList>, ApiError> {
     let rules = state.rulebook.current();
     let presets = rules.presets.listing().map_err(|e| ApiError::internal(format!("listing the presets: {e}")))?;
     Ok(Json(PresetList { presets }))
 }
 
+refusals!(
+    /// Why a preset is not told.
+    PresetRefusals: NoSuchPreset
+);
+
 /// One preset, built-in or custom.
+#[utoipa::path(
+    get,
+    path = "/presets/{name}",
+    operation_id = "get_preset",
+    tag = "options",
+    params(("name" = String, Path, description = PRESET_NAME)),
+    responses((status = 200, description = "The preset", body = PresetInfo), PresetRefusals)
+)]
 pub async fn preset(State(state): State<AppState>, Path(name): Path<String>) -> Result<Json<PresetInfo>, ApiError> {
     let rules = state.rulebook.current();
     if !rules.presets.contains(&name) {
@@ -128,14 +169,41 @@ pub(crate) async fn record_change(
     }
 }
 
+refusals!(
+    /// Why the defaults are not told.
+    DefaultsRefusals: Unauthenticated, AccountDisabled, AdminOnly, StoreUnavailable
+);
+
 /// The defaults of new tables, as they are in force (admins only).
+#[utoipa::path(
+    get,
+    path = "/admin/defaults",
+    operation_id = "get_defaults",
+    tag = "options",
+    security(("account_token" = []), ("session_cookie" = [])),
+    responses((status = 200, description = "The defaults in force", body = DefaultsView), DefaultsRefusals)
+)]
 pub async fn defaults(State(state): State<AppState>, _admin: Admin) -> Result<Json<DefaultsView>, ApiError> {
     let view = state.rulebook.current().defaults_view();
     Ok(Json(view.map_err(|e| ApiError::internal(format!("the defaults in force: {e}")))?))
 }
 
+refusals!(
+    /// Why the defaults are not set.
+    SetDefaultsRefusals: BadRequest, Unauthenticated, AccountDisabled, CsrfHeaderMissing, AdminOnly, StoreUnavailable
+);
+
 /// Sets the defaults of new tables (admins only): the body is
 /// `{"preset", "options"?}`, in place of the defaults in force.
+#[utoipa::path(
+    put,
+    path = "/admin/defaults",
+    operation_id = "set_defaults",
+    tag = "options",
+    security(("account_token" = []), ("session_cookie" = [])),
+    request_body(content = DefaultOptions, content_type = "application/json"),
+    responses((status = 200, description = "The defaults now in force", body = DefaultsView), SetDefaultsRefusals)
+)]
 pub async fn set_defaults(
     State(state): State<AppState>,
     Admin(admin): Admin,
@@ -147,7 +215,20 @@ pub async fn set_defaults(
     Ok(Json(view))
 }
 
+refusals!(
+    /// Why the defaults are not reset.
+    ResetDefaultsRefusals: Unauthenticated, AccountDisabled, CsrfHeaderMissing, AdminOnly, StoreUnavailable
+);
+
 /// Puts the flags' defaults back in force (admins only).
+#[utoipa::path(
+    delete,
+    path = "/admin/defaults",
+    operation_id = "reset_defaults",
+    tag = "options",
+    security(("account_token" = []), ("session_cookie" = [])),
+    responses((status = 200, description = "The flags' defaults, now in force", body = DefaultsView), ResetDefaultsRefusals)
+)]
 pub async fn reset_defaults(
     State(state): State<AppState>,
     Admin(admin): Admin,
@@ -157,7 +238,22 @@ pub async fn reset_defaults(
     Ok(Json(view))
 }
 
+refusals!(
+    /// Why a custom preset is not created.
+    CreatePresetRefusals: BadRequest, Unauthenticated, AccountDisabled, CsrfHeaderMissing, AdminOnly, PresetExists,
+        StoreUnavailable
+);
+
 /// Defines a custom preset (admins only): `201` with it.
+#[utoipa::path(
+    post,
+    path = "/admin/presets",
+    operation_id = "create_preset",
+    tag = "options",
+    security(("account_token" = []), ("session_cookie" = [])),
+    request_body(content = CreatePreset, content_type = "application/json"),
+    responses((status = 201, description = "The preset created", body = PresetInfo), CreatePresetRefusals)
+)]
 pub async fn create_preset(
     State(state): State<AppState>,
     Admin(admin): Admin,
@@ -170,7 +266,23 @@ pub async fn create_preset(
     Ok((StatusCode::CREATED, Json(info)).into_response())
 }
 
+refusals!(
+    /// Why a custom preset is not changed.
+    UpdatePresetRefusals: BadRequest, Unauthenticated, AccountDisabled, CsrfHeaderMissing, AdminOnly, ReadOnlyPreset,
+        NoSuchPreset, PresetInUse, StoreUnavailable
+);
+
 /// Replaces a custom preset's description, base and options (admins only).
+#[utoipa::path(
+    put,
+    path = "/admin/presets/{name}",
+    operation_id = "update_preset",
+    tag = "options",
+    params(("name" = String, Path, description = PRESET_NAME)),
+    security(("account_token" = []), ("session_cookie" = [])),
+    request_body(content = Option<PresetDraft>, content_type = "application/json"),
+    responses((status = 200, description = "The preset as changed", body = PresetInfo), UpdatePresetRefusals)
+)]
 pub async fn update_preset(
     State(state): State<AppState>,
     Admin(admin): Admin,
@@ -183,7 +295,22 @@ pub async fn update_preset(
     Ok(Json(info))
 }
 
+refusals!(
+    /// Why a custom preset is not deleted.
+    DeletePresetRefusals: Unauthenticated, AccountDisabled, CsrfHeaderMissing, AdminOnly, ReadOnlyPreset,
+        NoSuchPreset, PresetInUse, StoreUnavailable
+);
+
 /// Deletes a custom preset (admins only): `204`.
+#[utoipa::path(
+    delete,
+    path = "/admin/presets/{name}",
+    operation_id = "delete_preset",
+    tag = "options",
+    params(("name" = String, Path, description = PRESET_NAME)),
+    security(("account_token" = []), ("session_cookie" = [])),
+    responses((status = 204, description = "The preset is deleted"), DeletePresetRefusals)
+)]
 pub async fn delete_preset(
     State(state): State<AppState>,
     Admin(admin): Admin,
@@ -194,7 +321,21 @@ pub async fn delete_preset(
     Ok(StatusCode::NO_CONTENT)
 }
 
+refusals!(
+    /// Why the audit log is not told.
+    AuditRefusals: BadRequest, Unauthenticated, AccountDisabled, AdminOnly, StoreUnavailable
+);
+
 /// A page of the audit log, newest first (admins only).
+#[utoipa::path(
+    get,
+    path = "/admin/audit",
+    operation_id = "get_audit_log",
+    tag = "options",
+    params(AuditQuery),
+    security(("account_token" = []), ("session_cookie" = [])),
+    responses((status = 200, description = "A page of the audit log", body = AuditPage), AuditRefusals)
+)]
 pub async fn audit(
     State(state): State<AppState>,
     _admin: Admin,

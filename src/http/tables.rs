@@ -8,14 +8,33 @@ use axum::http::{HeaderMap, Method, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::auth::{Admin, MaybeCaller};
+use super::openapi::refusals;
 use super::{ApiError, AppState, ErrorCode};
 use crate::bots::strategy::Strategy;
 use crate::protocol::json;
-use crate::rules::calculator;
+use crate::protocol::ws::TableInfo;
+use crate::rules::calculator::{self, SettleRequest, SettleResponse};
 use crate::table::{Asker, NewTable, RobotSeat, SeatGrant, TableCommand};
+
+/// The lobby's and the calculator's routes (under `/api/v1`).
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(create, list))
+        .routes(routes!(get_one, close))
+        .routes(routes!(sit, leave))
+        .routes(routes!(add_robot))
+        .routes(routes!(remove_robot))
+        .routes(routes!(start))
+        .routes(routes!(settle))
+}
+
+/// A table's id in a path.
+const TABLE_ID: &str = "The table's id (as `POST /api/v1/tables` answered it).";
 
 /// A request body, read strictly ([`crate::protocol::json`]): an empty body
 /// is an empty object.
@@ -29,11 +48,12 @@ pub(crate) fn parse<T: DeserializeOwned + Serialize>(body: &Bytes) -> Result<T, 
 }
 
 /// A robot to seat.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RobotRequest {
     /// The seat, or any free one.
     #[serde(default)]
+    #[schema(maximum = 3)]
     pub seat: Option<u8>,
     /// Its strategy parameters (mj-player's).
     #[serde(default)]
@@ -41,17 +61,20 @@ pub struct RobotRequest {
 }
 
 /// `POST /api/v1/tables`.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateTable {
-    /// The table's name.
+    /// The table's name: 1 to 64 characters, by the text policy (default
+    /// `Mah-Jong table`).
     #[serde(default)]
+    #[schema(min_length = 1)]
     pub name: Option<String>,
     /// A rule preset.
     #[serde(default)]
     pub preset: Option<String>,
     /// Options over the preset, by catalogue name.
     #[serde(default)]
+    #[schema(value_type = HashMap<String, crate::rules::options::OptionValue>)]
     pub options: serde_json::Map<String, Value>,
     /// Robots to seat at once.
     #[serde(default)]
@@ -64,7 +87,25 @@ pub struct CreateTable {
     pub start: bool,
 }
 
+refusals!(
+    /// Why a table does not open.
+    CreateRefusals: BadRequest, Unauthenticated, AccountDisabled, CsrfHeaderMissing, AccountRequired, Closed,
+        StoreUnavailable
+);
+
 /// Opens a table (anyone; only a logged-in player with `--require-accounts`).
+///
+/// Every field of the body is optional (an empty body opens a table of the
+/// server's defaults).
+#[utoipa::path(
+    post,
+    path = "/tables",
+    operation_id = "create_table",
+    tag = "lobby",
+    security((), ("account_token" = []), ("session_cookie" = [])),
+    request_body(content = Option<CreateTable>, content_type = "application/json"),
+    responses((status = 201, description = "The table opened", body = TableInfo), CreateRefusals)
+)]
 pub async fn create(
     State(state): State<AppState>,
     MaybeCaller(caller): MaybeCaller,
@@ -93,14 +134,41 @@ pub async fn create(
     Ok((StatusCode::CREATED, Json(info)).into_response())
 }
 
-/// Lists the tables.
-pub async fn list(State(state): State<AppState>) -> Json<Value> {
-    let mut tables = state.lobby.list().await;
-    tables.sort_by(|a, b| a.id.cmp(&b.id));
-    Json(json!({ "tables": tables }))
+/// The answer of `GET /api/v1/tables`.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct TableList {
+    /// Every open table, by id.
+    pub tables: Vec<TableInfo>,
 }
 
+/// Lists the tables.
+#[utoipa::path(
+    get,
+    path = "/tables",
+    operation_id = "list_tables",
+    tag = "lobby",
+    responses((status = 200, description = "Every table", body = TableList))
+)]
+pub async fn list(State(state): State<AppState>) -> Json<TableList> {
+    let mut tables = state.lobby.list().await;
+    tables.sort_by(|a, b| a.id.cmp(&b.id));
+    Json(TableList { tables })
+}
+
+refusals!(
+    /// Why a table's state is not told.
+    GetRefusals: NoSuchTable, Closed
+);
+
 /// One table's public state.
+#[utoipa::path(
+    get,
+    path = "/tables/{id}",
+    operation_id = "get_table",
+    tag = "lobby",
+    params(("id" = String, Path, description = TABLE_ID)),
+    responses((status = 200, description = "The table", body = TableInfo), GetRefusals)
+)]
 pub async fn get_one(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {
     let handle = state.lobby.get(&id)?;
     let info = handle.ask(|reply| TableCommand::Info { reply }).await?;
@@ -108,21 +176,42 @@ pub async fn get_one(State(state): State<AppState>, Path(id): Path<String>) -> R
 }
 
 /// `POST /api/v1/tables/{id}/seats`.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SitRequest {
     /// The name to show; a logged-in player sits under its account's name
-    /// and may leave it out.
+    /// and may leave it out. 1 to 32 characters, by the text policy.
     #[serde(default)]
+    #[schema(min_length = 1)]
     pub name: Option<String>,
     /// The seat wanted, or any free one.
     #[serde(default)]
+    #[schema(maximum = 3)]
     pub seat: Option<u8>,
 }
+
+refusals!(
+    /// Why a seat is not taken.
+    SitRefusals: BadRequest, Unauthenticated, AccountDisabled, CsrfHeaderMissing, AccountRequired, NameRegistered,
+        NoSuchTable, SeatTaken, NotNow, Closed, StoreUnavailable
+);
 
 /// Takes a seat; answers the seat and its token. A logged-in player's seat
 /// belongs to its account; a guest may not take a name that belongs to an
 /// account, and may not sit at all under `--require-accounts`.
+#[utoipa::path(
+    post,
+    path = "/tables/{id}/seats",
+    operation_id = "take_seat",
+    tag = "lobby",
+    params(("id" = String, Path, description = TABLE_ID)),
+    security((), ("account_token" = []), ("session_cookie" = [])),
+    request_body(content = Option<SitRequest>, content_type = "application/json"),
+    responses(
+        (status = 201, description = "Seated: the seat and its token, the player's only credential", body = SeatGrant),
+        SitRefusals
+    )
+)]
 pub async fn sit(
     State(state): State<AppState>,
     MaybeCaller(caller): MaybeCaller,
@@ -187,7 +276,23 @@ pub(crate) fn bearer(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     }
 }
 
-/// Leaves a seat (before the game starts): `Authorization: Bearer TOKEN`.
+refusals!(
+    /// Why a seat is not left.
+    LeaveRefusals: BadRequest, BadToken, Unauthenticated, AccountDisabled, CsrfHeaderMissing, NoSuchTable, NotNow,
+        Closed, StoreUnavailable
+);
+
+/// Leaves a seat (before the game starts): `Authorization: Bearer TOKEN`,
+/// or the seat's account.
+#[utoipa::path(
+    delete,
+    path = "/tables/{id}/seats",
+    operation_id = "leave_seat",
+    tag = "lobby",
+    params(("id" = String, Path, description = TABLE_ID)),
+    security(("seat_token" = []), ("account_token" = []), ("session_cookie" = [])),
+    responses((status = 204, description = "The seat is free"), LeaveRefusals)
+)]
 pub async fn leave(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -202,8 +307,35 @@ pub async fn leave(
     Ok(StatusCode::NO_CONTENT)
 }
 
+/// The answer of `POST /api/v1/tables/{id}/robots`.
+#[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
+pub struct RobotSeated {
+    /// The robot's seat.
+    #[schema(maximum = 3)]
+    pub seat: u8,
+}
+
+refusals!(
+    /// Why a robot is not seated, or removed.
+    RobotRefusals: BadRequest, BadToken, Unauthenticated, AccountDisabled, CsrfHeaderMissing, NotManager,
+        NoSuchTable, SeatTaken, NotNow, Closed, StoreUnavailable
+);
+
 /// Seats a robot: the manager (its seat token or account), an admin, or
 /// anyone while no person sits.
+///
+/// Every field of the body is optional (an empty body seats a robot of the
+/// default strategy in any free seat).
+#[utoipa::path(
+    post,
+    path = "/tables/{id}/robots",
+    operation_id = "add_robot",
+    tag = "lobby",
+    params(("id" = String, Path, description = TABLE_ID)),
+    security((), ("seat_token" = []), ("account_token" = []), ("session_cookie" = [])),
+    request_body(content = Option<RobotRequest>, content_type = "application/json"),
+    responses((status = 201, description = "The robot sits", body = RobotSeated), RobotRefusals)
+)]
 pub async fn add_robot(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -215,10 +347,22 @@ pub async fn add_robot(
     let handle = state.lobby.get(&id)?;
     let (seat, strategy) = (request.seat, request.strategy);
     let seat = handle.ask(|reply| TableCommand::AddRobot { seat, strategy, asker, reply }).await??;
-    Ok((StatusCode::CREATED, Json(json!({ "seat": seat }))).into_response())
+    Ok((StatusCode::CREATED, Json(RobotSeated { seat })).into_response())
 }
 
-/// Removes a robot (who may: as for seating one).
+/// Removes a robot before the game starts (who may: as for seating one).
+#[utoipa::path(
+    delete,
+    path = "/tables/{id}/robots/{seat}",
+    operation_id = "remove_robot",
+    tag = "lobby",
+    params(
+        ("id" = String, Path, description = TABLE_ID),
+        ("seat" = u8, Path, description = "The robot's seat, 0 to 3.", maximum = 3),
+    ),
+    security((), ("seat_token" = []), ("account_token" = []), ("session_cookie" = [])),
+    responses((status = 204, description = "The seat is free"), RobotRefusals)
+)]
 pub async fn remove_robot(
     State(state): State<AppState>,
     Path((id, seat)): Path<(String, u8)>,
@@ -230,8 +374,23 @@ pub async fn remove_robot(
     Ok(StatusCode::NO_CONTENT)
 }
 
+refusals!(
+    /// Why the game does not start.
+    StartRefusals: BadRequest, BadToken, Unauthenticated, AccountDisabled, CsrfHeaderMissing, NotManager,
+        NoSuchTable, NotNow, Closed, StoreUnavailable
+);
+
 /// Starts the game: the manager (its seat token or account), an admin, or
 /// anyone at a table of robots.
+#[utoipa::path(
+    post,
+    path = "/tables/{id}/start",
+    operation_id = "start_game",
+    tag = "lobby",
+    params(("id" = String, Path, description = TABLE_ID)),
+    security((), ("seat_token" = []), ("account_token" = []), ("session_cookie" = [])),
+    responses((status = 204, description = "The game has started"), StartRefusals)
+)]
 pub async fn start(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -243,7 +402,22 @@ pub async fn start(
     Ok(StatusCode::NO_CONTENT)
 }
 
+refusals!(
+    /// Why a table is not closed.
+    CloseRefusals: Unauthenticated, AccountDisabled, CsrfHeaderMissing, AdminOnly, NoSuchTable, Closed,
+        StoreUnavailable
+);
+
 /// Closes a table (admins only): a game being played ends as it stands.
+#[utoipa::path(
+    delete,
+    path = "/tables/{id}",
+    operation_id = "close_table",
+    tag = "lobby",
+    params(("id" = String, Path, description = TABLE_ID)),
+    security(("account_token" = []), ("session_cookie" = [])),
+    responses((status = 204, description = "The table is closed"), CloseRefusals)
+)]
 pub async fn close(
     State(state): State<AppState>,
     Admin(admin): Admin,
@@ -258,13 +432,27 @@ pub async fn close(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// The settlement calculator over REST: the same request and answer as
-/// `mahjong-server settle`, and the server's custom presets besides.
-pub async fn settle(State(state): State<AppState>, body: Bytes) -> Result<Response, ApiError> {
+refusals!(
+    /// Why a hand is not settled.
+    SettleRefusals: BadRequest
+);
+
+/// The settlement calculator: settles one hand without playing, with the
+/// same request and answer as `mahjong-server settle`; the request may name
+/// the server's custom presets.
+#[utoipa::path(
+    post,
+    path = "/settle",
+    operation_id = "settle",
+    tag = "calculator",
+    request_body(content = SettleRequest, content_type = "application/json"),
+    responses((status = 200, description = "The payments", body = SettleResponse), SettleRefusals)
+)]
+pub async fn settle(State(state): State<AppState>, body: Bytes) -> Result<Json<SettleResponse>, ApiError> {
     let text = std::str::from_utf8(&body).map_err(|_| ApiError::bad_request("the body is not UTF-8"))?;
-    let request: calculator::SettleRequest = json::from_str(text).map_err(|e| ApiError::bad_request(e.to_string()))?;
+    let request: SettleRequest = json::from_str(text).map_err(|e| ApiError::bad_request(e.to_string()))?;
     let rules = state.rulebook.current();
     let answer =
         calculator::calculate_with(&rules.presets, &request).map_err(|e| ApiError::bad_request(e.to_string()))?;
-    Ok(Json(answer).into_response())
+    Ok(Json(answer))
 }

@@ -13,8 +13,11 @@ use axum::extract::{Path, Query, State};
 use axum::response::Response;
 use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use super::auth::MaybeCaller;
+use super::openapi::refusals;
 use super::{ApiError, AppState};
 use crate::auth::Revoked;
 use crate::protocol::ws::{ClientMessage, ErrorCode, MAX_CLIENT_MESSAGE};
@@ -47,9 +50,16 @@ pub const CLOSE_DROPPED: u16 = 4000;
 /// password changed, account disabled): log in again.
 pub const CLOSE_SESSION_ENDED: u16 = 4001;
 
+/// The WebSocket's route (under `/api/v1`). It has no time limit: the
+/// socket outlives its request.
+pub fn routes() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(upgrade))
+}
+
 /// The query of the WebSocket URL.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[serde(deny_unknown_fields)]
+#[into_params(parameter_in = Query)]
 pub struct WsQuery {
     /// The seat token; without it the connection is a spectator's.
     #[serde(default)]
@@ -59,7 +69,24 @@ pub struct WsQuery {
     pub since: Option<u64>,
 }
 
-/// Upgrades to a WebSocket on the table.
+refusals!(
+    /// Why a WebSocket is not opened.
+    UpgradeRefusals: BadRequest, BadToken, Unauthenticated, AccountDisabled, NoSuchTable, Closed
+);
+
+/// Upgrades to a WebSocket on the table: a player's with its seat token (or
+/// its account's session, for a seat that belongs to the account), a
+/// spectator's without. The messages are in docs/protocol.md. A request
+/// without the WebSocket upgrade headers is refused `400 bad_request`.
+#[utoipa::path(
+    get,
+    path = "/tables/{id}/ws",
+    operation_id = "connect_table_websocket",
+    tag = "lobby",
+    params(("id" = String, Path, description = "The table's id."), WsQuery),
+    security((), ("account_token" = []), ("session_cookie" = [])),
+    responses((status = 101, description = "Switching Protocols: the connection is the table's WebSocket"), UpgradeRefusals)
+)]
 pub async fn upgrade(
     State(state): State<AppState>,
     Path(id): Path<String>,

@@ -65,7 +65,7 @@ pub enum ClientMessage {
 }
 
 /// Something that happened at the table outside the game itself.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum TableEvent {
     /// Someone sat down.
@@ -147,7 +147,7 @@ pub enum TableEvent {
 }
 
 /// An event of the table's stream: a game event or a table event.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(untagged)]
 pub enum StreamEvent {
     /// From the rules engine.
@@ -157,7 +157,7 @@ pub enum StreamEvent {
 }
 
 /// A seat as everyone may see it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct SeatInfo {
     /// The seat (player id).
     pub seat: u8,
@@ -173,7 +173,7 @@ pub struct SeatInfo {
 }
 
 /// The state of a table as anyone may see it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct TableInfo {
     /// The table's id.
     pub id: String,
@@ -205,7 +205,7 @@ pub struct TableInfo {
 }
 
 /// Where a table is in its life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum TableState {
     /// Players are sitting down; the game has not started.

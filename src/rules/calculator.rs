@@ -18,7 +18,7 @@ use super::settlement::{self, SettlementInput};
 use super::tile::Wind;
 
 /// The calculator's input.
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SettleRequest {
     /// A rule preset (default `chinese-classical`).
@@ -27,20 +27,26 @@ pub struct SettleRequest {
     /// Options set over the preset, by catalogue name; booleans as
     /// true/false (or 0/1), numbers as numbers, words as strings.
     #[serde(default)]
+    #[schema(value_type = HashMap<String, crate::rules::options::OptionValue>)]
     pub options: serde_json::Map<String, Value>,
     /// Which player is East.
+    #[schema(maximum = 3)]
     pub east: usize,
     /// The winner, `null` for a wash-out, or (with `MultipleWinners`) a list
     /// of the players who went out on the same discard.
+    #[schema(schema_with = winner_schema)]
     pub winner: Value,
     /// The player who discarded the winning tile; `null` when self-drawn.
     #[serde(default)]
+    #[schema(maximum = 3)]
     pub discarder: Option<usize>,
     /// The player liable for letting off a cannon.
     #[serde(default)]
+    #[schema(maximum = 3)]
     pub cannon: Option<usize>,
     /// Each player's hand: a score after doubles, `{"points": P, "doubles": D}`
     /// or `{"limit": true}`.
+    #[schema(schema_with = scores_schema)]
     pub scores: Vec<Value>,
     /// The number of this hand among the dealer's extra hands (0 = none).
     #[serde(default)]
@@ -50,8 +56,58 @@ pub struct SettleRequest {
     pub double_dice: bool,
 }
 
+/// The schema of [`SettleRequest::winner`]: a player, a list of players, or `null`.
+fn winner_schema() -> utoipa::openapi::schema::Schema {
+    use utoipa::openapi::schema::{ArrayBuilder, ObjectBuilder, OneOfBuilder, SchemaType, Type};
+    let player = || ObjectBuilder::new().schema_type(SchemaType::new(Type::Integer)).minimum(Some(0)).maximum(Some(3));
+    OneOfBuilder::new()
+        .item(ObjectBuilder::new().schema_type(SchemaType::new(Type::Null)))
+        .item(player())
+        .item(ArrayBuilder::new().items(player()).min_items(Some(1)).max_items(Some(4)))
+        .description(Some(
+            "The winner, `null` for a wash-out, or (with `MultipleWinners`) a list of the players who went out on \
+             the same discard.",
+        ))
+        .into()
+}
+
+/// The schema of [`SettleRequest::scores`]: four hand scores, each a score
+/// after doubles, `{"points": P, "doubles": D}` or `{"limit": true}`.
+fn scores_schema() -> utoipa::openapi::schema::Schema {
+    use utoipa::openapi::schema::{AdditionalProperties, ArrayBuilder, ObjectBuilder, OneOfBuilder, SchemaType, Type};
+    let whole =
+        |max: i64| ObjectBuilder::new().schema_type(SchemaType::new(Type::Integer)).minimum(Some(0)).maximum(Some(max));
+    let limit = ObjectBuilder::new().schema_type(SchemaType::new(Type::Boolean)).enum_values(Some([true]));
+    let score = OneOfBuilder::new()
+        .item(whole(100_000_000).description(Some("A score after doubles.")))
+        .item(
+            ObjectBuilder::new()
+                .property("points", whole(100_000_000))
+                .property("doubles", whole(64))
+                .required("points")
+                .required("doubles")
+                .additional_properties(Some(AdditionalProperties::FreeForm(false)))
+                .description(Some("Basic points and doubles.")),
+        )
+        .item(
+            ObjectBuilder::new()
+                .property("limit", limit)
+                .required("limit")
+                .additional_properties(Some(AdditionalProperties::FreeForm(false)))
+                .description(Some("A limit hand.")),
+        );
+    ArrayBuilder::new()
+        .items(score)
+        .min_items(Some(4))
+        .max_items(Some(4))
+        .description(Some(
+            "Each player's hand: a score after doubles, `{\"points\": P, \"doubles\": D}` or `{\"limit\": true}`.",
+        ))
+        .into()
+}
+
 /// One payment in the calculator's answer.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct CalcPayment {
     /// The paying player.
     pub from: usize,
@@ -62,7 +118,7 @@ pub struct CalcPayment {
 }
 
 /// The calculator's answer.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct SettleResponse {
     /// Each player's balance; sums to 0.
     pub net: [i64; 4],

@@ -23,8 +23,23 @@ impl PlayerId {
     }
 }
 
+/// In the API's schema a player is its number, 0 to 3.
+impl utoipa::PartialSchema for PlayerId {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+        ObjectBuilder::new()
+            .schema_type(SchemaType::new(Type::Integer))
+            .description(Some("A player: its seat, 0 (the first East) to 3."))
+            .minimum(Some(0))
+            .maximum(Some(3))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for PlayerId {}
+
 /// Where the tiles of a new hand's wall come from.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum WallSource {
     /// Shuffled with this seed.
@@ -37,7 +52,7 @@ pub enum WallSource {
 }
 
 /// A claim on a discard (or, for Mah-Jong, on a kong being declared).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Claim {
     /// A chow, with the claimed tile at the given position (`None`: say later).
@@ -63,7 +78,7 @@ impl Claim {
 }
 
 /// How the winner uses the discard it went out with.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DiscardUse {
     /// In a chow (`None`: any position that completes the hand, chosen later).
@@ -77,7 +92,7 @@ pub enum DiscardUse {
 }
 
 /// A set formed from the concealed tiles after Mah-Jong.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum ClosedSet {
     /// A pung of this tile.
@@ -91,7 +106,7 @@ pub enum ClosedSet {
 }
 
 /// A player's move.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "action", rename_all = "snake_case")]
 pub enum Action {
     /// Set aside a flower or season and draw its replacement.
@@ -174,7 +189,7 @@ impl Action {
 }
 
 /// A command to the engine.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "command", rename_all = "snake_case")]
 pub enum Command {
     /// Deal the next hand.

@@ -11,7 +11,7 @@ use super::tileset::{ChowPosition, TileSet};
 
 /// Who may see an event. A player never receives another player's concealed
 /// tiles or the wall; spectators see only `Everyone` events.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Audience {
     /// Everybody, spectators included.
@@ -46,7 +46,7 @@ pub struct Emitted {
 
 /// Something that happened in the game. Tile fields that a recipient may not
 /// see are `None` (a hidden tile, `--` in the classic protocol).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum Event {
     /// A new hand begins (after a new round, if `new_round`).

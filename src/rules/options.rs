@@ -98,7 +98,7 @@ impl fmt::Display for ScoreValue {
 }
 
 /// A typed option value.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(untagged)]
 pub enum OptionValue {
     /// A `bool` option.

@@ -79,7 +79,7 @@ fn built_in_names() -> String {
 }
 
 /// One preset as the API lists it, built-in or custom.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PresetInfo {
     /// Its name.
@@ -91,8 +91,10 @@ pub struct PresetInfo {
     /// The built-in preset a custom preset starts from; `null` for a built-in one.
     pub based_on: Option<String>,
     /// The options it sets over its base (a built-in preset: over mj-server's defaults).
+    #[schema(value_type = HashMap<String, crate::rules::options::OptionValue>)]
     pub overrides: OptionMap,
     /// The value of every option under it.
+    #[schema(value_type = HashMap<String, crate::rules::options::OptionValue>)]
     pub options: OptionMap,
     /// When a custom preset was created (µs since the epoch); `null` for a built-in one.
     pub created_us: Option<i64>,
@@ -263,13 +265,14 @@ impl PresetBook {
 /// (a request's own options are set over these). The server's flags give
 /// the first value (`--preset`, `--option-file`, `--timeout`); admins change
 /// it over REST.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DefaultOptions {
     /// The preset of a table whose request names none.
     pub preset: String,
     /// Options set over the table's preset, by catalogue name.
     #[serde(default)]
+    #[schema(value_type = HashMap<String, crate::rules::options::OptionValue>)]
     pub options: OptionMap,
 }
 

@@ -14,7 +14,7 @@ use super::options::GameOptions;
 
 /// An input that rebuilds a game: replaying a game's inputs in order through
 /// a new engine gives back the game.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(tag = "input", rename_all = "snake_case")]
 pub enum Input {
     /// The manager changed an option (before the game, or between hands).

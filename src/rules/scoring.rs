@@ -82,9 +82,10 @@ pub struct WinContext<'a> {
 /// One item of a hand's score: a line of the breakdown as data. It names
 /// what scores (in the breakdown's words), what it is worth, and the set or
 /// tiles it comes from (none for what the whole hand is, such as "no chows").
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ScoreItem {
     /// What scores: "closed pung of majors", "no chows", "Heaven's Blessing"...
+    #[schema(value_type = String)]
     pub name: Cow<'static, str>,
     /// The points it adds (before doubling).
     pub points: i64,
@@ -98,6 +99,7 @@ pub struct ScoreItem {
     pub set: Option<TileSet>,
     /// The tiles it comes from, when not a set (bonus tiles, the winning tile).
     #[serde(default, skip_serializing_if = "ArrayVec::is_empty")]
+    #[schema(value_type = Vec<Tile>, max_items = 8)]
     pub tiles: ArrayVec<Tile, 8>,
 }
 
@@ -148,20 +150,42 @@ impl HandScore {
     }
 }
 
-/// The serialised form of a [`HandScore`].
-#[derive(Serialize, Deserialize)]
+/// A scored hand: its score, the breakdown as the reference's text, and the
+/// same breakdown itemised. (The serialised form of a [`HandScore`]; its doc
+/// comments describe the score in the API's schema.)
+#[derive(Serialize, Deserialize, utoipa::ToSchema)]
 struct HandScoreLines {
+    /// The hand's score.
     score: i64,
+    /// The breakdown, one line per item, ending with `SCORE:` (the text of
+    /// the reference's `HandScore` message).
     lines: Vec<String>,
+    /// The doubles counted before doubling (the breakdown's `total dbls`).
     #[serde(default)]
     doubles: i32,
+    /// The hand scores a whole limit or more from limit items.
     #[serde(default)]
     limit_hand: bool,
+    /// The basic points after any rounding, before doubling.
     // Not in games stored before scores were itemised.
     #[serde(default)]
     points: i64,
+    /// Every item that counted, in the breakdown's order.
     #[serde(default)]
     items: Vec<ScoreItem>,
+}
+
+/// A hand's score is described by the form it is written in.
+impl utoipa::PartialSchema for HandScore {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        <HandScoreLines as utoipa::PartialSchema>::schema()
+    }
+}
+
+impl utoipa::ToSchema for HandScore {
+    fn schemas(schemas: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>)>) {
+        <HandScoreLines as utoipa::ToSchema>::schemas(schemas);
+    }
 }
 
 impl From<HandScore> for HandScoreLines {

@@ -26,7 +26,7 @@ use super::options::{DiscarderPays, GameOptions, Itemisation, round_to};
 use super::tile::Wind;
 
 /// What a payment is for.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum PaymentKind {
     /// A loser's share of the winner's score.
@@ -38,7 +38,7 @@ pub enum PaymentKind {
 }
 
 /// One payment between two seats.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Payment {
     /// The paying seat.
     pub from: Wind,
@@ -55,7 +55,7 @@ pub struct Payment {
 }
 
 /// The result of settling a hand.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Settlement {
     /// Change of each seat's score, indexed East, South, West, North. Sums to 0.
     pub deltas: [i64; 4],

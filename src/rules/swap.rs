@@ -25,7 +25,7 @@ use super::tile::{Tile, Wind};
 pub const MAX_LOTS: u8 = 3;
 
 /// Where the tiles of a lot go.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SwapDirection {
     /// To the player opposite: East and West trade, and South and North.

@@ -46,7 +46,7 @@ impl Suit {
 }
 
 /// A wind: a seat at the table, or the prevailing wind of a round.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, utoipa::ToSchema)]
 pub enum Wind {
     /// East, the dealer's seat and the first round.
     East,
@@ -377,6 +377,23 @@ impl<'de> Deserialize<'de> for Tile {
         s.parse().map_err(serde::de::Error::custom)
     }
 }
+
+/// In the API's schema a tile is its code: one of the 46 faces.
+impl utoipa::PartialSchema for Tile {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, SchemaType, Type};
+        ObjectBuilder::new()
+            .schema_type(SchemaType::new(Type::String))
+            .description(Some(
+                "A tile's code: 1B-9B bamboo, 1C-9C characters, 1D-9D circles, EW SW WW NW winds, RD WD GD \
+                 dragons, 1F-4F flowers, 1S-4S seasons, 1A-4A animals.",
+            ))
+            .enum_values(Some((0..ALL_KINDS as u8).map(|i| Tile(i).code())))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for Tile {}
 
 /// Parses a space-separated list of tile codes, as in a wall file or a
 /// `PlayerShowsTiles` message.

@@ -10,7 +10,7 @@ use super::tile::Tile;
 /// Where the claimed tile sits in a chow: `Lower` means the claimed tile is the
 /// lowest of the three, and so on. The classic protocol also has `AnyPos`,
 /// modelled as `Option<ChowPosition>` = `None` where it is allowed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 pub enum ChowPosition {
     /// The claimed tile is the lowest of the chow.
     Lower,
@@ -58,7 +58,7 @@ impl FromStr for ChowPosition {
 }
 
 /// The shape of a declared set and how it was made.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SetKind {
     /// Three in sequence made with a claimed discard.
@@ -111,7 +111,7 @@ impl SetKind {
 }
 
 /// A declared set. A chow is named by its lowest tile.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct TileSet {
     /// What kind of set this is.
     pub kind: SetKind,

@@ -17,7 +17,7 @@ use super::{Store, StoreError};
 use crate::rules::preset_book::{CustomPreset, DefaultOptions, OptionMap, name_key};
 
 /// Who made a change: an admin's account.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Actor {
     /// The account's number.
@@ -44,7 +44,7 @@ pub struct Change {
 }
 
 /// One entry of the audit log, as the API shows it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AuditEntry {
     /// Its number: entries are numbered in the order they were made.
@@ -60,8 +60,10 @@ pub struct AuditEntry {
     /// What was changed (see [`Change::target`]).
     pub target: String,
     /// The thing before (`null`: it did not exist).
+    #[schema(value_type = Option<Object>)]
     pub before: Option<Value>,
     /// The thing after (`null`: it no longer exists).
+    #[schema(value_type = Option<Object>)]
     pub after: Option<Value>,
 }
 

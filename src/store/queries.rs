@@ -36,7 +36,7 @@ pub struct Window {
 }
 
 /// Where a slice sits in its whole list (flattened into each page).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Paging {
     /// How many items the whole list has.
     pub total: i64,
@@ -145,6 +145,16 @@ impl Store {
         let seat: Option<i64> = sqlx::query_scalar("SELECT seat FROM seats WHERE game_id = $1 AND token_sha256 = $2")
             .bind(id)
             .bind(super::token_sha256(token))
+            .fetch_optional(self.pool())
+            .await?;
+        Ok(seat.and_then(|s| u8::try_from(s).ok()))
+    }
+
+    /// The seat an account held at a stored game.
+    pub async fn seat_of_account(&self, id: &str, account: i64) -> Result<Option<u8>, StoreError> {
+        let seat: Option<i64> = sqlx::query_scalar("SELECT seat FROM seats WHERE game_id = $1 AND user_id = $2")
+            .bind(id)
+            .bind(account)
             .fetch_optional(self.pool())
             .await?;
         Ok(seat.and_then(|s| u8::try_from(s).ok()))

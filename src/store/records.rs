@@ -10,7 +10,7 @@ use crate::rules::event::Audience;
 pub use crate::rules::rebuild::Input;
 
 /// Where a game came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum GameSource {
     /// Played at a table of this server.
@@ -41,7 +41,7 @@ impl GameSource {
 }
 
 /// How a finished hand ended.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum HandOutcome {
     /// Someone went out; the hand was scored and settled.
@@ -238,7 +238,7 @@ pub struct HandPlayerRow {
 }
 
 /// One payment of a settlement, between player ids (read by column name).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, sqlx::FromRow)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, sqlx::FromRow, utoipa::ToSchema)]
 pub struct PaymentRow {
     /// Who pays.
     pub from_player: i64,

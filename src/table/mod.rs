@@ -144,7 +144,7 @@ pub enum TableError {
 }
 
 /// A seat taken by a player: the seat and the token that alone acts for it.
-#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
 pub struct SeatGrant {
     /// The seat (player id in the game).
     pub seat: u8,

@@ -35,7 +35,7 @@ pub struct Rules {
 }
 
 /// Where the defaults in force come from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum DefaultsSource {
     /// The server's flags (`--preset`, `--option-file`, `--timeout`): no
@@ -46,12 +46,13 @@ pub enum DefaultsSource {
 }
 
 /// The defaults of new tables as the API shows them.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DefaultsView {
     /// The preset of a table whose request names none.
     pub preset: String,
     /// The options set over every new table's preset.
+    #[schema(value_type = HashMap<String, crate::rules::options::OptionValue>)]
     pub options: OptionMap,
     /// Where they come from.
     pub source: DefaultsSource,
@@ -62,11 +63,12 @@ pub struct DefaultsView {
     /// The admin who set them.
     pub updated_by: Option<Actor>,
     /// Every option of a table opened without a preset or options of its own.
+    #[schema(value_type = HashMap<String, crate::rules::options::OptionValue>)]
     pub effective: OptionMap,
 }
 
 /// A custom preset as an admin gives it (its name apart).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PresetDraft {
     /// What it is for (one line; may be empty).
@@ -77,6 +79,7 @@ pub struct PresetDraft {
     pub based_on: Option<String>,
     /// Options over `based_on`, by catalogue name, in their JSON types.
     #[serde(default)]
+    #[schema(value_type = HashMap<String, crate::rules::options::OptionValue>)]
     pub options: OptionMap,
 }
 

@@ -32,7 +32,7 @@ pub struct GameFilter {
 }
 
 /// A player in a list of games.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct PlayerSummary {
     /// The seat (the player id in the game).
     pub seat: i64,
@@ -43,7 +43,7 @@ pub struct PlayerSummary {
 }
 
 /// A game in a list.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct GameSummary {
     /// The game's (and its table's) id.
     pub id: String,
@@ -72,7 +72,7 @@ pub struct GameSummary {
 }
 
 /// A page of games, newest first.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct GamePage {
     /// The games.
     pub games: Vec<GameSummary>,
@@ -82,20 +82,21 @@ pub struct GamePage {
 }
 
 /// A player of one game.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct GamePlayer {
     /// The seat (the player id in the game).
     pub seat: i64,
     /// The name shown.
     pub name: String,
     /// A robot's strategy; `null` for a person.
+    #[schema(value_type = Option<crate::bots::Strategy>)]
     pub robot: Option<Value>,
     /// Penalties recorded against the player (`--disconnect-penalties`).
     pub penalty: i64,
 }
 
 /// One game.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct GameDetail {
     /// The game's id.
     pub id: String,
@@ -127,6 +128,7 @@ pub struct GameDetail {
     pub players: Vec<GamePlayer>,
     /// The options in force: the table's, with every change the manager made
     /// since, by catalogue name.
+    #[schema(value_type = HashMap<String, crate::rules::options::OptionValue>)]
     pub options: serde_json::Map<String, Value>,
     /// Cumulative scores by player id.
     pub scores: [i64; 4],

@@ -12,7 +12,7 @@ use crate::store::records::{HandOutcome, PaymentRow};
 use crate::store::{Store, StoreError};
 
 /// One player's part in a finished hand.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct HandPlayer {
     /// The player id (seat).
     pub player: i64,
@@ -26,6 +26,7 @@ pub struct HandPlayer {
     pub points: i64,
     /// The hand score with its breakdown, as in the `hand_scored` event;
     /// `null` when the hand was not scored.
+    #[schema(value_type = Option<crate::rules::scoring::HandScore>)]
     pub score: Option<Value>,
     /// The change of the player's score in the settlement.
     pub delta: i64,
@@ -34,7 +35,7 @@ pub struct HandPlayer {
 }
 
 /// A finished hand (won and settled, or washed out).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct HandDetail {
     /// The hand's number in the game, from 1.
     pub hand: i64,
@@ -64,13 +65,14 @@ pub struct HandDetail {
     pub players: Vec<HandPlayer>,
     /// The settlement as in the `settled` event (indexed by seat wind);
     /// `null` for a wash-out.
+    #[schema(value_type = Option<crate::rules::settlement::Settlement>)]
     pub settlement: Option<Value>,
     /// The settlement's payments, between player ids, in order.
     pub payments: Vec<PaymentRow>,
 }
 
 /// A page of a game's finished hands, in the order they were played.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct HandPage {
     /// The game's id.
     pub game: String,

@@ -30,7 +30,7 @@ pub enum Viewer {
 }
 
 /// How a history was filtered.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SeenAs {
     /// Unfiltered (the game is over).
@@ -42,7 +42,7 @@ pub enum SeenAs {
 }
 
 /// One event of a hand's history.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct ReplayEvent {
     /// Its sequence number in the table's stream.
     pub seq: i64,
@@ -51,11 +51,12 @@ pub struct ReplayEvent {
     /// Who could see it.
     pub audience: Audience,
     /// The game or table event, exactly as the stream's `event` message had it.
+    #[schema(value_type = crate::protocol::ws::StreamEvent)]
     pub event: Value,
 }
 
 /// A hand's history.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct HandHistory {
     /// The game's id.
     pub game: String,

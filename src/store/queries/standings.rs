@@ -16,7 +16,7 @@ use crate::protocol::ws::TableState;
 use crate::store::{Store, StoreError};
 
 /// One player's record.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct Standing {
     /// The player's name.
     pub name: String,
@@ -43,7 +43,7 @@ pub struct Standing {
 }
 
 /// A page of standings: best net settlement first, then by name.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
 pub struct StandingsPage {
     /// The players.
     pub standings: Vec<Standing>,
