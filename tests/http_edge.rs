@@ -149,6 +149,15 @@ async fn requests_are_traced_without_tokens() {
         .finish();
     let _guard = tracing::subscriber::set_default(subscriber);
     let addr = server(Timeouts::default()).await;
+    // The other tests of this file run servers on other threads at the same
+    // time, without this subscriber. A callsite they registered while this
+    // subscriber was being set (tracing-core computes a callsite's interest
+    // once, and a registration racing `set_default` keeps the interest of
+    // the dispatchers it saw) would stay disabled here: the request span
+    // went missing now and then. Every registration under way then has
+    // finished by now; computing the interests again takes this subscriber
+    // into account for all of them.
+    tracing::callsite::rebuild_interest_cache();
     let table = http(addr, "POST", "/api/v1/tables", Some(&json!({"name": "Traced"})), None).await.unwrap();
     let id = table.body["id"].as_str().unwrap().to_string();
     let a = http(addr, "POST", &format!("/api/v1/tables/{id}/start"), None, Some("SECRET-BEARER-TOKEN")).await.unwrap();
