@@ -77,9 +77,6 @@ pub enum AuthError {
     /// No session, or one that has expired or ended.
     #[error("{0}")]
     Unauthenticated(&'static str),
-    /// Only an admin may do this.
-    #[error("only an admin may do this")]
-    AdminOnly,
     /// No such account.
     #[error("no account {0}")]
     NoSuchUser(i64),

@@ -420,7 +420,6 @@ impl From<AuthError> for ApiError {
             AuthError::WrongCredentials => ErrorCode::WrongCredentials,
             AuthError::Disabled => ErrorCode::AccountDisabled,
             AuthError::Unauthenticated(_) => ErrorCode::Unauthenticated,
-            AuthError::AdminOnly => ErrorCode::AdminOnly,
             AuthError::NoSuchUser(_) => ErrorCode::NoSuchUser,
             AuthError::LastAdmin => ErrorCode::LastAdmin,
             AuthError::Limited(wait) => {

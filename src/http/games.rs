@@ -15,8 +15,9 @@ use serde::Deserialize;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use super::auth::MaybeCaller;
 use super::openapi::refusals;
-use super::tables::bearer;
+use super::tables::seat_token;
 use super::{ApiError, AppState, ErrorCode};
 use crate::protocol::ws::TableState;
 use crate::store::GameSource;
@@ -350,6 +351,7 @@ refusals!(
 pub async fn hand_events(
     State(state): State<AppState>,
     Path((id, n)): Path<(String, String)>,
+    MaybeCaller(caller): MaybeCaller,
     headers: HeaderMap,
 ) -> Result<Json<HandHistory>, ApiError> {
     let n = hand_number(&n)?;
@@ -359,8 +361,7 @@ pub async fn hand_events(
     // mistake worth telling, not something to ignore. An account's session
     // sees what the seat its account held sees (a spectator's view if it
     // held none).
-    let caller = super::auth::caller(&state, &axum::http::Method::GET, &headers).await?;
-    let seat = match (bearer(&headers)?.filter(|t| !t.starts_with(crate::auth::TOKEN_PREFIX)), &caller) {
+    let seat = match (seat_token(&headers)?, &caller) {
         (Some(token), _) => Some(
             store
                 .seat_of_token(&id, &token)

@@ -4,7 +4,7 @@
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
-use axum::http::{HeaderMap, Method, StatusCode};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -12,7 +12,7 @@ use serde_json::Value;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::auth::{Admin, MaybeCaller};
+use super::auth::{Admin, Caller, MaybeCaller};
 use super::openapi::refusals;
 use super::{ApiError, AppState, ErrorCode};
 use crate::bots::strategy::Strategy;
@@ -254,16 +254,19 @@ fn account_required(to: &str) -> ApiError {
     ApiError::refused(ErrorCode::AccountRequired, format!("this server lets only logged-in players {to}: log in"))
 }
 
-/// Who asks, from a request's seat token (`Authorization: Bearer`, unless
-/// it is an account's session token) and its session.
-async fn asker(state: &AppState, method: &Method, headers: &HeaderMap) -> Result<Asker, ApiError> {
-    let caller = super::auth::caller(state, method, headers).await?;
-    let token = bearer(headers)?.filter(|t| !t.starts_with(crate::auth::TOKEN_PREFIX));
+/// Who asks: its seat token and its account's session.
+fn asker(headers: &HeaderMap, caller: Option<&Caller>) -> Result<Asker, ApiError> {
     Ok(Asker {
-        token,
-        account: caller.as_ref().map(|c| c.user_id),
-        admin: caller.as_ref().is_some_and(super::auth::Caller::is_admin),
+        token: seat_token(headers)?,
+        account: caller.map(|c| c.user_id),
+        admin: caller.is_some_and(Caller::is_admin),
     })
+}
+
+/// The seat token of a request: its `Authorization: Bearer` token, unless
+/// that is an account's session token.
+pub(crate) fn seat_token(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    Ok(bearer(headers)?.filter(|t| !t.starts_with(crate::auth::TOKEN_PREFIX)))
 }
 
 /// The seat token from `Authorization: Bearer TOKEN`.
@@ -296,9 +299,10 @@ refusals!(
 pub async fn leave(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    MaybeCaller(caller): MaybeCaller,
     headers: HeaderMap,
 ) -> Result<StatusCode, ApiError> {
-    let asker = asker(&state, &Method::DELETE, &headers).await?;
+    let asker = asker(&headers, caller.as_ref())?;
     if asker.token.is_none() && asker.account.is_none() {
         return Err(ApiError::refused(ErrorCode::BadToken, "leaving needs the seat token (or the seat's account)"));
     }
@@ -339,10 +343,11 @@ refusals!(
 pub async fn add_robot(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    MaybeCaller(caller): MaybeCaller,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let asker = asker(&state, &Method::POST, &headers).await?;
+    let asker = asker(&headers, caller.as_ref())?;
     let request: RobotRequest = parse(&body)?;
     let handle = state.lobby.get(&id)?;
     let (seat, strategy) = (request.seat, request.strategy);
@@ -366,9 +371,10 @@ pub async fn add_robot(
 pub async fn remove_robot(
     State(state): State<AppState>,
     Path((id, seat)): Path<(String, u8)>,
+    MaybeCaller(caller): MaybeCaller,
     headers: HeaderMap,
 ) -> Result<StatusCode, ApiError> {
-    let asker = asker(&state, &Method::DELETE, &headers).await?;
+    let asker = asker(&headers, caller.as_ref())?;
     let handle = state.lobby.get(&id)?;
     handle.ask(|reply| TableCommand::RemoveRobot { seat, asker, reply }).await??;
     Ok(StatusCode::NO_CONTENT)
@@ -394,9 +400,10 @@ refusals!(
 pub async fn start(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    MaybeCaller(caller): MaybeCaller,
     headers: HeaderMap,
 ) -> Result<StatusCode, ApiError> {
-    let asker = asker(&state, &Method::POST, &headers).await?;
+    let asker = asker(&headers, caller.as_ref())?;
     let handle = state.lobby.get(&id)?;
     handle.ask(|reply| TableCommand::Start { asker, reply }).await??;
     Ok(StatusCode::NO_CONTENT)
