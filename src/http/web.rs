@@ -5,7 +5,8 @@
 //!
 //! Every file is revalidated on each load (`Cache-Control: no-cache` with an
 //! `ETag` from its content hash), so a new server version is picked up by the
-//! next reload and an unchanged file costs a `304` only. The page may load
+//! next reload and an unchanged file costs a `304` only; a browser that
+//! accepts gzip gets them compressed. The page may load
 //! nothing from elsewhere (a Content-Security-Policy says so).
 
 use axum::Router;
@@ -18,7 +19,7 @@ use super::AppState;
 
 /// The client's files, from `src/web/` (read from disk in debug builds, so
 /// an edit shows on reload; built in with `--release`).
-#[derive(rust_embed::Embed)]
+#[derive(rust_embed::RustEmbed)]
 #[folder = "src/web/"]
 struct Client;
 
@@ -37,7 +38,8 @@ pub fn routes() -> Router<AppState> {
         };
         router = router.route(&format!("/{path}"), get(move |s, h| file(s, h, path)));
     }
-    router
+    // The client's files are text: gzip makes the first load several times lighter.
+    router.layer(tower_http::compression::CompressionLayer::new())
 }
 
 /// One of the client's files, or `304` when the browser's copy is current.

@@ -43,14 +43,27 @@ export async function api(method, path, body, { token } = {}) {
   return data;
 }
 
-/** The logged-in account (`GET /me`), or null for a guest. */
+const LOGGED_IN_KEY = 'mj.loggedIn';
+
+/**
+ * The logged-in account (`GET /me`), or null for a guest. The session cookie
+ * is out of the page's reach (HttpOnly): a flag in localStorage says whether
+ * there may be one, so a guest's page does not ask (and log a 401) for nothing.
+ */
 export async function whoAmI() {
+  if (!localStorage.getItem(LOGGED_IN_KEY)) return null;
   try {
     return await api('GET', '/me');
   } catch (e) {
-    if (e.status === 401) return null;
+    if (e.status === 401) { markLoggedIn(false); return null; }
     throw e;
   }
+}
+
+/** Notes whether this browser holds a session now. */
+export function markLoggedIn(yes) {
+  if (yes) localStorage.setItem(LOGGED_IN_KEY, '1');
+  else localStorage.removeItem(LOGGED_IN_KEY);
 }
 
 const SEATS_KEY = 'mj.seats';

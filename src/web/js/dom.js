@@ -12,6 +12,8 @@ export function h(tag, attrs = {}, ...children) {
     if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
     else if (k === 'dataset') Object.assign(el.dataset, v);
     else if (k === 'class') el.className = v;
+    // Through the CSSOM: the page's CSP refuses inline style attributes.
+    else if (k === 'style') el.style.cssText = v;
     else if (k in el && typeof v !== 'string') el[k] = v;
     else el.setAttribute(k, v === true ? '' : v);
   }

@@ -26,7 +26,8 @@ export async function sit(id, seat) {
 
 function requireGuestName() {
   const input = document.getElementById('guest-name');
-  const name = (input?.value ?? guestName()).trim();
+  let name = (input?.value ?? guestName()).trim();
+  if (!name && !input) name = (window.prompt('Your name at the table:', '') ?? '').trim();
   if (!name) {
     input?.focus();
     throw new Error('Enter your name first (or log in).');

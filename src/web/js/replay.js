@@ -82,21 +82,21 @@ export async function showReplay(view, id, n) {
   };
   slider.addEventListener('input', () => show(Number(slider.value)));
   const playButton = h('button', { id: 'replay-play', onclick: () => {
-    if (timer) { clearInterval(timer); timer = null; playButton.textContent = '▶ Play'; return; }
-    playButton.textContent = '⏸ Pause';
-    timer = setInterval(() => { if (step >= events.length) { clearInterval(timer); timer = null; playButton.textContent = '▶ Play'; } else show(step + 1); }, 350);
-  } }, '▶ Play');
+    if (timer) { clearInterval(timer); timer = null; playButton.textContent = 'Play'; return; }
+    playButton.textContent = 'Pause';
+    timer = setInterval(() => { if (step >= events.length) { clearInterval(timer); timer = null; playButton.textContent = 'Play'; } else show(step + 1); }, 350);
+  } }, 'Play');
   const hands = handPage.hands.map((x) => x.hand);
   const handSelect = h('select', { id: 'replay-hand', 'aria-label': 'Hand' }, (hands.includes(n) ? hands : [...hands, n]).map((k) => h('option', { value: k, selected: k === n }, `Hand ${k}`)));
   handSelect.addEventListener('change', () => { location.hash = `#/replay/${id}/${handSelect.value}`; });
   fill(view,
     h('div', { class: 'row' }, h('h1', {}, `Replay: ${game.name}`), handSelect, h('a', { href: '#/games' }, 'All games')),
     h('div', { class: 'replay-controls', role: 'toolbar', 'aria-label': 'Replay controls' },
-      h('button', { id: 'replay-first', onclick: () => show(0), 'aria-label': 'To the start' }, '⏮'),
+      h('button', { id: 'replay-first', onclick: () => show(0), 'aria-label': 'To the start' }, '|◀'),
       h('button', { id: 'replay-back', onclick: () => show(step - 1), 'aria-label': 'Step back' }, '◀ Back'),
       playButton,
       h('button', { id: 'replay-forward', onclick: () => show(step + 1), 'aria-label': 'Step forward' }, 'Forward ▶'),
-      h('button', { id: 'replay-last', onclick: () => show(events.length), 'aria-label': 'To the end' }, '⏭'),
+      h('button', { id: 'replay-last', onclick: () => show(events.length), 'aria-label': 'To the end' }, '▶|'),
       h('button', { id: 'replay-scoring', onclick: () => { show(events.length); screen.openScores(true); } }, 'Jump to the scoring'),
       slider, where),
     stage);

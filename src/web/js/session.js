@@ -1,7 +1,7 @@
 // Who we are: the logged-in account (null for a guest), shown in the page's
 // header with the log-in, register and log-out controls.
 
-import { api } from './api.js';
+import { api, markLoggedIn } from './api.js';
 import { h, fill, toast } from './dom.js';
 
 /** What every screen shares: the account (null for a guest) and how to change it. */
@@ -10,6 +10,7 @@ export const session = {
   listeners: new Set(),
   set(me) {
     this.me = me;
+    markLoggedIn(!!me);
     renderAccount();
     for (const f of this.listeners) f(me);
   },

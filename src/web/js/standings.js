@@ -21,7 +21,7 @@ export async function showStandings(view) {
         h('th', { class: 'num' }, 'Net settlement'))),
       h('tbody', {}, rows.map((r, i) => h('tr', {},
         h('td', {}, offset + i + 1),
-        h('td', {}, r.name, r.robot ? ' 🤖' : '', r.account != null ? ' ✔' : ''),
+        h('td', {}, r.name, r.robot ? h('span', { class: 'robot-tag' }, 'robot') : '', r.account != null ? h('span', { class: 'robot-tag', title: 'a registered account' }, 'account') : ''),
         h('td', { class: 'num' }, r.games_played), h('td', { class: 'num' }, r.games_won),
         h('td', { class: 'num' }, r.hands_played), h('td', { class: 'num' }, r.mah_jongs),
         h('td', { class: 'num' }, r.mean_score == null ? '–' : r.mean_score.toFixed(2)),

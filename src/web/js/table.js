@@ -140,6 +140,9 @@ export class TableScreen {
       case 'chat':
         if (e.seat !== this.state.seat) play('claim');
         break;
+      case 'discarded':
+        if (e.player === this.state.seat) this.selected = null;
+        break;
       case 'hand_started':
         this.scoreDialog?.close();
         this.autoSort = true;
@@ -205,7 +208,7 @@ export class TableScreen {
       case 'hand_started': return `Hand ${e.hand}: ${e.round} round, ${who(e.east)} is East.`;
       case 'drew': return e.player === this.state.seat && e.tile ? `You drew ${t(e.tile)}.` : null;
       case 'declared_bonus': return `${who(e.player)} declared ${t(e.tile)}.`;
-      case 'play_started': return `Play starts: ${who(e.east)} discards first.`;
+      case 'play_started': return `Play starts: ${e.east === this.state.seat ? 'you discard' : `${who(e.east)} discards`} first.`;
       case 'swap_started': return 'East chooses how many tiles to swap.';
       case 'swap_chosen': return `East swaps ${e.lots} lot${e.lots === 1 ? '' : 's'}.`;
       case 'lot_passed': return `Tiles passed ${e.direction}.`;
@@ -323,7 +326,9 @@ export class TableScreen {
     this.maybeShowScores();
     // Measure: the newest event's server time to now, once it is on screen.
     const now = Date.now() * 1000;
-    for (const at of this.drawnAt) (window.mjLatencies ??= []).push(now - at);
+    const latencies = (window.mjLatencies ??= []);
+    for (const at of this.drawnAt) latencies.push(now - at);
+    if (latencies.length > 5000) latencies.splice(0, latencies.length - 5000);
     this.drawnAt = [];
   }
 
@@ -337,7 +342,7 @@ export class TableScreen {
       h('span', { class: `state ${table.state}` }, table.state),
       game ? h('span', { class: 'status' }, `${game.round} round · hand ${game.hands_started}`) : null,
       hand ? h('span', { class: 'status', id: 'wall-count' }, `${hand.live_tiles_left} tiles in the wall`) : null,
-      me == null && !this.replay ? h('span', { class: 'status' }, '👁 Watching') : null,
+      me == null && !this.replay ? h('span', { class: 'status watching' }, 'Watching') : null,
       table.paused ? h('span', { class: 'status error-text' }, 'Paused') : null,
       h('span', { class: `status conn${['connected', 'replay'].includes(this.status) ? '' : ' bad'}`, role: 'status', id: 'conn-status' }, conn),
       h('span', { style: 'flex:1' }),
@@ -345,7 +350,7 @@ export class TableScreen {
       me != null && table.state === 'playing' && hand && !['finished'].includes(hand.phase) && !table.waiting_for_ready.length
         ? h('button', { id: 'pause', onclick: () => this.requestPause() }, 'Pause') : null,
       me != null ? h('button', { id: 'sort', onclick: () => { this.autoSort = true; this.schedule(); }, title: 'Sort your tiles in xmj\'s order' }, 'Sort') : null,
-      h('button', { id: 'sound', 'aria-pressed': String(soundOn()), onclick: () => { setSound(!soundOn()); this.schedule(); } }, soundOn() ? '🔊 Sound on' : '🔈 Sound off'),
+      h('button', { id: 'sound', 'aria-pressed': String(soundOn()), onclick: () => { setSound(!soundOn()); this.schedule(); }, title: 'Sounds for your turn, claims and the claim deadline' }, soundOn() ? 'Sound: on' : 'Sound: off'),
       this.status === 'closed' && me != null ? h('button', { class: 'primary', onclick: () => location.reload() }, 'Play here') : null,
     ];
     fill(this.bar, items);
@@ -398,7 +403,7 @@ export class TableScreen {
       wind ? h('span', { class: `wind-badge${wind === 'East' ? ' east' : ''}`, title: `${wind} wind${wind === 'East' ? ' (the dealer)' : ''}` }, wind[0]) : null,
       h('span', { class: 'name' }, seatInfo?.name ?? `Seat ${p + 1} (free)`),
       p === this.state.seat ? h('span', {}, '(you)') : null,
-      seatInfo?.robot ? h('span', { title: 'robot' }, '🤖') : null,
+      seatInfo?.robot ? h('span', { class: 'robot-tag', title: 'a robot player' }, 'robot') : null,
       table.manager === p ? h('span', { title: 'game manager' }, '★') : null,
       h('span', { class: 'score' }, `${table.scores[p]}`),
       seatInfo?.name && !seatInfo.connected ? h('span', { class: 'offline' }, 'away') : null,
@@ -431,6 +436,12 @@ export class TableScreen {
       const i = this.arrangement.lastIndexOf(this.preselect);
       if (i >= 0) this.selected = i;
       this.preselect = null;
+    }
+    // Our turn to discard with nothing chosen (East's first discard): offer
+    // the rightmost tile that may be discarded.
+    if (this.selected == null && this.prompt?.decision === 'discard') {
+      const may = new Set(this.prompt.actions.filter((a) => a.action === 'discard').map((a) => a.tile));
+      for (let i = this.arrangement.length - 1; i >= 0; i--) if (may.has(this.arrangement[i])) { this.selected = i; break; }
     }
     if (this.selected != null && this.selected >= this.arrangement.length) this.selected = this.arrangement.length ? this.arrangement.length - 1 : null;
     const row = h('div', { class: 'hand-row', id: 'my-hand', role: 'listbox', 'aria-label': 'Your concealed tiles', 'aria-orientation': 'horizontal' });
@@ -500,9 +511,13 @@ export class TableScreen {
     const of = (kind) => actions.filter((a) => a.action === kind);
     switch (p?.decision) {
       case 'declare':
-        for (const a of of('declare_bonus')) buttons.push(h('button', { onclick: () => this.act(a), dataset: { action: 'declare_bonus' } }, `Declare ${tileName(a.tile)}`));
+        // Flowers and seasons first (Enter declares the first), then finish.
+        of('declare_bonus').forEach((a, i) => buttons.push(h('button', { class: 'primary', onclick: () => this.act(a), dataset: { action: 'declare_bonus', ...(i === 0 ? { default: '1' } : {}) } }, `Declare ${tileName(a.tile)}`)));
         for (const a of of('declare_closed_kong')) buttons.push(h('button', { onclick: () => this.act(a), dataset: { action: 'declare_closed_kong' } }, `Kong of ${tileName(a.tile)}`));
-        for (const a of of('finish_declaring')) buttons.push(keyButton(of('declare_bonus').length ? 'Finish declaring' : 'Finish declaring (nothing to declare)', 'f', () => this.act(a), { class: 'primary', id: 'finish-declaring', dataset: { default: '1' } }));
+        for (const a of of('finish_declaring')) {
+          const bonus = of('declare_bonus').length;
+          buttons.push(keyButton(bonus ? 'Finish declaring' : 'Finish declaring (nothing to declare)', 'f', () => this.act(a), { class: bonus ? '' : 'primary', id: 'finish-declaring', dataset: bonus ? {} : { default: '1' } }));
+        }
         break;
       case 'discard': {
         const tile = this.selectedTile();
@@ -513,7 +528,7 @@ export class TableScreen {
         if (of('discard').some((a) => a.calling)) buttons.push(keyButton('Discard and call', 'o', () => this.discardSelected(true), { id: 'original-call', disabled: !canCall, title: 'Original Call: declare your hand one tile from Mah-Jong' }));
         for (const a of of('declare_closed_kong')) buttons.push(keyButton(`Kong of ${tileName(a.tile)}`, 'k', () => this.act(a), { dataset: { action: 'declare_closed_kong' } }));
         for (const a of of('add_to_pung')) buttons.push(keyButton(`Add ${tileName(a.tile)} to its pung`, 'a', () => this.act(a), { dataset: { action: 'add_to_pung' } }));
-        for (const a of of('declare_bonus')) buttons.push(h('button', { onclick: () => this.act(a), dataset: { action: 'declare_bonus' } }, `Declare ${tileName(a.tile)}`));
+        for (const a of of('declare_bonus')) buttons.push(h('button', { class: 'primary', onclick: () => this.act(a), dataset: { action: 'declare_bonus' } }, `Declare ${tileName(a.tile)}`));
         buttons.push(h('span', { class: 'hint' }, 'Select a tile (←/→), then Discard (or double-click it).'));
         break;
       }
@@ -611,7 +626,7 @@ export class TableScreen {
     if (table.state === 'open') {
       parts.push(h('h2', {}, 'Seats'));
       parts.push(h('ul', { style: 'list-style:none;padding:0;margin:0' }, table.seats.map((s) => h('li', { class: 'row', style: 'margin:4px 0' },
-        h('span', {}, `Seat ${s.seat + 1}: `, h('strong', {}, s.name ?? 'free'), s.robot ? ' 🤖' : ''),
+        h('span', {}, `Seat ${s.seat + 1}: `, h('strong', {}, s.name ?? 'free'), s.robot ? h('span', { class: 'robot-tag' }, 'robot') : ''),
         s.name == null && me == null ? h('button', { onclick: () => this.sitHere(s.seat) }, 'Sit here') : null,
         s.name == null && (manager || table.seats.every((x) => x.robot || x.name == null)) ? h('button', { onclick: () => this.addRobot(s.seat), dataset: { robotSeat: s.seat } }, 'Add a robot') : null,
         s.robot && manager ? h('button', { onclick: () => this.removeRobot(s.seat) }, 'Remove') : null))));
@@ -711,7 +726,7 @@ export class TableScreen {
     if (!hand || hand.phase !== 'finished') return;
     const key = `${hand.number}`;
     if (this.scoreShownFor === key) {
-      if (this.scoreDialog?.open) this.fillScores();
+      if (this.scoreDialog?.open) this.fillScores(false);
       return;
     }
     this.scoreShownFor = key;
@@ -731,8 +746,12 @@ export class TableScreen {
     if (focus) this.scoreDialog.querySelector('button')?.focus();
   }
 
-  fillScores() {
+  fillScores(always = true) {
     const hand = this.state.game?.hand;
+    // Redrawn only when something in it changed, so the keyboard focus stays put.
+    const key = JSON.stringify([hand?.number, hand?.seats.map((s) => s.score?.score), hand?.outcome, this.prompt?.ready, this.state.game?.game_over]);
+    if (!always && key === this.scoreKey) return;
+    this.scoreKey = key;
     fill(this.scoreBody, scoringBody(this.state));
     const title = this.scoreDialog.querySelector('#score-title');
     title.textContent = this.state.game?.game_over ? 'Game over' : `Scores of hand ${hand?.number ?? ''}`;
