@@ -36,22 +36,6 @@ export function scoringBody(state) {
   else if (winners.length) parts.push(h('p', {}, h('strong', {}, winners.map((w) => nameOf(table, w)).join(' and ')), ' went Mah-Jong',
     hand.winning_tile ? [' with ', tileElement(hand.winning_tile, { small: true })] : null, '.'));
 
-  parts.push(h('div', { class: 'score-grid' }, hand.seats.map((seat) => {
-    const s = seat.score;
-    return h('section', { class: `score-card${winners.includes(seat.player) ? ' winner' : ''}`, 'aria-label': `${nameOf(table, seat.player)}'s hand` },
-      h('h3', {}, `${nameOf(table, seat.player)} `, h('span', { class: 'muted' }, `(${seat.wind})`),
-        s ? h('span', { style: 'float:right' }, `${s.score}`) : null),
-      handTiles(seat),
-      s ? [
-        h('table', { class: 'data' },
-          h('thead', {}, h('tr', {}, h('th', {}, 'Item'), h('th', { class: 'num' }, 'Points'), h('th', { class: 'num' }, 'Doubles'))),
-          h('tbody', {}, s.items.map((it) => h('tr', {}, h('td', {}, it.name, it.set ? [' ', setTiles(it.set).slice(0, 1).map((t) => tileElement(t, { small: true }))] : null),
-            h('td', { class: 'num' }, it.points || ''), h('td', { class: 'num' }, it.doubles || '')))),
-          h('tfoot', {}, h('tr', {}, h('th', {}, 'Score'), h('th', { class: 'num' }, s.points), h('th', { class: 'num' }, s.doubles)))),
-        h('details', {}, h('summary', {}, 'As the reference prints it'), h('pre', { class: 'lines' }, s.lines.join('\n'))),
-      ] : h('p', { class: 'muted' }, 'Not scored yet.'));
-  })));
-
   if (settlement) {
     parts.push(h('section', { class: 'card', 'aria-label': 'Settlement' },
       h('h3', {}, 'Settlement'),
@@ -67,7 +51,23 @@ export function scoringBody(state) {
   } else {
     parts.push(h('p', {}, 'Scores: ', [0, 1, 2, 3].map((p) => `${nameOf(table, p)} ${game.scores[p]}`).join(' · ')));
   }
-  if (game.game_over) parts.push(finalStandings(state));
+  parts.push(h('div', { class: 'score-grid' }, [...hand.seats].sort((a, b) => winners.includes(b.player) - winners.includes(a.player)).map((seat) => {
+    const s = seat.score;
+    return h('section', { class: `score-card${winners.includes(seat.player) ? ' winner' : ''}`, 'aria-label': `${nameOf(table, seat.player)}'s hand` },
+      h('h3', {}, `${nameOf(table, seat.player)} `, h('span', { class: 'muted' }, `(${seat.wind})`),
+        s ? h('span', { style: 'float:right' }, `${s.score}`) : null),
+      handTiles(seat),
+      s ? [
+        h('table', { class: 'data' },
+          h('thead', {}, h('tr', {}, h('th', {}, 'Item'), h('th', { class: 'num' }, 'Points'), h('th', { class: 'num' }, 'Doubles'))),
+          h('tbody', {}, s.items.map((it) => h('tr', {}, h('td', {}, it.name, it.set ? [' ', setTiles(it.set).slice(0, 1).map((t) => tileElement(t, { small: true }))] : null),
+            h('td', { class: 'num' }, it.points || ''), h('td', { class: 'num' }, it.doubles || '')))),
+          h('tfoot', {}, h('tr', {}, h('th', {}, 'Score'), h('th', { class: 'num' }, s.points), h('th', { class: 'num' }, s.doubles)))),
+        h('details', {}, h('summary', {}, 'As the reference prints it'), h('pre', { class: 'lines' }, s.lines.join('\n'))),
+      ] : h('p', { class: 'muted' }, 'Not scored yet.'));
+  })));
+
+  if (game.game_over) parts.unshift(finalStandings(state));
   return h('div', {}, parts);
 }
 
