@@ -670,4 +670,127 @@ mod tests {
         assert!(refused(r#"{"seat_wind": "Up"}"#).starts_with("bad request:"));
         assert!(refused(r#"{"seat_wind": "East", "extra": 1}"#).contains("unknown field `extra`"));
     }
+
+    use proptest::prelude::*;
+
+    /// A meld of a complete hand: a pung (or kong) of a face, or a chow from
+    /// a face; and how it lies: 0 concealed, 1 declared in play, 2 a kong.
+    fn meld() -> impl Strategy<Value = (bool, usize, u8)> {
+        (any::<bool>(), 0..34usize, 0..3u8)
+    }
+
+    fn tile(i: usize) -> Tile {
+        Tile::from_index(i).unwrap_or(Tile::RED)
+    }
+
+    fn sorted(mut tiles: Vec<Tile>) -> Vec<Tile> {
+        tiles.sort();
+        tiles
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+        /// Every complete hand of four sets and a pair, its sets declared or
+        /// concealed, won from anywhere with any of its concealed tiles, is
+        /// scored; the answer holds exactly the tiles it was given.
+        #[test]
+        fn complete_hands_are_scored_with_their_own_tiles(
+            melds in proptest::collection::vec(meld(), 4),
+            pair in 0..34usize,
+            from in 0..4usize,
+            pick in any::<proptest::sample::Index>(),
+        ) {
+            let mut request = ScoreRequest {
+                preset: None, options: Default::default(), no_special_scores: false, seat_wind: Wind::South,
+                prevailing_wind: Wind::East, sets: vec![], concealed: vec![], bonus: vec![], visible: vec![],
+                win: None, arrange: Arrange::Best, extra_hands: 0,
+            };
+            for &(chow, face, how) in &melds {
+                // A chow starts at 1-7 of a suit.
+                let chow = chow && face < 27 && face % 9 <= 6;
+                let t = tile(face);
+                match (chow, how) {
+                    (true, 0) | (false, 0) => {
+                        let tiles = if chow { vec![t, tile(face + 1), tile(face + 2)] } else { vec![t; 3] };
+                        request.concealed.extend(tiles);
+                    }
+                    (true, _) => request.sets.push(TileSet::new(SetKind::Chow, t)),
+                    (false, 1) => request.sets.push(TileSet::new(SetKind::Pung, t)),
+                    (false, _) => request.sets.push(TileSet::new(SetKind::ClosedKong, t)),
+                }
+            }
+            request.concealed.extend([tile(pair), tile(pair)]);
+            let given: Vec<Tile> = request.sets.iter().flat_map(TileSet::tiles).chain(request.concealed.iter().copied()).collect();
+            prop_assume!(Tile::normal_faces().all(|t| given.iter().filter(|&&g| g == t).count() <= 4));
+            let t = *pick.get(&request.concealed);
+            let from = [WinFrom::Wall, WinFrom::Discard, WinFrom::Loose, WinFrom::RobbedKong][from];
+            request.win = Some(WinRequest {
+                tile: t, from, used_as: None, last_tile: false, kong_upon_kong: false, original_call: false,
+                no_discard: false, only_east_discarded: false, east_wins_before: 0,
+            });
+            let answer = score(&request);
+            if from == WinFrom::RobbedKong && given.iter().filter(|&&g| g == t).count() > 1 {
+                let refused = answer.err().map(|e| e.to_string()).unwrap_or_default();
+                prop_assert!(refused.contains("robbed"), "{refused}");
+                return Ok(());
+            }
+            let answer = answer.map_err(|e| TestCaseError::fail(format!("{request:?}: {e}")))?;
+            let out: Vec<Tile> = answer.sets.iter().flat_map(TileSet::tiles).chain(answer.concealed.iter().copied()).collect();
+            prop_assert_eq!(sorted(out), sorted(given));
+            prop_assert_eq!(answer.shape, Some(Shape::Standard));
+            prop_assert!(answer.score.score >= 20 && answer.arrangements >= 1, "{:?}", answer);
+        }
+
+        /// Any request at all is answered or refused; nothing panics.
+        #[test]
+        fn any_request_is_answered_or_refused(
+            sets in proptest::collection::vec((0..9usize, 0..34usize), 0..6),
+            pool in proptest::collection::vec(0..40usize, 16),
+            short in 0..3usize,
+            bonus in proptest::collection::vec(34..46usize, 0..4),
+            visible in proptest::collection::vec(0..46usize, 0..8),
+            win in proptest::option::of((0..46usize, 0..4usize, any::<[bool; 5]>(), 0..15u32, 0..7usize)),
+            given in any::<bool>(),
+            preset in 0..3usize,
+        ) {
+            let kinds = [SetKind::Chow, SetKind::Pung, SetKind::Kong { annexed: false }, SetKind::Kong { annexed: true },
+                SetKind::ClosedChow, SetKind::ClosedPung, SetKind::ClosedKong, SetKind::Pair, SetKind::ClosedPair];
+            let uses = [None, Some(DiscardUse::Pung), Some(DiscardUse::Pair), Some(DiscardUse::SpecialSet),
+                Some(DiscardUse::Chow(None)), Some(DiscardUse::Chow(Some(ChowPosition::Middle))), None];
+            // Mostly as many tiles as the hand needs, so that more than the
+            // count is looked at.
+            let sets: Vec<TileSet> = sets.iter().map(|&(k, t)| TileSet::new(kinds[k], tile(t))).collect();
+            let held: usize = sets.iter().map(|s| s.kind.tile_count().min(3)).sum();
+            let wanted = if win.is_some() { 14 } else { 13 };
+            let concealed: Vec<Tile> = pool.iter().cycle().take((wanted + short).saturating_sub(held + 1)).map(|&t| tile(t)).collect();
+            let request = ScoreRequest {
+                preset: Some(["chinese-classical", "shanghai-expat", "american-modern"][preset].to_string()),
+                options: serde_json::from_str(r#"{"SevenPairs": true}"#).unwrap_or_default(),
+                no_special_scores: false,
+                seat_wind: Wind::West,
+                prevailing_wind: Wind::South,
+                sets,
+                concealed,
+                bonus: bonus.into_iter().map(tile).collect(),
+                visible: visible.into_iter().map(tile).collect(),
+                win: win.map(|(t, from, flags, east_wins_before, used)| WinRequest {
+                    tile: tile(t),
+                    from: [WinFrom::Wall, WinFrom::Discard, WinFrom::Loose, WinFrom::RobbedKong][from],
+                    used_as: uses[used],
+                    last_tile: flags[0],
+                    kong_upon_kong: flags[1],
+                    original_call: flags[2],
+                    no_discard: flags[3],
+                    only_east_discarded: flags[4],
+                    east_wins_before,
+                }),
+                arrange: if given { Arrange::Given } else { Arrange::Best },
+                extra_hands: 0,
+            };
+            if let Ok(answer) = score(&request) {
+                prop_assert!(answer.score.score >= 0);
+            }
+        }
+    }
 }
