@@ -1,8 +1,8 @@
 //! The HTTP interface: REST under `/api/v1` (the lobby, the settlement
 //! calculator, the presets and the admins' option management, the score
 //! queries, game files), the table WebSockets,
-//! `/healthz`, and the API's OpenAPI document with its reference page
-//! ([`openapi`]).
+//! `/healthz`, the API's OpenAPI document with its reference page
+//! ([`openapi`]), and the browser client at `/` ([`web`]).
 //!
 //! Each module gives its routes as `routes() -> OpenApiRouter<AppState>`,
 //! every handler with its `#[utoipa::path]`: [`api`] merges them, and the
@@ -24,6 +24,7 @@ pub mod hyper_refusals;
 pub mod openapi;
 pub mod options;
 pub mod tables;
+pub mod web;
 pub mod ws;
 
 use std::sync::Arc;
@@ -89,6 +90,7 @@ pub fn router(state: AppState) -> Router {
     let (api, _) = api(state.timeouts).split_for_parts();
     let routes = api
         .merge(openapi::docs_page())
+        .merge(web::routes())
         .fallback(|| async { ApiError::refused(ErrorCode::NotFound, "no such endpoint") })
         .layer(DefaultBodyLimit::max(MAX_BODY));
     edge(routes).with_state(state)

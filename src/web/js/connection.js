@@ -1,0 +1,91 @@
+// A table's WebSocket, kept open: it reconnects by itself after a drop and
+// resumes the stream with `since` (docs/protocol.md, "Resuming with since"),
+// so nothing is missed and nothing comes twice. A seat is played with its
+// seat token (a guest's) or with the session cookie (an account's).
+
+const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000];
+
+/**
+ * Opens and keeps open the WebSocket of table `tableId`. `handlers` get the
+ * server's messages: `message(msg)` for each, `status(text)` when the
+ * connection's state changes, `closed(code, reason)` when the server ends it
+ * for good (the seat was taken over, the session ended, the table closed).
+ * `lastSeq()` tells the last event number the caller has applied.
+ */
+export class TableConnection {
+  constructor(tableId, { token = null, handlers, lastSeq }) {
+    this.tableId = tableId;
+    this.token = token;
+    this.handlers = handlers;
+    this.lastSeq = lastSeq;
+    this.attempt = 0;
+    this.closedForGood = false;
+    this.ws = null;
+    this.pingTimer = null;
+    this.open();
+  }
+
+  url(since) {
+    const params = new URLSearchParams();
+    if (this.token) params.set('token', this.token);
+    if (since != null && since > 0) params.set('since', String(since));
+    const scheme = location.protocol === 'https:' ? 'wss' : 'ws';
+    const query = params.toString();
+    return `${scheme}://${location.host}/api/v1/tables/${this.tableId}/ws${query ? `?${query}` : ''}`;
+  }
+
+  open() {
+    // After two failures in a row, resume from a fresh snapshot rather than
+    // `since`: the table may have restarted its stream.
+    const since = this.attempt < 2 ? this.lastSeq() : null;
+    const ws = new WebSocket(this.url(since));
+    this.ws = ws;
+    this.handlers.status(this.attempt ? 'reconnecting' : 'connecting');
+    ws.onopen = () => {
+      this.attempt = 0;
+      this.handlers.status('connected');
+      clearInterval(this.pingTimer);
+      this.pingTimer = setInterval(() => this.send({ type: 'ping' }), 20000);
+    };
+    ws.onmessage = (m) => {
+      let msg;
+      try { msg = JSON.parse(m.data); } catch { return; }
+      this.handlers.message(msg);
+    };
+    ws.onclose = (e) => {
+      clearInterval(this.pingTimer);
+      if (this.ws !== ws || this.closedForGood) return;
+      // 4000: the seat is played from elsewhere; 4001: the session ended;
+      // 1000 from the server: the table closed. None is worth retrying.
+      if (e.code === 4000 || e.code === 4001 || (e.code === 1000 && e.reason)) {
+        this.closedForGood = true;
+        this.handlers.closed(e.code, e.reason);
+        return;
+      }
+      const delay = BACKOFF_MS[Math.min(this.attempt, BACKOFF_MS.length - 1)];
+      this.attempt += 1;
+      this.handlers.status('reconnecting');
+      this.retry = setTimeout(() => this.open(), delay);
+    };
+  }
+
+  /** Sends a client message; false when the socket is not open. */
+  send(msg) {
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
+    this.ws.send(JSON.stringify(msg));
+    return true;
+  }
+
+  /** Drops the socket as a network failure would (it then reconnects). */
+  drop() {
+    this.ws?.close();
+  }
+
+  /** Closes for good. */
+  close() {
+    this.closedForGood = true;
+    clearTimeout(this.retry);
+    clearInterval(this.pingTimer);
+    this.ws?.close(1000);
+  }
+}

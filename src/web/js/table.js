@@ -1,0 +1,797 @@
+// The table screen, laid out as xmj lays it out: four players round the
+// table with us at the bottom, our concealed tiles sorted (and re-arrangeable),
+// the others' face down, everyone's exposed sets and bonus tiles, the discards
+// in the middle with the latest highlighted, the wall's count, East's marker and
+// the prevailing wind. What we may do comes from the server's prompts alone:
+// a button is offered only when its move is listed.
+
+import { api, guestSeats, rememberSeat } from './api.js';
+import { h, fill, announce, toast, keyButton } from './dom.js';
+import { TableConnection } from './connection.js';
+import { fromSnapshot, applyEvent, seatOf, setTiles, setConcealed, claimWord, chowLow } from './state.js';
+import { tileElement, tileName, sortTiles } from './tiles.js';
+import { scoringBody, nameOf } from './scoring.js';
+import { session } from './session.js';
+import { play, soundOn, setSound } from './sound.js';
+import { sit } from './lobby.js';
+import { arrange, moveTile } from './arrangement.js';
+
+const WINDS = ['East', 'South', 'West', 'North'];
+const POSITION_WORDS = { Lower: 'lowest', Middle: 'middle', Upper: 'highest' };
+
+/** The table screen for table `id` in `view`. */
+export class TableScreen {
+  constructor(view, id, { replay = false } = {}) {
+    this.view = view;
+    this.replay = replay;
+    this.id = id;
+    this.state = null;
+    this.prompt = null;
+    this.promptAt = 0;
+    this.arrangement = [];
+    this.autoSort = true;
+    this.selected = null;
+    this.chat = [];
+    this.log = [];
+    this.status = 'connecting';
+    this.scoreDialog = null;
+    this.scoreShownFor = null;
+    this.snapshotAsked = false;
+    this.frame = null;
+    this.ticker = null;
+    this.lastTick = null;
+    this.drawnAt = []; // (event at_us, time drawn) pairs, for the latency figure
+    this.keys = (e) => this.onKey(e);
+    this.build();
+    if (replay) {
+      // A replay is drawn from states it gives (showState), with no socket.
+      this.connection = { send: () => false, close() {} };
+      this.status = 'replay';
+      return;
+    }
+    document.addEventListener('keydown', this.keys);
+    const mine = guestSeats()[id];
+    this.connection = new TableConnection(id, {
+      token: mine?.token ?? null,
+      lastSeq: () => this.state?.seq ?? null,
+      handlers: {
+        message: (msg) => this.onMessage(msg),
+        status: (s) => { this.status = s; this.schedule(); },
+        closed: (code, reason) => this.onClosed(code, reason),
+      },
+    });
+    window.mjTable = this; // for the browser tests and the curious: the live state
+  }
+
+  dispose() {
+    this.connection.close();
+    document.removeEventListener('keydown', this.keys);
+    clearInterval(this.ticker);
+    cancelAnimationFrame(this.frame);
+    this.scoreDialog?.close();
+    document.title = 'Mah-Jong';
+    if (window.mjTable === this) window.mjTable = null;
+  }
+
+  /** Shows a state given from outside (a replay's step); `msg`, the event that made it, is announced. */
+  showState(state, msg) {
+    this.state = state;
+    this.shoutText = null;
+    if (msg && ['claimed', 'mah_jong', 'robbed_kong'].includes(msg.event.type)) {
+      this.shout(msg.event.type === 'claimed' ? `${this.who(msg.event.player)}: ${claimWord(msg.event.claim)}` : `${this.who(msg.event.player)}: Mah Jong!`);
+    }
+    this.log = [];
+    this.schedule();
+  }
+
+  // ---- the stream
+
+  onMessage(msg) {
+    switch (msg.type) {
+      case 'snapshot': {
+        const chat = this.state?.chat ?? [];
+        this.state = fromSnapshot(msg);
+        this.state.chat = chat.length ? chat : this.state.chat;
+        this.snapshotAsked = false;
+        if (msg.seat == null) this.prompt = null;
+        break;
+      }
+      case 'event':
+        if (!this.state) return;
+        if (msg.seq <= this.state.seq) return;
+        this.onEvent(msg);
+        break;
+      case 'prompt':
+        this.onPrompt(msg);
+        break;
+      case 'error':
+        toast(msg.message);
+        this.addLog(`⚠ ${msg.message}`);
+        break;
+      default:
+        break;
+    }
+    this.schedule();
+  }
+
+  onEvent(msg) {
+    const before = this.state.game?.hand?.number;
+    applyEvent(this.state, msg);
+    this.drawnAt.push(msg.at_us);
+    const e = msg.event;
+    const text = this.describe(e);
+    if (text) {
+      this.addLog(text);
+      if (!['drew', 'waiting_for_ready', 'finished_declaring'].includes(e.type)) announce(text);
+    }
+    switch (e.type) {
+      case 'claimed':
+        this.shout(`${this.who(e.player)}: ${claimWord(e.claim)}`);
+        play('claim');
+        break;
+      case 'mah_jong':
+      case 'robbed_kong':
+        this.shout(`${this.who(e.player)}: Mah Jong!`);
+        play('win');
+        break;
+      case 'chowed': case 'punged': case 'konged':
+        this.shout(`${e.type === 'chowed' ? 'Chow' : e.type === 'punged' ? 'Pung' : 'Kong'}!`);
+        break;
+      case 'chat':
+        if (e.seat !== this.state.seat) play('claim');
+        break;
+      case 'hand_started':
+        this.scoreDialog?.close();
+        this.autoSort = true;
+        break;
+      case 'settled':
+      case 'washed_out':
+        this.scoreShownFor = null; // opened once drawn
+        break;
+      default:
+        break;
+    }
+    if (before !== this.state.game?.hand?.number) this.selected = null;
+    if (this.state.stale && !this.snapshotAsked) {
+      this.snapshotAsked = true;
+      this.connection.send({ type: 'snapshot' });
+    }
+  }
+
+  onPrompt(msg) {
+    const wasMine = this.prompt?.actions?.length;
+    this.prompt = msg;
+    this.promptAt = performance.now();
+    if (msg.actions.length && !wasMine) {
+      play('turn');
+      if (document.hidden) document.title = '● Your move — Mah-Jong';
+    }
+    if (!msg.actions.length) document.title = 'Mah-Jong';
+    if (msg.decision === 'discard' && msg.drawn) this.preselect = msg.drawn;
+    clearInterval(this.ticker);
+    if (msg.deadline) this.ticker = setInterval(() => this.tick(), 100);
+  }
+
+  onClosed(code) {
+    const text = code === 4001 ? 'Your session has ended: log in again to play.'
+      : 'This seat is now being played in another window or tab.';
+    this.status = 'closed';
+    this.closedText = text;
+    this.schedule();
+  }
+
+  /** The player's name, or "You". */
+  who(p) {
+    return p === this.state?.seat ? 'You' : nameOf(this.state.table, p);
+  }
+
+  describe(e) {
+    const who = (p) => this.who(p);
+    const t = (tile) => (tile ? tileName(tile) : 'a tile');
+    switch (e.type) {
+      case 'seat_taken': return `${e.name} sat in seat ${e.seat + 1}.`;
+      case 'seat_left': return `Seat ${e.seat + 1} is free.`;
+      case 'disconnected': return `${who(e.seat)} lost the connection.`;
+      case 'reconnected': return `${who(e.seat)} is back.`;
+      case 'manager': return e.seat == null ? 'Nobody manages the game.' : `${who(e.seat)} manages the game.`;
+      case 'option_changed': return `Option ${e.name} set to ${e.value}.`;
+      case 'game_started': return 'The game has started.';
+      case 'waiting_for_ready': return e.seats.length ? `Waiting for ${e.seats.map(who).join(', ')} to be ready.` : null;
+      case 'paused': return `${who(e.seat)} paused the game${e.reason ? `: ${e.reason}` : ''}.`;
+      case 'resumed': return 'Play resumes.';
+      case 'pause_changed': return `Pause between moves: ${e.deciseconds / 10} s.`;
+      case 'chat': return null;
+      case 'penalty': return `Penalty for leaving: ${e.points} points.`;
+      case 'hand_started': return `Hand ${e.hand}: ${e.round} round, ${who(e.east)} is East.`;
+      case 'drew': return e.player === this.state.seat && e.tile ? `You drew ${t(e.tile)}.` : null;
+      case 'declared_bonus': return `${who(e.player)} declared ${t(e.tile)}.`;
+      case 'play_started': return `Play starts: ${who(e.east)} discards first.`;
+      case 'swap_started': return 'East chooses how many tiles to swap.';
+      case 'swap_chosen': return `East swaps ${e.lots} lot${e.lots === 1 ? '' : 's'}.`;
+      case 'lot_passed': return `Tiles passed ${e.direction}.`;
+      case 'tile_received': return `You received ${t(e.tile)}.`;
+      case 'discarded': return `${who(e.player)} discarded ${t(e.tile)}${e.calling ? ', calling' : ''}.`;
+      case 'claimed': return `${who(e.player)} claimed: ${claimWord(e.claim)}`;
+      case 'claim_denied': return `Your claim was denied: ${e.reason}.`;
+      case 'chow_position_needed': return `Say where ${t(e.tile)} goes in your chow.`;
+      case 'chowed': return `${who(e.player)} chowed ${t(e.tile)}.`;
+      case 'punged': return `${who(e.player)} punged ${t(e.tile)}.`;
+      case 'konged': return `${who(e.player)} konged ${t(e.tile)}.`;
+      case 'paired': return `${who(e.player)} paired ${t(e.tile)}.`;
+      case 'declared_closed_kong': return `${who(e.player)} declared a concealed kong of ${t(e.tile)}.`;
+      case 'added_to_pung': return `${who(e.player)} added ${t(e.tile)} to a pung.`;
+      case 'robbed_kong': return `${who(e.player)} robbed the kong with ${t(e.tile)}!`;
+      case 'dangerous_discard': return `${who(e.player)}'s discard was dangerous${e.no_choice ? ' (no choice)' : ''}.`;
+      case 'mah_jong': return `${who(e.player)} went Mah Jong!`;
+      case 'declared_special_set': return `${who(e.player)} declared a special hand.`;
+      case 'formed_closed_set': return `${who(e.player)} formed a set.`;
+      case 'showed_tiles': return `${who(e.player)} showed ${e.tiles.length} tiles.`;
+      case 'hand_scored': return `${who(e.player)} scored ${e.score.score}.`;
+      case 'settled': return `Settled: ${[0, 1, 2, 3].map((p) => `${nameOf(this.state.table, p)} ${e.deltas[p] > 0 ? '+' : ''}${e.deltas[p]}`).join(', ')}.`;
+      case 'washed_out': return `The hand is washed out (${e.reason}).`;
+      case 'game_over': return `Game over. Final scores: ${[0, 1, 2, 3].map((p) => `${nameOf(this.state.table, p)} ${e.scores[p]}`).join(', ')}.`;
+      default: return null;
+    }
+  }
+
+  addLog(text) {
+    this.log.push(text);
+    if (this.log.length > 300) this.log.shift();
+  }
+
+  shout(text) {
+    this.shoutText = text;
+    this.shoutKey = (this.shoutKey ?? 0) + 1;
+    clearTimeout(this.shoutTimer);
+    this.shoutTimer = setTimeout(() => { this.shoutText = null; this.schedule(); }, 2000);
+  }
+
+  tick() {
+    const d = this.prompt?.deadline;
+    if (!d || !this.prompt.actions.length) { clearInterval(this.ticker); return; }
+    const left = d.ms_left - (performance.now() - this.promptAt);
+    const bar = this.view.querySelector('#claim-timer');
+    if (bar) {
+      bar.value = Math.max(0, left);
+      bar.classList.toggle('late', left < 5000);
+      const label = this.view.querySelector('#claim-seconds');
+      if (label) label.textContent = `${Math.max(0, Math.ceil(left / 1000))} s`;
+    }
+    const second = Math.ceil(left / 1000);
+    if (left < 5000 && left > 0 && second !== this.lastTick) { this.lastTick = second; play('tick'); }
+    if (left <= 0) clearInterval(this.ticker);
+  }
+
+  // ---- what we send
+
+  send(msg) {
+    if (!this.connection.send(msg)) toast('Not connected: the move was not sent. Reconnecting…');
+  }
+
+  act(action) {
+    this.send({ type: 'act', action });
+  }
+
+  // ---- the screen
+
+  build() {
+    this.bar = h('div', { class: 'table-bar' });
+    this.felt = h('div', { class: 'felt', role: 'region', 'aria-label': 'The table' });
+    this.claimBox = h('div', { id: 'claim-box' });
+    this.actionsBox = h('div', { class: 'actions', role: 'toolbar', 'aria-label': 'Your moves', id: 'actions' });
+    this.setupBox = h('div', { id: 'setup' });
+    this.logBox = h('div', { class: 'log', id: 'game-log', role: 'log', 'aria-label': 'What happened', tabindex: 0 });
+    const chatInput = h('input', { id: 'chat-input', maxlength: 500, placeholder: 'Say something…', 'aria-label': 'Chat message', autocomplete: 'off' });
+    const chatForm = h('form', {}, chatInput, h('button', { type: 'submit' }, 'Send'));
+    chatForm.addEventListener('submit', (e) => {
+      e.preventDefault();
+      const text = chatInput.value.trim();
+      if (!text) return;
+      this.send({ type: 'chat', text });
+      chatInput.value = '';
+    });
+    this.chatForm = chatForm;
+    this.side = h('aside', { class: 'side' }, this.setupBox, h('h2', { class: 'visually-hidden' }, 'Game log and chat'), this.logBox,
+      h('div', { class: 'chat' }, chatForm));
+    fill(this.view, h('section', { class: 'table-screen', 'aria-label': 'Mah-Jong table' },
+      this.bar, this.felt, this.claimBox, this.actionsBox, this.side));
+  }
+
+  schedule() {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = null;
+      this.render();
+    });
+  }
+
+  /** The seat shown at the bottom: ours, or East's first seat for a spectator. */
+  bottomSeat() {
+    return this.state?.seat ?? 0;
+  }
+
+  render() {
+    if (!this.state) {
+      fill(this.felt, h('p', { class: 'loading' }, this.status === 'closed' ? this.closedText : 'Connecting to the table…'));
+      return;
+    }
+    this.renderBar();
+    this.renderFelt();
+    this.renderActions();
+    this.renderSetup();
+    this.renderLog();
+    this.maybeShowScores();
+    // Measure: the newest event's server time to now, once it is on screen.
+    const now = Date.now() * 1000;
+    for (const at of this.drawnAt) (window.mjLatencies ??= []).push(now - at);
+    this.drawnAt = [];
+  }
+
+  renderBar() {
+    const { table, game } = this.state;
+    const hand = game?.hand;
+    const me = this.state.seat;
+    const conn = this.status === 'connected' ? 'connected' : this.status === 'replay' ? 'replay' : this.status === 'closed' ? this.closedText : `${this.status}…`;
+    const items = [
+      h('h1', { style: 'font-size:1.15rem;margin:0' }, table.name),
+      h('span', { class: `state ${table.state}` }, table.state),
+      game ? h('span', { class: 'status' }, `${game.round} round · hand ${game.hands_started}`) : null,
+      hand ? h('span', { class: 'status', id: 'wall-count' }, `${hand.live_tiles_left} tiles in the wall`) : null,
+      me == null && !this.replay ? h('span', { class: 'status' }, '👁 Watching') : null,
+      table.paused ? h('span', { class: 'status error-text' }, 'Paused') : null,
+      h('span', { class: `status conn${['connected', 'replay'].includes(this.status) ? '' : ' bad'}`, role: 'status', id: 'conn-status' }, conn),
+      h('span', { style: 'flex:1' }),
+      hand?.seats.some((s) => s.score) ? h('button', { id: 'show-scores', onclick: () => this.openScores(true) }, 'Scores') : null,
+      me != null && table.state === 'playing' && hand && !['finished'].includes(hand.phase) && !table.waiting_for_ready.length
+        ? h('button', { id: 'pause', onclick: () => this.requestPause() }, 'Pause') : null,
+      me != null ? h('button', { id: 'sort', onclick: () => { this.autoSort = true; this.schedule(); }, title: 'Sort your tiles in xmj\'s order' }, 'Sort') : null,
+      h('button', { id: 'sound', 'aria-pressed': String(soundOn()), onclick: () => { setSound(!soundOn()); this.schedule(); } }, soundOn() ? '🔊 Sound on' : '🔈 Sound off'),
+      this.status === 'closed' && me != null ? h('button', { class: 'primary', onclick: () => location.reload() }, 'Play here') : null,
+    ];
+    fill(this.bar, items);
+  }
+
+  requestPause() {
+    const reason = window.prompt('Pause the game until everyone is ready again. Reason (optional):', '');
+    if (reason === null) return;
+    this.send({ type: 'request_pause', reason: reason.slice(0, 500) });
+  }
+
+  renderFelt() {
+    const { table, game } = this.state;
+    const hand = game?.hand;
+    const bottom = this.bottomSeat();
+    const positions = [['me', bottom], ['right', (bottom + 1) % 4], ['top', (bottom + 2) % 4], ['left', (bottom + 3) % 4]];
+    const players = positions.map(([where, p]) => this.renderPlayer(where, p));
+    const centre = h('div', { class: 'centre', 'aria-label': 'Discards' });
+    if (hand) {
+      const last = hand.discards.length - 1;
+      const info = h('div', { class: 'info' },
+        h('span', {}, 'Prevailing wind: ', h('strong', { id: 'prevailing' }, game.round)),
+        h('span', {}, `Wall: ${hand.live_tiles_left}`),
+        hand.phase === 'finished' ? h('strong', {}, hand.outcome === 'wash_out' ? 'Washed out' : 'Hand over') : null);
+      const discards = h('div', { class: 'discards', id: 'discards', role: 'list', 'aria-label': 'Discards, oldest first' },
+        hand.discards.map(([p, t], i) => {
+          const el = tileElement(t, { small: true });
+          el.setAttribute('role', 'listitem');
+          el.setAttribute('aria-label', `${tileName(t)}, from ${this.who(p)}`);
+          if (i === last && hand.claimable) el.classList.add('discard-latest');
+          return el;
+        }));
+      centre.append(info, discards);
+    } else {
+      centre.append(h('p', {}, table.state === 'open' ? 'Waiting for the game to start.' : table.state === 'over' ? 'The game is over.' : 'Waiting for the first hand.'));
+    }
+    if (this.shoutText) centre.append(h('div', { class: 'announce', 'aria-hidden': 'true' }, h('span', { key: this.shoutKey }, this.shoutText)));
+    fill(this.felt, players, centre);
+  }
+
+  renderPlayer(where, p) {
+    const { table, game } = this.state;
+    const hand = game?.hand;
+    const seatInfo = table.seats[p];
+    const seat = hand ? seatOf(hand, p) : null;
+    const wind = seat?.wind ?? null;
+    const toAct = hand && hand.phase !== 'finished' && hand.to_act === p && !table.waiting_for_ready.length;
+    const box = h('div', { class: `player ${where}${toAct ? ' to-act' : ''}`, 'aria-label': `${seatInfo?.name ?? 'Empty seat'}${wind ? `, ${wind}` : ''}`, dataset: { player: p } });
+    box.append(h('div', { class: 'who' },
+      wind ? h('span', { class: `wind-badge${wind === 'East' ? ' east' : ''}`, title: `${wind} wind${wind === 'East' ? ' (the dealer)' : ''}` }, wind[0]) : null,
+      h('span', { class: 'name' }, seatInfo?.name ?? `Seat ${p + 1} (free)`),
+      p === this.state.seat ? h('span', {}, '(you)') : null,
+      seatInfo?.robot ? h('span', { title: 'robot' }, '🤖') : null,
+      table.manager === p ? h('span', { title: 'game manager' }, '★') : null,
+      h('span', { class: 'score' }, `${table.scores[p]}`),
+      seatInfo?.name && !seatInfo.connected ? h('span', { class: 'offline' }, 'away') : null,
+      table.waiting_for_ready.includes(p) ? h('span', { class: 'muted' }, 'not ready') : null,
+      toAct ? h('span', { class: 'turn' }, hand.phase === 'discarded' ? 'claims?' : 'to play') : null,
+      seat?.calling ? h('span', { class: 'turn' }, 'calling') : null));
+    if (!seat) return box;
+    const exposed = h('div', { class: 'exposed' },
+      seat.sets.map((set) => h('span', { class: `set${setConcealed(set) ? ' concealed' : ''}`, 'aria-label': `${describeSet(set)}` },
+        setTiles(set).map((t) => tileElement(t, { small: true })))),
+      seat.bonus.length ? h('span', { class: 'set', 'aria-label': 'flowers and seasons' }, seat.bonus.map((t) => tileElement(t, { small: true }))) : null);
+    if (where === 'me' && p === this.state.seat && seat.concealed) {
+      box.append(exposed, this.renderMyHand(seat));
+    } else if (seat.concealed) {
+      // Revealed (after a Mah-Jong), or the bottom seat of a finished hand.
+      box.append(exposed, h('div', { class: 'hidden-hand', 'aria-label': 'concealed tiles' }, sortTiles(seat.concealed).map((t) => tileElement(t, { small: where !== 'me' }))));
+    } else {
+      const backs = [];
+      for (let i = 0; i < seat.concealed_count; i++) backs.push(tileElement(null, { small: true }));
+      box.append(exposed, h('div', { class: 'hidden-hand', 'aria-label': `${seat.concealed_count} concealed tiles` }, backs));
+    }
+    return box;
+  }
+
+  /** Our concealed tiles, as buttons: click to select, double-click to discard. */
+  renderMyHand(seat) {
+    const drawn = this.prompt?.decision === 'discard' ? this.prompt.drawn : null;
+    this.arrangement = arrange(this.arrangement, seat.concealed, { sorted: this.autoSort, drawn });
+    if (this.preselect) {
+      const i = this.arrangement.lastIndexOf(this.preselect);
+      if (i >= 0) this.selected = i;
+      this.preselect = null;
+    }
+    if (this.selected != null && this.selected >= this.arrangement.length) this.selected = this.arrangement.length ? this.arrangement.length - 1 : null;
+    const row = h('div', { class: 'hand-row', id: 'my-hand', role: 'listbox', 'aria-label': 'Your concealed tiles', 'aria-orientation': 'horizontal' });
+    this.arrangement.forEach((t, i) => {
+      const el = tileElement(t, { tag: 'button' });
+      el.setAttribute('role', 'option');
+      el.setAttribute('aria-selected', String(i === this.selected));
+      el.setAttribute('aria-pressed', String(i === this.selected));
+      el.tabIndex = i === (this.selected ?? 0) ? 0 : -1;
+      el.dataset.index = i;
+      if (drawn && i === this.arrangement.length - 1 && this.autoSort && t === drawn) el.classList.add('drawn');
+      el.addEventListener('click', () => { this.selected = i; this.render(); this.focusSelected(); });
+      el.addEventListener('dblclick', () => { this.selected = i; this.discardSelected(false); });
+      el.draggable = true;
+      el.addEventListener('dragstart', (e) => e.dataTransfer.setData('text/plain', String(i)));
+      el.addEventListener('dragover', (e) => e.preventDefault());
+      el.addEventListener('drop', (e) => {
+        e.preventDefault();
+        const from = Number(e.dataTransfer.getData('text/plain'));
+        this.arrangement = moveTile(this.arrangement, from, i);
+        this.autoSort = false;
+        this.selected = i;
+        this.schedule();
+      });
+      row.append(el);
+    });
+    return row;
+  }
+
+  focusSelected() {
+    const el = this.view.querySelector(`#my-hand [data-index="${this.selected}"]`);
+    el?.focus();
+  }
+
+  selectedTile() {
+    return this.selected == null ? null : this.arrangement[this.selected] ?? null;
+  }
+
+  discardSelected(calling) {
+    const tile = this.selectedTile();
+    const action = this.prompt?.actions.find((a) => a.action === 'discard' && a.tile === tile && a.calling === calling);
+    if (!action) {
+      if (this.prompt?.decision === 'discard') toast(tile ? `You may not discard ${tileName(tile)} now.` : 'Select a tile to discard.');
+      return;
+    }
+    this.act(action);
+  }
+
+  // ---- the moves on offer
+
+  renderActions() {
+    const p = this.prompt;
+    const me = this.state.seat;
+    const buttons = [];
+    let claimPanel = null;
+    if (me == null) {
+      fill(this.actionsBox, h('span', { class: 'hint' }, 'You are watching: every concealed tile stays hidden until it is shown.'));
+      fill(this.claimBox);
+      return;
+    }
+    if (p?.ready) {
+      const paused = this.state.table.paused;
+      const first = !this.state.game?.hand;
+      buttons.push(keyButton(paused ? 'Ready to resume' : first ? 'Ready: deal the first hand' : 'Ready for the next hand', 'r', () => this.send({ type: 'ready' }), { class: 'primary big', id: 'ready', dataset: { default: '1' } }));
+    }
+    const actions = p?.actions ?? [];
+    const of = (kind) => actions.filter((a) => a.action === kind);
+    switch (p?.decision) {
+      case 'declare':
+        for (const a of of('declare_bonus')) buttons.push(h('button', { onclick: () => this.act(a), dataset: { action: 'declare_bonus' } }, `Declare ${tileName(a.tile)}`));
+        for (const a of of('declare_closed_kong')) buttons.push(h('button', { onclick: () => this.act(a), dataset: { action: 'declare_closed_kong' } }, `Kong of ${tileName(a.tile)}`));
+        for (const a of of('finish_declaring')) buttons.push(keyButton(of('declare_bonus').length ? 'Finish declaring' : 'Finish declaring (nothing to declare)', 'f', () => this.act(a), { class: 'primary', id: 'finish-declaring', dataset: { default: '1' } }));
+        break;
+      case 'discard': {
+        const tile = this.selectedTile();
+        const canDiscard = of('discard').some((a) => a.tile === tile && !a.calling);
+        const canCall = of('discard').some((a) => a.tile === tile && a.calling);
+        if (of('mah_jong').length) buttons.push(keyButton('Mah Jong!', 'm', () => this.act(of('mah_jong')[0]), { class: 'primary big', id: 'mah-jong' }));
+        buttons.push(keyButton(tile ? `Discard ${tileName(tile)}` : 'Discard (select a tile)', 'd', () => this.discardSelected(false), { class: 'primary', id: 'discard', disabled: !canDiscard, dataset: { default: '1' } }));
+        if (of('discard').some((a) => a.calling)) buttons.push(keyButton('Discard and call', 'o', () => this.discardSelected(true), { id: 'original-call', disabled: !canCall, title: 'Original Call: declare your hand one tile from Mah-Jong' }));
+        for (const a of of('declare_closed_kong')) buttons.push(keyButton(`Kong of ${tileName(a.tile)}`, 'k', () => this.act(a), { dataset: { action: 'declare_closed_kong' } }));
+        for (const a of of('add_to_pung')) buttons.push(keyButton(`Add ${tileName(a.tile)} to its pung`, 'a', () => this.act(a), { dataset: { action: 'add_to_pung' } }));
+        for (const a of of('declare_bonus')) buttons.push(h('button', { onclick: () => this.act(a), dataset: { action: 'declare_bonus' } }, `Declare ${tileName(a.tile)}`));
+        buttons.push(h('span', { class: 'hint' }, 'Select a tile (←/→), then Discard (or double-click it).'));
+        break;
+      }
+      case 'answer_discard':
+      case 'answer_kong':
+        claimPanel = this.renderClaimPanel(p);
+        break;
+      case 'choose_chow_position':
+        buttons.push(h('span', { class: 'hint' }, 'Which chow?'));
+        for (const a of of('choose_chow_position')) {
+          const tile = this.claimedTileForChow();
+          const low = tile ? chowLow(tile, a.position) : null;
+          buttons.push(h('button', { class: 'primary', onclick: () => this.act(a), dataset: { action: 'choose_chow_position' } },
+            low ? [setTiles({ kind: 'chow', tile: low }).map((t) => tileElement(t, { small: true }))] : null, ` ${tile ? `${tileName(tile)} as the ${POSITION_WORDS[a.position]} tile` : a.position}`));
+        }
+        break;
+      case 'use_discard':
+        buttons.push(h('span', { class: 'hint' }, `Mah Jong! How does ${this.state.game.hand.pending_discard ? tileName(this.state.game.hand.pending_discard) : 'the tile'} complete your hand?`));
+        for (const a of of('use_discard')) {
+          const use = a.as;
+          if (use === 'pair') buttons.push(keyButton('Eyes (pair)', 'e', () => this.act(a), { class: 'primary', dataset: { action: 'use_discard' } }));
+          else if (use === 'pung') buttons.push(keyButton('Pung', 'p', () => this.act(a), { class: 'primary', dataset: { action: 'use_discard' } }));
+          else if (use === 'special_set') buttons.push(keyButton('Special hand', 's', () => this.act(a), { class: 'primary', dataset: { action: 'use_discard' } }));
+          else if (use.chow === null) buttons.push(keyButton('Chow', 'c', () => this.act(a), { class: 'primary', dataset: { action: 'use_discard' } }));
+          else buttons.push(h('button', { onclick: () => this.act(a), dataset: { action: 'use_discard' } }, `Chow, as the ${POSITION_WORDS[use.chow]} tile`));
+        }
+        break;
+      case 'choose_swap':
+        buttons.push(h('span', { class: 'hint' }, 'Tile swap: how many lots?'));
+        for (const a of of('choose_swap')) buttons.push(h('button', { class: a.lots ? '' : 'primary', onclick: () => this.act(a), dataset: { action: 'choose_swap' } }, a.lots ? `${a.lots} lot${a.lots > 1 ? 's' : ''}` : 'No swap'));
+        break;
+      case 'pass_tile': {
+        const tile = this.selectedTile();
+        const action = of('pass_tile').find((a) => a.tile === tile);
+        buttons.push(keyButton(tile ? `Pass ${tileName(tile)} face down` : 'Pass a tile (select it)', 'p', () => action && this.act(action), { class: 'primary', disabled: !action, dataset: { default: '1' }, id: 'pass-tile' }));
+        break;
+      }
+      case 'declare_winning_hand':
+      case 'show_hand': {
+        buttons.push(h('span', { class: 'hint' }, p.decision === 'declare_winning_hand' ? 'Declare your winning hand, set by set:' : 'Form any sets you hold, then show your tiles:'));
+        for (const a of of('form_closed_set')) buttons.push(h('button', { class: p.decision === 'declare_winning_hand' ? 'primary' : '', onclick: () => this.act(a), dataset: { action: 'form_closed_set' } }, describeClosedSet(a.set)));
+        for (const a of of('show_tiles')) buttons.push(keyButton('Show tiles', 's', () => this.act(a), { class: 'primary', id: 'show-tiles', dataset: { default: '1' } }));
+        break;
+      }
+      default:
+        if (!p?.ready && this.state.table.state === 'playing') {
+          const hand = this.state.game?.hand;
+          const answered = hand?.my_answer;
+          if (answered && typeof answered === 'object') buttons.push(h('span', { class: 'hint' }, `You claimed ${claimWord(answered.claim)} Waiting for the others…`));
+          else if (hand && hand.phase !== 'finished') buttons.push(h('span', { class: 'hint' }, `Waiting for ${this.who(hand.to_act)}…`));
+        }
+    }
+    fill(this.actionsBox, buttons);
+    fill(this.claimBox, claimPanel);
+    if (claimPanel) this.tick();
+  }
+
+  claimedTileForChow() {
+    const hand = this.state.game?.hand;
+    return hand?.claimable?.tile ?? hand?.pending_discard ?? null;
+  }
+
+  renderClaimPanel(p) {
+    const c = p.claimable;
+    const actions = p.actions;
+    const pass = actions.find((a) => a.action === 'pass');
+    const claims = actions.filter((a) => a.action === 'claim');
+    const find = (f) => claims.filter((a) => f(a.claim));
+    const buttons = [];
+    if (pass) buttons.push(keyButton('No claim', 'n', () => this.act(pass), { id: 'no-claim', dataset: { default: '1' } }));
+    const chows = find((cl) => typeof cl === 'object' && 'chow' in cl);
+    const anyChow = chows.find((a) => a.claim.chow === null);
+    if (anyChow) buttons.push(keyButton('Chow', 'c', () => this.act(anyChow), { id: 'claim-chow', class: 'primary' }));
+    else for (const a of chows) buttons.push(h('button', { class: 'primary', onclick: () => this.act(a) }, `Chow (${POSITION_WORDS[a.claim.chow]})`));
+    for (const [claim, label, key] of [['pung', 'Pung', 'p'], ['kong', 'Kong', 'k'], ['mah_jong', c?.kong ? 'Rob the kong: Mah Jong!' : 'Mah Jong!', 'm']]) {
+      const a = find((cl) => cl === claim)[0];
+      if (a) buttons.push(keyButton(label, key, () => this.act(a), { id: `claim-${claim.replace('_', '-')}`, class: 'primary' }));
+    }
+    if (!buttons.length) return null;
+    const total = (p.deadline?.ms_left ?? 0) + (performance.now() - this.promptAt);
+    return h('div', { class: 'claim-panel', role: 'dialog', 'aria-label': 'Claim the discard?', id: 'claim-panel' },
+      h('div', { class: 'what' }, c ? tileElement(c.tile) : null,
+        h('span', {}, c ? `${this.who(c.from)} ${c.kong ? 'declared a kong of' : 'discarded'} ${tileName(c.tile)}. Claim it?` : 'Claim?')),
+      p.deadline ? h('div', { class: 'row' }, h('progress', { id: 'claim-timer', max: Math.max(1, p.deadline.ms_left), value: p.deadline.ms_left, 'aria-label': 'Time left to claim' }, ''), h('span', { id: 'claim-seconds' }, `${Math.ceil(total / 1000)} s`)) : null,
+      h('div', { class: 'row' }, buttons));
+  }
+
+  // ---- before the game: seats, robots, start; the manager's options
+
+  renderSetup() {
+    const { table } = this.state;
+    const me = this.state.seat;
+    const manager = me != null && (table.manager === me || table.manager == null);
+    const parts = [];
+    if (table.state === 'open') {
+      parts.push(h('h2', {}, 'Seats'));
+      parts.push(h('ul', { style: 'list-style:none;padding:0;margin:0' }, table.seats.map((s) => h('li', { class: 'row', style: 'margin:4px 0' },
+        h('span', {}, `Seat ${s.seat + 1}: `, h('strong', {}, s.name ?? 'free'), s.robot ? ' 🤖' : ''),
+        s.name == null && me == null ? h('button', { onclick: () => this.sitHere(s.seat) }, 'Sit here') : null,
+        s.name == null && (manager || table.seats.every((x) => x.robot || x.name == null)) ? h('button', { onclick: () => this.addRobot(s.seat), dataset: { robotSeat: s.seat } }, 'Add a robot') : null,
+        s.robot && manager ? h('button', { onclick: () => this.removeRobot(s.seat) }, 'Remove') : null))));
+      const full = table.seats.every((s) => s.name != null);
+      if (manager) parts.push(h('p', {}, h('button', { class: 'primary', id: 'start', disabled: !full, onclick: () => this.start() }, full ? 'Start the game' : 'Start (needs four players)')));
+      if (me != null) parts.push(h('p', {}, h('button', { onclick: () => this.leave() }, 'Leave the seat')));
+    }
+    const betweenHands = table.state === 'open' || (table.state === 'playing' && table.waiting_for_ready.length && !table.paused);
+    if (me != null && table.manager === me && betweenHands) parts.push(this.optionsForm());
+    if (table.state === 'over') parts.push(h('p', {}, h('a', { class: 'button', href: '#/' }, 'Back to the lobby'), ' ', h('a', { class: 'button', href: `#/replay/${this.id}/1` }, 'Replay this game')));
+    const key = JSON.stringify([table.state, table.seats, table.manager, me, betweenHands]);
+    if (key !== this.setupKey) {
+      this.setupKey = key;
+      fill(this.setupBox, parts.length ? h('div', { class: 'card' }, parts) : null);
+    }
+  }
+
+  optionsForm() {
+    const name = h('select', { id: 'option-name', 'aria-label': 'Option' });
+    const value = h('input', { id: 'option-value', 'aria-label': 'Value', size: 8 });
+    const fillNames = async () => {
+      try {
+        const preset = await api('GET', `/presets/${encodeURIComponent(this.state.table.preset)}`);
+        const options = preset.options ?? preset.preset?.options ?? {};
+        this.optionValues = options;
+        fill(name, Object.keys(options).sort().map((k) => h('option', { value: k }, k)));
+        name.value = 'NumRounds' in options ? 'NumRounds' : name.value;
+        value.value = String(this.optionValues[name.value] ?? '');
+      } catch { /* the form still takes a typed name */ }
+    };
+    name.addEventListener('change', () => { value.value = String(this.optionValues?.[name.value] ?? ''); });
+    fillNames();
+    const form = h('form', { class: 'manager-panel', id: 'options-form' },
+      h('h2', {}, 'Game options (manager)'),
+      h('p', { class: 'row' }, name, value, h('button', { type: 'submit' }, 'Set')),
+      h('p', { class: 'muted' }, 'Changes apply from the next hand; everyone is told.'));
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      let v = value.value.trim();
+      if (v === 'true' || v === 'false') v = v === 'true';
+      else if (/^-?\d+$/.test(v)) v = Number(v);
+      this.send({ type: 'set_option', name: name.value, value: v });
+    });
+    return form;
+  }
+
+  async sitHere(seat) {
+    try {
+      await sit(this.id, seat);
+      this.dispose();
+      location.reload();
+    } catch (err) { toast(err.message); }
+  }
+
+  token() {
+    return guestSeats()[this.id]?.token ?? null;
+  }
+
+  async addRobot(seat) {
+    try { await api('POST', `/tables/${this.id}/robots`, { seat }, { token: this.token() }); } catch (err) { toast(err.message); }
+  }
+
+  async removeRobot(seat) {
+    try { await api('DELETE', `/tables/${this.id}/robots/${seat}`, undefined, { token: this.token() }); } catch (err) { toast(err.message); }
+  }
+
+  async start() {
+    try { await api('POST', `/tables/${this.id}/start`, undefined, { token: this.token() }); } catch (err) { toast(err.message); }
+  }
+
+  async leave() {
+    try {
+      await api('DELETE', `/tables/${this.id}/seats`, undefined, { token: this.token() });
+      rememberSeat(this.id, null);
+      location.hash = '#/';
+    } catch (err) { toast(err.message); }
+  }
+
+  renderLog() {
+    const entries = [...this.log.slice(-120).map((t) => ({ t })), ...[]];
+    const chat = this.state.chat;
+    // Chat lines and the game's log share the box, chat in bold.
+    const key = `${this.log.length}/${chat.length}`;
+    if (key === this.logKey) return;
+    this.logKey = key;
+    const lines = entries.map((e) => h('p', {}, e.t));
+    fill(this.logBox, lines, chat.length ? h('h3', { style: 'font-size:0.95rem;margin-top:8px' }, 'Chat') : null,
+      chat.map((c) => h('p', { class: 'chat-line' }, h('strong', {}, `${c.name}: `), c.text)));
+    this.logBox.scrollTop = this.logBox.scrollHeight;
+  }
+
+  // ---- the scoring window
+
+  maybeShowScores() {
+    if (this.replay) return;
+    const hand = this.state.game?.hand;
+    if (!hand || hand.phase !== 'finished') return;
+    const key = `${hand.number}`;
+    if (this.scoreShownFor === key) {
+      if (this.scoreDialog?.open) this.fillScores();
+      return;
+    }
+    this.scoreShownFor = key;
+    this.openScores(false);
+  }
+
+  openScores(focus) {
+    if (!this.scoreDialog) {
+      this.scoreBody = h('div', { class: 'dialog-body' });
+      this.scoreFoot = h('div', { class: 'dialog-foot' });
+      this.scoreDialog = h('dialog', { id: 'score-dialog', 'aria-labelledby': 'score-title' },
+        h('div', { class: 'dialog-body', style: 'padding-bottom:0' }, h('h2', { id: 'score-title' }, 'Scores')), this.scoreBody, this.scoreFoot);
+      document.body.append(this.scoreDialog);
+    }
+    this.fillScores();
+    if (!this.scoreDialog.open) this.scoreDialog.showModal();
+    if (focus) this.scoreDialog.querySelector('button')?.focus();
+  }
+
+  fillScores() {
+    const hand = this.state.game?.hand;
+    fill(this.scoreBody, scoringBody(this.state));
+    const title = this.scoreDialog.querySelector('#score-title');
+    title.textContent = this.state.game?.game_over ? 'Game over' : `Scores of hand ${hand?.number ?? ''}`;
+    const ready = this.prompt?.ready && this.state.seat != null;
+    fill(this.scoreFoot,
+      ready ? keyButton('Ready for the next hand', 'r', () => { this.send({ type: 'ready' }); this.scoreDialog.close(); }, { class: 'primary', id: 'score-ready' }) : null,
+      h('button', { id: 'score-close', onclick: () => this.scoreDialog.close() }, 'Close'));
+  }
+
+  // ---- the keyboard: xmj's accelerators
+
+  onKey(e) {
+    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement) return;
+    if (e.ctrlKey || e.metaKey || e.altKey) return;
+    if (this.scoreDialog?.open) {
+      if (e.key.toLowerCase() === 'r') { this.scoreDialog.querySelector('#score-ready')?.click(); e.preventDefault(); }
+      return;
+    }
+    if (document.querySelector('dialog[open]')) return;
+    const n = this.arrangement.length;
+    if ((e.key === 'ArrowLeft' || e.key === 'ArrowRight') && n && this.state?.seat != null) {
+      const step = e.key === 'ArrowLeft' ? -1 : 1;
+      const from = this.selected ?? (step > 0 ? -1 : n);
+      const to = Math.min(n - 1, Math.max(0, from + step));
+      if (e.shiftKey && this.selected != null) {
+        this.arrangement = moveTile(this.arrangement, this.selected, to);
+        this.autoSort = false;
+      }
+      this.selected = to;
+      e.preventDefault();
+      this.render();
+      this.focusSelected();
+      return;
+    }
+    const scope = [this.claimBox, this.actionsBox];
+    const buttons = scope.flatMap((el) => [...el.querySelectorAll('button:not(:disabled)')]);
+    if (e.key === 'Enter' || e.key === ' ') {
+      if (e.target instanceof HTMLButtonElement && !e.target.closest('#my-hand')) return; // the focused button's own click
+      const def = buttons.find((b) => b.dataset.default) ?? buttons[0];
+      if (def) { e.preventDefault(); def.click(); }
+      return;
+    }
+    if (e.key.length === 1) {
+      const b = buttons.find((x) => x.dataset.key && x.dataset.key === e.key.toLowerCase());
+      if (b) { e.preventDefault(); b.click(); }
+    }
+  }
+}
+
+function describeSet(set) {
+  const kind = typeof set.kind === 'string' ? set.kind.replace('closed_', 'concealed ') : set.kind.kong.annexed ? 'kong (added to a pung)' : 'kong';
+  return `${kind} of ${tileName(set.tile)}`;
+}
+
+function describeClosedSet(set) {
+  if (set === 'special_set') return 'Special hand';
+  const [kind, tile] = Object.entries(set)[0];
+  if (kind === 'chow') return `Chow ${tileName(tile)} up`;
+  return `${kind[0].toUpperCase()}${kind.slice(1)} of ${tileName(tile)}`;
+}
+
+export { WINDS };
