@@ -20,6 +20,8 @@ export function isTile(code) {
 /** The tile's name as xmj's tiletips give it: "3 Bamboo", "East Wind", "Red Dragon", "Plum (flower 1)". */
 export function tileName(code) {
   if (code == null) return 'concealed tile';
+  // Before the suits: a dragon's code also ends in D (RD), as circles' do (5D).
+  if (code in DRAGONS) return `${DRAGONS[code]} Dragon`;
   const n = Number(code[0]);
   switch (code[1]) {
     case 'B': case 'C': case 'D': return `${n} ${SUITS[code[1]]}`;
@@ -27,7 +29,6 @@ export function tileName(code) {
     case 'S': return `${SEASONS[n - 1]} (season ${n})`;
     case 'A': return `${ANIMALS[n - 1]} (animal)`;
     case 'W': return `${WINDS[code]} Wind`;
-    case 'D': return `${DRAGONS[code]} Dragon`;
     default: return code;
   }
 }
