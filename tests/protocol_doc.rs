@@ -15,8 +15,8 @@
 //! Beyond the blocks: every variant of the client and server messages, of the
 //! game and table events and of the player's actions must have an example
 //! (the variant names are read from serde itself, so a new variant in the
-//! code fails this test until it is documented), every `settle` example
-//! answer must be what the calculator answers, and the limits quoted must be
+//! code fails this test until it is documented), every `settle` and `score`
+//! example answer must be what the calculator answers, and the limits quoted must be
 //! the code's. Every score query endpoint must be in the table of endpoints
 //! with its own section, documenting every query parameter the code takes.
 
@@ -36,6 +36,7 @@ use mahjong::rules::calculator::{SettleRequest, SettleResponse};
 use mahjong::rules::event::Event;
 use mahjong::rules::preset_book::{DefaultOptions, PresetBook, PresetInfo};
 use mahjong::rules::scoring::HandScore;
+use mahjong::rules::scoring_calculator::{ScoreRequest, ScoreResponse};
 use mahjong::rules::settlement::Settlement;
 use mahjong::rules::view::{HandView, SeatView};
 use mahjong::rules::{Action, TableView, TileSet};
@@ -247,7 +248,15 @@ fn variant_tags<T: DeserializeOwned>(field: &str) -> BTreeSet<String> {
     list.split(',').map(|w| w.trim().trim_matches('`').to_string()).filter(|w| !w.is_empty()).collect()
 }
 
-fn check_block(block: &Block, seen: &mut Seen, settle_answer: &mut Option<(usize, SettleResponse)>) {
+/// The answers the calculators gave to the last request examples, with their
+/// lines, awaiting the example answer that follows each.
+#[derive(Default)]
+struct Answers {
+    settle: Option<(usize, SettleResponse)>,
+    score: Option<(usize, ScoreResponse)>,
+}
+
+fn check_block(block: &Block, seen: &mut Seen, answers: &mut Answers) {
     let where_ = format!("docs/protocol.md:{} ({})", block.line, block.kind);
     let json: Value = serde_json::from_str(&block.text).unwrap_or_else(|e| panic!("{where_}: not JSON: {e}"));
     match block.kind.as_str() {
@@ -325,14 +334,35 @@ fn check_block(block: &Block, seen: &mut Seen, settle_answer: &mut Option<(usize
             if let Some(request) = parse_only::<SettleRequest>(block, &json) {
                 let answer = mahjong::rules::calculator::calculate(&request)
                     .unwrap_or_else(|e| panic!("{where_}: the calculator refuses it: {e}"));
-                *settle_answer = Some((block.line, answer));
+                answers.settle = Some((block.line, answer));
             }
         }
         "SettleResponse" => {
             if let Some(answer) = round_trip::<SettleResponse>(block, &json)
-                && let Some((line, expected)) = settle_answer.take()
+                && let Some((line, expected)) = answers.settle.take()
             {
                 assert_eq!(answer, expected, "{where_}: not the answer to the request at line {line}");
+            }
+        }
+        "ScoreRequest" => {
+            if let Some(request) = parse_only::<ScoreRequest>(block, &json) {
+                let answer = mahjong::rules::scoring_calculator::score(&request)
+                    .unwrap_or_else(|e| panic!("{where_}: the calculator refuses it: {e}"));
+                answers.score = Some((block.line, answer));
+            }
+        }
+        "ScoreResponse" => {
+            if let Some(answer) = round_trip::<ScoreResponse>(block, &json) {
+                let (line, expected) =
+                    answers.score.take().unwrap_or_else(|| panic!("{where_}: an answer without its request before it"));
+                // As JSON: what the server writes (a score read back has no
+                // dangers, which are not written).
+                let json_of = |a: &ScoreResponse| serde_json::to_value(a).unwrap_or_default();
+                assert_eq!(
+                    json_of(&answer),
+                    json_of(&expected),
+                    "{where_}: not the answer to the request at line {line}"
+                );
             }
         }
         "GameFile" => {
@@ -409,9 +439,9 @@ fn every_json_example_is_what_the_code_reads_and_writes() {
     let blocks = blocks(&doc);
     assert!(blocks.len() > 50, "only {} marked JSON blocks found", blocks.len());
     let mut seen = Seen::default();
-    let mut settle_answer = None;
+    let mut answers = Answers::default();
     for block in &blocks {
-        check_block(block, &mut seen, &mut settle_answer);
+        check_block(block, &mut seen, &mut answers);
     }
     let missing = |what: &str, expected: BTreeSet<String>, seen: &BTreeSet<String>| {
         let missing: Vec<&String> = expected.difference(seen).collect();

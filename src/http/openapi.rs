@@ -75,8 +75,8 @@ pub(crate) use refusals;
 #[openapi(
     info(
         title = "mahjong-server",
-        description = "The REST API of the Mah-Jong server: the lobby (tables, seats, robots), the settlement \
-                       calculator, the rule presets and the admins' option management (the defaults of new tables, \
+        description = "The REST API of the Mah-Jong server: the lobby (tables, seats, robots), the scoring and \
+                       settlement calculators, the rule presets and the admins' option management (the defaults of new tables, \
                        custom presets, the audit log), the score queries over the stored games, and game files. Play itself is over \
                        the table's WebSocket (`GET /api/v1/tables/{id}/ws`), whose messages are described in \
                        docs/protocol.md. Every error answer is `{\"error\": {\"code\": ..., \"message\": ...}}`, \
@@ -84,7 +84,7 @@ pub(crate) use refusals;
     ),
     tags(
         (name = "lobby", description = "Tables, seats, robots, the start of a game, and the table's WebSocket"),
-        (name = "calculator", description = "The settlement calculator"),
+        (name = "calculator", description = "The scoring and settlement calculators"),
         (name = "options", description = "The rule presets, which anyone may read; the admins' defaults of new \
                                             tables, custom presets, and the audit log of every admin change"),
         (name = "scores", description = "The score queries over the stored games"),

@@ -1,5 +1,5 @@
-//! REST: the lobby (tables, seats, robots, start) and the settlement
-//! calculator.
+//! REST: the lobby (tables, seats, robots, start), the settlement
+//! calculator and the scoring calculator.
 
 use axum::Json;
 use axum::body::Bytes;
@@ -19,9 +19,10 @@ use crate::bots::strategy::Strategy;
 use crate::protocol::json;
 use crate::protocol::ws::TableInfo;
 use crate::rules::calculator::{self, SettleRequest, SettleResponse};
+use crate::rules::scoring_calculator::{self, ScoreRequest, ScoreResponse};
 use crate::table::{Asker, NewTable, RobotSeat, SeatGrant, TableCommand};
 
-/// The lobby's and the calculator's routes (under `/api/v1`).
+/// The lobby's and the calculators' routes (under `/api/v1`).
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
         .routes(routes!(create, list))
@@ -31,6 +32,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
         .routes(routes!(remove_robot))
         .routes(routes!(start))
         .routes(routes!(settle))
+        .routes(routes!(score))
 }
 
 /// A table's id in a path.
@@ -461,5 +463,31 @@ pub async fn settle(State(state): State<AppState>, body: Bytes) -> Result<Json<S
     let rules = state.rulebook.current();
     let answer =
         calculator::calculate_with(&rules.presets, &request).map_err(|e| ApiError::bad_request(e.to_string()))?;
+    Ok(Json(answer))
+}
+
+refusals!(
+    /// Why a hand is not scored.
+    ScoreRefusals: BadRequest
+);
+
+/// The scoring calculator: scores one player's hand, described set by set,
+/// with the engine's own scoring, without playing. A winner's concealed
+/// tiles are arranged the best way the rules allow, unless the request
+/// gives the arrangement; the request may name the server's custom presets.
+#[utoipa::path(
+    post,
+    path = "/score",
+    operation_id = "score",
+    tag = "calculator",
+    request_body(content = ScoreRequest, content_type = "application/json"),
+    responses((status = 200, description = "The hand's score and the sets it was scored with", body = ScoreResponse), ScoreRefusals)
+)]
+pub async fn score(State(state): State<AppState>, body: Bytes) -> Result<Json<ScoreResponse>, ApiError> {
+    let text = std::str::from_utf8(&body).map_err(|_| ApiError::bad_request("the body is not UTF-8"))?;
+    let request: ScoreRequest = json::from_str(text).map_err(|e| ApiError::bad_request(e.to_string()))?;
+    let rules = state.rulebook.current();
+    let answer =
+        scoring_calculator::score_with(&rules.presets, &request).map_err(|e| ApiError::bad_request(e.to_string()))?;
     Ok(Json(answer))
 }

@@ -129,7 +129,8 @@ fn split(c: &mut [u8; NORMAL_KINDS], melds: u8, pairs: u8, parts: &mut Parts, ou
 }
 
 /// The shape of a complete hand.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
 pub enum Shape {
     /// Four sets and a pair.
     Standard,

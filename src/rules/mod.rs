@@ -17,6 +17,7 @@ pub mod preset_book;
 pub mod presets;
 pub mod rebuild;
 pub mod scoring;
+pub mod scoring_calculator;
 pub mod settlement;
 pub mod swap;
 pub mod tile;

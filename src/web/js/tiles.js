@@ -20,6 +20,7 @@ export function isTile(code) {
 /** The tile's name as xmj's tiletips give it: "3 Bamboo", "East Wind", "Red Dragon", "Plum (flower 1)". */
 export function tileName(code) {
   if (code == null) return 'concealed tile';
+  // Before the suits: a dragon's code also ends in D (RD), as circles' do (5D).
   if (code in WINDS) return `${WINDS[code]} Wind`;
   if (code in DRAGONS) return `${DRAGONS[code]} Dragon`;
   const n = Number(code[0]);
