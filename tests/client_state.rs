@@ -36,10 +36,19 @@ async fn record(addr: std::net::SocketAddr, table: &str, token: Option<&str>, ev
     let mut socket = TableSocket::connect(addr, table, token, None).await.unwrap();
     let mut received = Vec::new();
     let mut events = 0;
+    // Snapshots asked for and not yet received (the first comes unasked).
+    let mut asked: i64 = -1;
+    let mut over = false;
     loop {
         let (message, text) = socket.next(WAIT).await.unwrap().expect("the socket stays open");
         received.push(text);
         match message {
+            ServerMessage::Snapshot { .. } => {
+                asked -= 1;
+                if over && asked == 0 {
+                    return received;
+                }
+            }
             ServerMessage::Prompt(prompt) if prompt.ready => socket.send(&ClientMessage::Ready).await.unwrap(),
             ServerMessage::Prompt(prompt) => {
                 if let Some(action) = busy_move(&prompt) {
@@ -47,16 +56,12 @@ async fn record(addr: std::net::SocketAddr, table: &str, token: Option<&str>, ev
                 }
             }
             ServerMessage::Event { event, .. } => {
-                if matches!(event, StreamEvent::Game(Event::GameOver { .. })) {
-                    socket.send(&ClientMessage::Snapshot).await.unwrap();
-                    let (last, text) = socket.next(WAIT).await.unwrap().unwrap();
-                    assert!(matches!(last, ServerMessage::Snapshot { .. }));
-                    received.push(text);
-                    return received;
-                }
                 events += 1;
-                if events % every == 0 {
+                over = matches!(event, StreamEvent::Game(Event::GameOver { .. }));
+                // A last snapshot after the game's end, and one every few events.
+                if over || events % every == 0 {
                     socket.send(&ClientMessage::Snapshot).await.unwrap();
+                    asked += 1;
                 }
             }
             _ => {}

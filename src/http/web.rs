@@ -42,6 +42,12 @@ pub fn routes() -> Router<AppState> {
     router.layer(tower_http::compression::CompressionLayer::new())
 }
 
+/// The paths the client is served at: `/` and each of its files'. They are
+/// the page's, not the API's, and are not in the OpenAPI document.
+pub fn client_paths() -> Vec<String> {
+    std::iter::once("/".to_string()).chain(Client::iter().map(|path| format!("/{path}"))).collect()
+}
+
 /// One of the client's files, or `304` when the browser's copy is current.
 async fn file(_: State<AppState>, request: HeaderMap, path: &'static str) -> Response {
     let Some(found) = Client::get(path) else {
