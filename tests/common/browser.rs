@@ -23,6 +23,10 @@
 //! its standard input close and kills the whole process group, Chromium
 //! included: nothing outlives the tests.
 //!
+//! A test's screenshots go to a folder named after its thread, which libtest
+//! names after the test: open Browsers on the test's own task (in the test
+//! function, or in `tokio::join!`), not inside `tokio::spawn`.
+//!
 //! Every helper panics, naming what it was doing, on a failure: these are
 //! tests. `click`, `text` and `type_into` first wait (up to [`UI_WAIT`]) for
 //! their element to be shown.
@@ -187,22 +191,11 @@ impl Browser {
         if !emulated {
             // `--window-size` is the window's, browser's bars included: make
             // the page's viewport the size asked for.
-            let size = |client: &Client| {
-                let client = client.clone();
-                async move {
-                    let sizes = client
-                        .execute("return [innerWidth, innerHeight, outerWidth, outerHeight]", vec![])
-                        .await
-                        .unwrap_or_else(|e| panic!("the window's size: {e}"));
-                    let n = |i: usize| sizes[i].as_u64().unwrap_or_else(|| panic!("the window's size: {sizes}")) as u32;
-                    (n(0), n(1), n(2), n(3))
-                }
-            };
-            let (inner_w, inner_h, outer_w, outer_h) = size(&client).await;
+            let (inner_w, inner_h, outer_w, outer_h) = window_sizes(&client).await;
             if (inner_w, inner_h) != (width, height) {
                 let (w, h) = (width + outer_w.saturating_sub(inner_w), height + outer_h.saturating_sub(inner_h));
                 client.set_window_size(w, h).await.unwrap_or_else(|e| panic!("resize the window to {w}x{h}: {e}"));
-                let (inner_w, inner_h, ..) = size(&client).await;
+                let (inner_w, inner_h, ..) = window_sizes(&client).await;
                 assert_eq!((inner_w, inner_h), (width, height), "the viewport after resizing the window to {w}x{h}");
             }
         }
@@ -458,6 +451,17 @@ impl Drop for Browser {
         // driver's own drop kills chromedriver.
         driver_call(self.driver.port, "DELETE", &format!("/session/{}", self.session), None);
     }
+}
+
+/// The page's viewport and the window: `innerWidth`, `innerHeight`,
+/// `outerWidth`, `outerHeight`.
+async fn window_sizes(client: &Client) -> (u32, u32, u32, u32) {
+    let script = "return [innerWidth, innerHeight, outerWidth, outerHeight]";
+    let sizes = client.execute(script, vec![]).await.unwrap_or_else(|e| panic!("the window's size: {e}"));
+    let n = |i: usize| {
+        sizes[i].as_u64().and_then(|n| u32::try_from(n).ok()).unwrap_or_else(|| panic!("the window's size: {sizes}"))
+    };
+    (n(0), n(1), n(2), n(3))
 }
 
 /// `js` without the blanks and semicolons that would end the expression early.
