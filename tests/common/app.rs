@@ -53,6 +53,12 @@ impl TestApp {
         TestApp { addr, api: Api::at(addr), db, store }
     }
 
+    /// The URL of `path` on this server, for a browser: `app.url("/")` is
+    /// the client's page.
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.addr)
+    }
+
     /// Creates the admin account `admin` (once; as `mahjong-server admin
     /// create-user` does) and logs it in over REST: its session token.
     pub async fn admin_token(&self) -> String {

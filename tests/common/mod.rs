@@ -74,5 +74,6 @@ macro_rules! on_both_backends {
 pub(crate) use on_both_backends;
 
 pub mod app;
+pub mod browser;
 pub mod db;
 pub mod scenario;
