@@ -264,6 +264,7 @@ export function applyEvent(state, msg) {
       hand.claimable = { tile: e.tile, discard: e.discard, from: e.player, kong: 'declaring_kong' };
       hand.to_act = e.player;
       hand.drawn = null;
+      hand.my_answer = viewer != null && viewer !== e.player ? 'waiting' : null;
       break;
     }
     case 'added_to_pung': {
@@ -275,6 +276,7 @@ export function applyEvent(state, msg) {
       hand.claimable = { tile: e.tile, discard: e.discard, from: e.player, kong: 'adding_to_pung' };
       hand.to_act = e.player;
       hand.drawn = null;
+      hand.my_answer = viewer != null && viewer !== e.player ? 'waiting' : null;
       break;
     }
     case 'robbed_kong': {
@@ -325,6 +327,8 @@ export function applyEvent(state, msg) {
         if (!takeTiles(seat, setTiles(set))) state.stale = true;
         seat.sets.push(set);
       }
+      // A hand wholly laid out in sets hides nothing more.
+      if (seat.concealed == null && seat.concealed_count === 0) seat.concealed = [];
       break;
     }
     case 'showed_tiles': {
@@ -339,7 +343,7 @@ export function applyEvent(state, msg) {
     case 'settled': {
       game.scores = e.scores;
       table.scores = e.scores;
-      const winners = hand.winners ?? [];
+      const winners = hand.winners ?? winnersPaid(hand, e.settlement);
       hand.outcome = { won: { winner: winners[0] ?? null, winners, settlement: e.settlement } };
       hand.phase = 'finished';
       hand.claimable = null;
@@ -361,6 +365,17 @@ export function applyEvent(state, msg) {
       state.stale = true;
   }
   return state;
+}
+
+/**
+ * The winners of a settled hand, from its payments (a state made from a
+ * snapshot taken after the Mah-Jong did not see who went out).
+ */
+function winnersPaid(hand, settlement) {
+  const byWind = Object.fromEntries(hand.seats.map((s) => [s.wind, s.player]));
+  const paid = settlement.payments.filter((p) => p.kind === 'winner').map((p) => byWind[p.to]);
+  const winners = [...new Set(paid)];
+  return winners.length ? winners : [hand.to_act];
 }
 
 /** The winners of the current or last hand (from its outcome). */
