@@ -156,7 +156,7 @@ impl Browser {
     async fn launch(width: u32, height: u32, mobile: Option<Value>) -> Browser {
         let started = Instant::now();
         let chrome = program("CHROME_BIN", &["/usr/bin/chromium", "chromium", "chromium-browser", "google-chrome"]);
-        let driver = tokio::task::spawn_blocking(Driver::start)
+        let driver = tokio::task::spawn_blocking(Driver::start_retrying)
             .await
             .unwrap_or_else(|e| std::panic::resume_unwind(e.into_panic()));
         let mut options = json!({
@@ -560,6 +560,19 @@ const WATCH: &str =
 
 impl Driver {
     /// Starts chromedriver and reads its pid and port from what it prints.
+    /// [`Driver::start`], tried three times: chromedriver, asked for any free
+    /// port, now and then says "IPv4 port not available" and exits.
+    fn start_retrying() -> Driver {
+        for attempt in 1.. {
+            match std::panic::catch_unwind(std::panic::AssertUnwindSafe(Driver::start)) {
+                Ok(driver) => return driver,
+                Err(e) if attempt >= 3 => std::panic::resume_unwind(e),
+                Err(_) => std::thread::sleep(Duration::from_millis(200)),
+            }
+        }
+        unreachable!()
+    }
+
     fn start() -> Driver {
         let chromedriver = program("CHROMEDRIVER", &["chromedriver", "/usr/bin/chromedriver"]);
         static STARTED: AtomicU32 = AtomicU32::new(0);

@@ -453,7 +453,8 @@ export class TableScreen {
       el.tabIndex = i === (this.selected ?? 0) ? 0 : -1;
       el.dataset.index = i;
       if (drawn && i === this.arrangement.length - 1 && this.autoSort && t === drawn) el.classList.add('drawn');
-      el.addEventListener('click', () => { this.selected = i; this.render(); this.focusSelected(); });
+      // The row is not redrawn for a click, so that a double click lands on one element.
+      el.addEventListener('click', () => { this.selected = i; this.markSelection(); this.renderActions(); el.focus(); });
       el.addEventListener('dblclick', () => { this.selected = i; this.discardSelected(false); });
       el.draggable = true;
       el.addEventListener('dragstart', (e) => e.dataTransfer.setData('text/plain', String(i)));
@@ -469,6 +470,16 @@ export class TableScreen {
       row.append(el);
     });
     return row;
+  }
+
+  /** Shows the selection on the tiles already drawn. */
+  markSelection() {
+    for (const el of this.view.querySelectorAll('#my-hand [data-index]')) {
+      const on = Number(el.dataset.index) === this.selected;
+      el.setAttribute('aria-selected', String(on));
+      el.setAttribute('aria-pressed', String(on));
+      el.tabIndex = on ? 0 : -1;
+    }
   }
 
   focusSelected() {
