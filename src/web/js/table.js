@@ -44,7 +44,8 @@ export class TableScreen {
     this.keys = (e) => this.onKey(e);
     this.build();
     if (replay) {
-      // A replay is drawn from states it gives (showState), with no socket.
+      // A replay is drawn from states it gives (showState), with no socket and no chat.
+      this.chatForm.hidden = true;
       this.connection = { send: () => false, close() {} };
       this.status = 'replay';
       return;
@@ -117,7 +118,7 @@ export class TableScreen {
   onEvent(msg) {
     const before = this.state.game?.hand?.number;
     applyEvent(this.state, msg);
-    this.drawnAt.push(msg.at_us);
+    this.drawnAt.push([msg.at_us, performance.now()]);
     const e = msg.event;
     const text = this.describe(e);
     if (text) {
@@ -208,6 +209,7 @@ export class TableScreen {
       case 'hand_started': return `Hand ${e.hand}: ${e.round} round, ${who(e.east)} is East.`;
       case 'drew': return e.player === this.state.seat && e.tile ? `You drew ${t(e.tile)}.` : null;
       case 'declared_bonus': return `${who(e.player)} declared ${t(e.tile)}.`;
+      case 'finished_declaring': return `${who(e.player)} finished declaring.`;
       case 'play_started': return `Play starts: ${e.east === this.state.seat ? 'you discard' : `${who(e.east)} discards`} first.`;
       case 'swap_started': return 'East chooses how many tiles to swap.';
       case 'swap_chosen': return `East swaps ${e.lots} lot${e.lots === 1 ? '' : 's'}.`;
@@ -326,9 +328,17 @@ export class TableScreen {
     this.maybeShowScores();
     // Measure: the newest event's server time to now, once it is on screen.
     const now = Date.now() * 1000;
+    // Two figures per event: from its creation at the table (server clock) and
+    // from its arrival here, to now, once drawn.
     const latencies = (window.mjLatencies ??= []);
-    for (const at of this.drawnAt) latencies.push(now - at);
+    const drawing = (window.mjDrawDelays ??= []);
+    const here = performance.now();
+    for (const [at, arrived] of this.drawnAt) {
+      latencies.push(now - at);
+      drawing.push((here - arrived) * 1000);
+    }
     if (latencies.length > 5000) latencies.splice(0, latencies.length - 5000);
+    if (drawing.length > 5000) drawing.splice(0, drawing.length - 5000);
     this.drawnAt = [];
   }
 
@@ -509,7 +519,7 @@ export class TableScreen {
     const buttons = [];
     let claimPanel = null;
     if (me == null) {
-      fill(this.actionsBox, h('span', { class: 'hint' }, 'You are watching: every concealed tile stays hidden until it is shown.'));
+      fill(this.actionsBox, h('span', { class: 'hint' }, this.replay ? 'A replay of a finished game: every hand is shown. Step with the buttons or the arrow keys.' : 'You are watching: every concealed tile stays hidden until it is shown.'));
       fill(this.claimBox);
       return;
     }

@@ -219,10 +219,19 @@ export function tileSvg(code) {
  * A tile as a DOM element: its picture, its name as the accessible label and
  * tooltip (the tiletip), and its code in `data-tile` (absent for a hidden tile).
  */
+const parsed = new Map();
+
 export function tileElement(code, { tag = 'span', small = false } = {}) {
   const el = document.createElement(tag);
   el.className = small ? 'tile small' : 'tile';
-  el.innerHTML = tileSvg(code);
+  // Each picture is parsed once, then cloned: a redraw of the table costs no parsing.
+  const key = code ?? 'back';
+  if (!parsed.has(key)) {
+    const holder = document.createElement('span');
+    holder.innerHTML = tileSvg(code);
+    parsed.set(key, holder.firstChild);
+  }
+  el.append(parsed.get(key).cloneNode(true));
   const name = tileName(code);
   const ch = code == null ? '' : tileChar(code);
   el.setAttribute('role', tag === 'button' ? 'button' : 'img');
