@@ -573,3 +573,43 @@ async fn standings_list_the_players_of_stored_games() {
     b.screenshot("standings").await;
     b.assert_no_console_errors().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chat_reaches_a_spectator_and_a_pause_waits_for_everyone() {
+    let app = browser::serve().await;
+    let (me, watcher) = tokio::join!(Browser::desktop(), Browser::phone());
+    enter_as_guest(&me, &app, "Cy").await;
+    me.click("#quick-play").await;
+    let id = table_id(&me).await;
+    watcher.goto(&app.url(&format!("/#/table/{id}"))).await;
+    watcher.wait_for(".felt .player", UI_WAIT).await;
+    me.click("#ready").await;
+    me.wait_until("document.querySelectorAll('#my-hand [data-tile]').length >= 13", UI_WAIT).await;
+
+    me.type_into("#chat-input", "Good luck, everyone").await;
+    me.press_key("Enter").await;
+    watcher
+        .wait_until(
+            "[...document.querySelectorAll('.chat-line')].some((p) => p.textContent === 'Cy: Good luck, everyone')",
+            UI_WAIT,
+        )
+        .await;
+    // A spectator may not talk: the server refuses, the page says why.
+    watcher.type_into("#chat-input", "hello").await;
+    watcher.press_key("Enter").await;
+    watcher
+        .wait_until("document.querySelector('#toast')?.textContent.includes('spectators can only watch')", UI_WAIT)
+        .await;
+
+    me.click("#pause").await;
+    me.type_into("#pause-reason", "phone call").await;
+    me.click("#pause-submit").await;
+    me.wait_for("#ready", UI_WAIT).await;
+    assert!(me.text("#ready").await.contains("Ready to resume"), "{}", me.text("#ready").await);
+    watcher.wait_until("document.querySelector('.table-bar').textContent.includes('Paused')", UI_WAIT).await;
+    me.screenshot("paused").await;
+    me.click("#ready").await;
+    me.wait_until("!mjTable.state.table.paused", UI_WAIT).await;
+    watcher.wait_until("!mjTable.state.table.paused", UI_WAIT).await;
+    me.assert_no_console_errors().await;
+}

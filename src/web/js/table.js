@@ -320,6 +320,8 @@ export class TableScreen {
       fill(this.felt, h('p', { class: 'loading' }, this.status === 'closed' ? this.closedText : 'Connecting to the table…'));
       return;
     }
+    // Only players talk (the server refuses a spectator's chat).
+    this.chatForm.hidden = this.replay || this.state.seat == null;
     this.renderBar();
     this.renderFelt();
     this.renderActions();
@@ -366,10 +368,28 @@ export class TableScreen {
     fill(this.bar, items);
   }
 
+  /** Asks for the reason in a small dialog of its own, then asks the table to pause. */
   requestPause() {
-    const reason = window.prompt('Pause the game until everyone is ready again. Reason (optional):', '');
-    if (reason === null) return;
-    this.send({ type: 'request_pause', reason: reason.slice(0, 500) });
+    const reason = h('input', { id: 'pause-reason', maxlength: 500, placeholder: 'e.g. back in five minutes', autocomplete: 'off' });
+    const dialog = h('dialog', { id: 'pause-dialog', 'aria-labelledby': 'pause-title' });
+    const form = h('form', { method: 'dialog' },
+      h('div', { class: 'dialog-body' },
+        h('h2', { id: 'pause-title' }, 'Pause the game'),
+        h('p', {}, 'Play stops until everyone says they are ready again.'),
+        h('p', {}, h('label', { for: 'pause-reason' }, 'Reason (optional)'), ' ', reason)),
+      h('div', { class: 'dialog-foot' },
+        h('button', { type: 'button', onclick: () => dialog.close() }, 'Cancel'),
+        h('button', { type: 'submit', class: 'primary', id: 'pause-submit' }, 'Pause')));
+    form.addEventListener('submit', (e) => {
+      e.preventDefault();
+      this.send({ type: 'request_pause', reason: reason.value.trim().slice(0, 500) });
+      dialog.close();
+    });
+    dialog.append(form);
+    dialog.addEventListener('close', () => dialog.remove());
+    document.body.append(dialog);
+    dialog.showModal();
+    reason.focus();
   }
 
   renderFelt() {
