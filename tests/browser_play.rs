@@ -613,3 +613,48 @@ async fn chat_reaches_a_spectator_and_a_pause_waits_for_everyone() {
     watcher.wait_until("!mjTable.state.table.paused", UI_WAIT).await;
     me.assert_no_console_errors().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn easts_tile_swap_is_played_from_the_page() {
+    let app = browser::serve().await;
+    let id = app
+        .api
+        .create_table(
+            json!({"name": "Swap", "robots": [{"seat": 1}, {"seat": 2}, {"seat": 3}], "options": {"TileSwap": true}}),
+        )
+        .await;
+    let me = Browser::desktop().await;
+    enter_as_guest(&me, &app, "Di").await;
+    me.click(&format!("li[data-table=\"{id}\"] button[data-table=\"{id}\"]")).await;
+    table_id(&me).await;
+    me.click("#start").await;
+    me.click("#ready").await;
+    let mut played = Played::default();
+    let deadline = Instant::now() + GAME_WAIT;
+    // Declare, then East (us) chooses how many lots to swap.
+    loop {
+        assert!(Instant::now() < deadline, "no swap came: {played:?}");
+        let offer = me.eval(OFFER).await;
+        if offer["decision"] == "choose_swap" {
+            break;
+        }
+        if !click_next(&me, &offer, &mut played).await {
+            settle().await;
+        }
+    }
+    me.screenshot("choose-swap").await;
+    me.click("#actions [data-action=\"choose_swap\"][data-lots=\"2\"]").await;
+    for lot in 1..=2 {
+        me.wait_until("mjTable.prompt?.decision === 'pass_tile'", UI_WAIT).await;
+        let tile = "#my-hand button:not([data-tile$=\"F\"]):not([data-tile$=\"S\"])";
+        me.click(tile).await;
+        me.screenshot(&format!("pass-tile-{lot}")).await;
+        me.click("#pass-tile").await;
+        me.wait_until(&format!("mjTable.state.seq > 0 && mjTable.prompt?.decision !== 'pass_tile' || mjTable.state.game.hand.swap?.lot > {lot}"), UI_WAIT)
+            .await;
+    }
+    // After the swap, play starts: our picture is the server's.
+    me.wait_until("mjTable.prompt?.decision === 'discard' && !mjTable.state.stale", UI_WAIT).await;
+    picture_matches_a_fresh_snapshot(&me).await;
+    me.assert_no_console_errors().await;
+}

@@ -599,11 +599,13 @@ export class TableScreen {
         break;
       case 'choose_swap':
         buttons.push(h('span', { class: 'hint' }, 'Tile swap: how many lots?'));
-        for (const a of of('choose_swap')) buttons.push(h('button', { class: a.lots ? '' : 'primary', onclick: () => this.act(a), dataset: { action: 'choose_swap' } }, a.lots ? `${a.lots} lot${a.lots > 1 ? 's' : ''}` : 'No swap'));
+        for (const a of of('choose_swap')) buttons.push(h('button', { class: a.lots ? '' : 'primary', onclick: () => this.act(a), dataset: { action: 'choose_swap', lots: a.lots } }, a.lots ? `${a.lots} lot${a.lots > 1 ? 's' : ''}` : 'No swap'));
         break;
       case 'pass_tile': {
         const tile = this.selectedTile();
         const action = of('pass_tile').find((a) => a.tile === tile);
+        const swap = this.state.game?.hand?.swap;
+        if (swap?.lots) buttons.push(h('span', { class: 'hint' }, `Tile swap, lot ${swap.lot} of ${swap.lots}: choose a tile to pass ${swap.direction === 'across' ? 'across the table' : `to the ${swap.direction}`}.`));
         buttons.push(keyButton(tile ? `Pass ${tileName(tile)} face down` : 'Pass a tile (select it)', 'p', () => action && this.act(action), { class: 'primary', disabled: !action, dataset: { default: '1' }, id: 'pass-tile' }));
         break;
       }
