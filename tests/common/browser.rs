@@ -191,13 +191,20 @@ impl Browser {
         if !emulated {
             // `--window-size` is the window's, browser's bars included: make
             // the page's viewport the size asked for.
-            let (inner_w, inner_h, outer_w, outer_h) = window_sizes(&client).await;
-            if (inner_w, inner_h) != (width, height) {
+            // A resize is applied when the browser gets to it: measure again,
+            // a few times, until the viewport is the size asked for.
+            let mut sizes = window_sizes(&client).await;
+            for _ in 0..20 {
+                let (inner_w, inner_h, outer_w, outer_h) = sizes;
+                if (inner_w, inner_h) == (width, height) {
+                    break;
+                }
                 let (w, h) = (width + outer_w.saturating_sub(inner_w), height + outer_h.saturating_sub(inner_h));
                 client.set_window_size(w, h).await.unwrap_or_else(|e| panic!("resize the window to {w}x{h}: {e}"));
-                let (inner_w, inner_h, ..) = window_sizes(&client).await;
-                assert_eq!((inner_w, inner_h), (width, height), "the viewport after resizing the window to {w}x{h}");
+                tokio::time::sleep(Duration::from_millis(50)).await;
+                sizes = window_sizes(&client).await;
             }
+            assert_eq!((sizes.0, sizes.1), (width, height), "the viewport after resizing the window");
         }
         let n = OPENED.with(|opened| {
             opened.set(opened.get() + 1);
