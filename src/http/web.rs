@@ -10,7 +10,6 @@
 //! nothing from elsewhere (a Content-Security-Policy says so).
 
 use axum::Router;
-use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -29,14 +28,14 @@ const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; img-src 'self' data:;
 
 /// A route for each of the client's files, and `/` for its page.
 pub fn routes() -> Router<AppState> {
-    let mut router = Router::new().route("/", get(|s, h| file(s, h, "index.html")));
+    let mut router = Router::new().route("/", get(|h| file(h, "index.html")));
     for path in Client::iter() {
         let path: &'static str = match path {
             std::borrow::Cow::Borrowed(path) => path,
             // Debug builds list the folder at run time.
             std::borrow::Cow::Owned(path) => Box::leak(path.into_boxed_str()),
         };
-        router = router.route(&format!("/{path}"), get(move |s, h| file(s, h, path)));
+        router = router.route(&format!("/{path}"), get(move |h| file(h, path)));
     }
     // The client's files are text: gzip makes the first load several times lighter.
     router.layer(tower_http::compression::CompressionLayer::new())
@@ -49,7 +48,7 @@ pub fn client_paths() -> Vec<String> {
 }
 
 /// One of the client's files, or `304` when the browser's copy is current.
-async fn file(_: State<AppState>, request: HeaderMap, path: &'static str) -> Response {
+async fn file(request: HeaderMap, path: &'static str) -> Response {
     let Some(found) = Client::get(path) else {
         return super::ApiError::refused(super::ErrorCode::NotFound, "no such file").into_response();
     };

@@ -145,7 +145,8 @@ pub enum CalcError {
     },
 }
 
-fn field(field: &'static str, reason: impl Into<String>) -> CalcError {
+/// A refusal naming the request's field at fault.
+pub(super) fn field(field: &'static str, reason: impl Into<String>) -> CalcError {
     CalcError::Field { field, reason: reason.into() }
 }
 

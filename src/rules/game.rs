@@ -252,11 +252,7 @@ impl Game {
         let mut hand = Hand::deal(self.hands_started, self.east, self.round, self.east_wins, wall, &mut ctx);
         hand.extra_hands = self.extra_hands;
         hand.dice = dice;
-        // Seed 002: the minimum goes up by one from the dealer's 5th extra
-        // hand, and is restored once the counter resets.
-        if self.options.raise_minimum_on_5th_extra && self.extra_hands >= 5 {
-            hand.minimum_doubles = self.options.minimum_doubles + 1;
-        }
+        hand.minimum_doubles = self.options.minimum_doubles_in(self.extra_hands);
         self.hand = Some(hand);
         Ok(())
     }

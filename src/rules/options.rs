@@ -564,6 +564,17 @@ impl GameOptions {
         }
         Ok(())
     }
+
+    /// The least number of doubles a winning hand needs in the dealer's
+    /// `extra_hands`th extra hand: seed 002 raises the minimum by one from
+    /// the 5th (`RaiseMinimumOn5thExtra`), until the counter resets.
+    pub fn minimum_doubles_in(&self, extra_hands: u32) -> u32 {
+        if self.raise_minimum_on_5th_extra && extra_hands >= 5 {
+            self.minimum_doubles + 1
+        } else {
+            self.minimum_doubles
+        }
+    }
 }
 
 impl GameOptions {

@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::arrangement::{self, Completion, DISCARD_USES, GoingOut, Part, Shape};
-use super::calculator::{CalcError, request_options};
+use super::calculator::{CalcError, field, request_options};
 use super::command::DiscardUse;
 use super::options::GameOptions;
 use super::player_hand::{MAX_BONUS, MAX_SETS, PlayerHand};
@@ -192,10 +192,6 @@ pub struct ScoreResponse {
     pub arrangements: u32,
 }
 
-fn field(field: &'static str, reason: impl Into<String>) -> CalcError {
-    CalcError::Field { field, reason: reason.into() }
-}
-
 /// Parses a JSON request and scores it under the built-in presets (the
 /// server's REST calculator reads the request strictly first, with
 /// `protocol::json`, and uses its own presets).
@@ -221,14 +217,7 @@ pub fn score_with(book: &PresetBook, request: &ScoreRequest) -> Result<ScoreResp
     };
     match &request.win {
         None => Ok(rules.loser(described, request.arrange)),
-        Some(win) => {
-            let minimum_doubles = if options.raise_minimum_on_5th_extra && request.extra_hands >= 5 {
-                options.minimum_doubles + 1
-            } else {
-                options.minimum_doubles
-            };
-            rules.winner(described, win, request.arrange, minimum_doubles)
-        }
+        Some(win) => rules.winner(described, win, request.arrange, options.minimum_doubles_in(request.extra_hands)),
     }
 }
 

@@ -7,10 +7,11 @@
 // settlement calculator is asked with `east: 0`, so its player numbers are
 // the same.
 
-import { isBonus, isSuit, nextInSuit, tileName, sortTiles } from './tiles.js';
+import { isBonus, isSuit, nextInSuit, tileName, sortTiles, WINDS } from './tiles.js';
 import { setTiles } from './state.js';
 
-export const WINDS = ['East', 'South', 'West', 'North'];
+/** The seat winds, East first (the calculator's players). */
+export { WINDS };
 
 /**
  * The kinds of set a person may lay down, as the server writes them

@@ -39,7 +39,6 @@ function requireGuestName() {
 /** The lobby screen in `view`; answers an object whose dispose() stops its refreshing. */
 export function showLobby(view) {
   let timer = null;
-  let presets = [];
   const tablesBox = h('div', { id: 'table-list', 'aria-live': 'off' }, h('p', { class: 'loading' }, 'Loading tables…'));
   const mineBox = h('div', { id: 'my-games' });
 
@@ -120,8 +119,7 @@ export function showLobby(view) {
         tablesBox)));
 
   api('GET', '/presets').then((list) => {
-    presets = list.presets;
-    fill(presetSelect, presets.map((p) => h('option', { value: p.name, title: p.description }, p.name)));
+    fill(presetSelect, list.presets.map((p) => h('option', { value: p.name, title: p.description }, p.name)));
   }).catch((err) => toast(`Presets: ${err.message}`));
 
   const refresh = async () => {

@@ -37,7 +37,6 @@ function startingState(game, hands, n) {
     seq: 0,
     stale: false,
     chat: [],
-    claims: [],
     table: {
       id: game.id, name: game.name, state: 'playing', manager: null, spectators: 0, preset: game.preset,
       seats: [0, 1, 2, 3].map((s) => {

@@ -3,10 +3,9 @@
 // the cumulative scores; after the last hand, the final standings.
 
 import { h } from './dom.js';
-import { tileElement, sortTiles } from './tiles.js';
+import { tileElement, sortTiles, WINDS } from './tiles.js';
 import { setTiles, setConcealed, winnersOf, seatOf } from './state.js';
 
-const WINDS = ['East', 'South', 'West', 'North'];
 
 /** A player's name at the table. */
 export function nameOf(table, p) {

@@ -7,7 +7,7 @@
 // connection asks the server for a fresh snapshot. Everything here is pure
 // data: no DOM, so `node --test` checks it against recorded games.
 
-import { nextInSuit } from './tiles.js';
+import { nextInSuit, WINDS } from './tiles.js';
 
 /** A fresh state from a `snapshot` message. */
 export function fromSnapshot(msg) {
@@ -18,7 +18,6 @@ export function fromSnapshot(msg) {
     seq: msg.table.seq,
     stale: false,
     chat: [],
-    claims: [],
   };
 }
 
@@ -29,7 +28,7 @@ export function seatOf(hand, p) {
 
 /** The wind of player `p` when `east` is East. */
 export function windOf(p, east) {
-  return ['East', 'South', 'West', 'North'][(p - east + 4) % 4];
+  return WINDS[(p - east + 4) % 4];
 }
 
 /** Takes `tiles` out of a seat's concealed hand (or only counts them, when hidden). */
@@ -92,7 +91,6 @@ function claimSet(state, hand, player, tile, set) {
   hand.whence = 'discard';
   if (hand.phase !== 'mah_jonging') hand.phase = 'discarding';
   hand.my_answer = null;
-  state.claims = [];
 }
 
 /** Closed-set kinds as the server writes them in `sets`. */
@@ -179,7 +177,6 @@ export function applyEvent(state, msg) {
         discards: [], claimable: null, pending_discard: null, drawn: null, winning_tile: null,
         minimum_doubles: hand?.minimum_doubles ?? 0, my_answer: null, my_decision: null, swap: null, outcome: null,
       };
-      state.claims = [];
       break;
     }
     case 'drew': {
@@ -231,14 +228,12 @@ export function applyEvent(state, msg) {
       hand.to_act = e.player;
       hand.drawn = null;
       hand.my_answer = viewer != null && viewer !== e.player ? 'waiting' : null;
-      state.claims = [];
       break;
     }
     case 'passed':
       if (e.player === viewer) hand.my_answer = 'no_claim';
       break;
     case 'claimed':
-      state.claims.push({ player: e.player, claim: e.claim });
       if (e.player === viewer) hand.my_answer = { claim: e.claim };
       break;
     case 'claim_denied':
@@ -309,7 +304,6 @@ export function applyEvent(state, msg) {
       hand.to_act = e.player;
       hand.drawn = null;
       (hand.winners ??= []).push(e.player);
-      state.claims = [];
       break;
     }
     case 'declared_special_set': {

@@ -11,12 +11,10 @@ import { TableConnection } from './connection.js';
 import { fromSnapshot, applyEvent, seatOf, setTiles, setConcealed, claimWord, chowLow } from './state.js';
 import { tileElement, tileName, sortTiles } from './tiles.js';
 import { scoringBody, nameOf } from './scoring.js';
-import { session } from './session.js';
 import { play, soundOn, setSound } from './sound.js';
 import { sit } from './lobby.js';
 import { arrange, moveTile } from './arrangement.js';
 
-const WINDS = ['East', 'South', 'West', 'North'];
 const POSITION_WORDS = { Lower: 'lowest', Middle: 'middle', Upper: 'highest' };
 
 /** The table screen for table `id` in `view`. */
@@ -31,7 +29,6 @@ export class TableScreen {
     this.arrangement = [];
     this.autoSort = true;
     this.selected = null;
-    this.chat = [];
     this.log = [];
     this.status = 'connecting';
     this.scoreDialog = null;
@@ -328,7 +325,6 @@ export class TableScreen {
     this.renderSetup();
     this.renderLog();
     this.maybeShowScores();
-    // Measure: the newest event's server time to now, once it is on screen.
     const now = Date.now() * 1000;
     // Two figures per event: from its creation at the table (server clock) and
     // from its arrival here, to now, once drawn.
@@ -749,13 +745,12 @@ export class TableScreen {
   }
 
   renderLog() {
-    const entries = [...this.log.slice(-120).map((t) => ({ t })), ...[]];
     const chat = this.state.chat;
     // Chat lines and the game's log share the box, chat in bold.
     const key = `${this.log.length}/${chat.length}`;
     if (key === this.logKey) return;
     this.logKey = key;
-    const lines = entries.map((e) => h('p', {}, e.t));
+    const lines = this.log.slice(-120).map((t) => h('p', {}, t));
     fill(this.logBox, lines, chat.length ? h('h3', { style: 'font-size:0.95rem;margin-top:8px' }, 'Chat') : null,
       chat.map((c) => h('p', { class: 'chat-line' }, h('strong', {}, `${c.name}: `), c.text)));
     this.logBox.scrollTop = this.logBox.scrollHeight;
@@ -856,4 +851,3 @@ function describeClosedSet(set) {
   return `${kind[0].toUpperCase()}${kind.slice(1)} of ${tileName(tile)}`;
 }
 
-export { WINDS };

@@ -6,7 +6,10 @@
 // seasons, 1A..4A animals. `null` is a tile the viewer may not see.
 
 const SUITS = { B: 'Bamboo', C: 'Characters', D: 'Circles' };
-const WINDS = { EW: 'East', SW: 'South', WW: 'West', NW: 'North' };
+
+/** The seat winds in playing order, East first (as a settlement indexes them). */
+export const WINDS = ['East', 'South', 'West', 'North'];
+const WIND_NAMES = { EW: 'East', SW: 'South', WW: 'West', NW: 'North' };
 const DRAGONS = { RD: 'Red', WD: 'White', GD: 'Green' };
 const FLOWERS = ['Plum', 'Orchid', 'Chrysanthemum', 'Bamboo'];
 const SEASONS = ['Spring', 'Summer', 'Autumn', 'Winter'];
@@ -21,7 +24,7 @@ export function isTile(code) {
 export function tileName(code) {
   if (code == null) return 'concealed tile';
   // Before the suits: a dragon's code also ends in D (RD), as circles' do (5D).
-  if (code in WINDS) return `${WINDS[code]} Wind`;
+  if (code in WIND_NAMES) return `${WIND_NAMES[code]} Wind`;
   if (code in DRAGONS) return `${DRAGONS[code]} Dragon`;
   const n = Number(code[0]);
   switch (code[1]) {
@@ -183,7 +186,7 @@ function faceOf(code) {
   if (/^[1-9]D$/.test(code)) return circlePips(Number(code[0]));
   if (/^[1-9]B$/.test(code)) return bambooPips(Number(code[0]));
   if (/^[1-9]C$/.test(code)) return characterFace(Number(code[0]));
-  if (code in WINDS) return windFace(code);
+  if (code in WIND_NAMES) return windFace(code);
   if (code in DRAGONS) return dragonFace(code);
   return bonusFace(code);
 }
@@ -191,7 +194,7 @@ function faceOf(code) {
 /** The small corner index: the number and suit letter, or the honour's letter. */
 function indexOf(code) {
   if (/^[1-9][BCD]$/.test(code)) return code;
-  if (code in WINDS || code in DRAGONS) return code[0];
+  if (code in WIND_NAMES || code in DRAGONS) return code[0];
   return code;
 }
 
