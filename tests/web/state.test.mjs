@@ -74,6 +74,19 @@ test('adding to a pung makes it a kong that may be robbed', () => {
   assert.equal(s.game.hand.phase, 'mah_jonging');
 });
 
+test('a kong nobody robs is closed by its loose draw', () => {
+  const s = start(1);
+  applyEvent(s, ev({ type: 'hand_started', hand: 1, east: 0, round: 'East', new_round: false, extra_hands: 0, dice: [1, 2] }));
+  const p0 = s.game.hand.seats.find((x) => x.player === 0);
+  p0.sets.push({ kind: 'pung', tile: '7B' });
+  p0.concealed_count = 11;
+  applyEvent(s, ev({ type: 'added_to_pung', player: 0, tile: '7B', discard: 37 }));
+  assert.equal(s.game.hand.my_answer, 'waiting');
+  applyEvent(s, ev({ type: 'drew', player: 0, tile: null, loose: true, live_tiles_left: 60 }));
+  assert.equal(s.game.hand.claimable, null);
+  assert.equal(s.game.hand.my_answer, null);
+});
+
 test('events already seen are ignored, and what cannot be followed asks for a snapshot', () => {
   const s = start(0);
   applyEvent(s, { type: 'event', seq: 5, at_us: 0, event: { type: 'chat', seat: 0, name: 'P0', text: 'old' } });

@@ -33,7 +33,10 @@ export function windOf(p, east) {
 
 /** Takes `tiles` out of a seat's concealed hand (or only counts them, when hidden). */
 function takeTiles(seat, tiles) {
-  seat.concealed_count = Math.max(0, seat.concealed_count - tiles.length);
+  const held = seat.concealed_count;
+  seat.concealed_count = Math.max(0, held - tiles.length);
+  // A hand wholly laid out in sets (after a Mah-Jong) hides nothing more.
+  if (seat.concealed == null && held > 0 && seat.concealed_count === 0) seat.concealed = [];
   if (seat.concealed == null) return true;
   for (const t of tiles) {
     const i = seat.concealed.indexOf(t);
@@ -193,7 +196,11 @@ export function applyEvent(state, msg) {
       hand.to_act = e.player;
       // The deal is over when East holds fourteen: from then on a draw is a turn's.
       if (hand.phase !== 'declaring' || e.loose) hand.drawn = e.player === viewer ? e.tile : hand.drawn;
-      if (hand.phase === 'discarded') { hand.phase = 'discarding'; hand.claimable = null; hand.my_answer = null; }
+      if (hand.phase === 'discarded') hand.phase = 'discarding';
+      // A draw closes whatever was open to claims: a discard nobody took, or
+      // a kong nobody robbed (its declarer draws the loose tile).
+      hand.claimable = null;
+      hand.my_answer = null;
       break;
     }
     case 'declared_bonus': {
@@ -287,6 +294,7 @@ export function applyEvent(state, msg) {
       hand.phase = 'mah_jonging';
       hand.to_act = e.player;
       hand.whence = 'robbed_kong';
+      hand.my_answer = null;
       (hand.winners ??= []).push(e.player);
       break;
     }
@@ -303,6 +311,7 @@ export function applyEvent(state, msg) {
       hand.phase = 'mah_jonging';
       hand.to_act = e.player;
       hand.drawn = null;
+      hand.my_answer = null;
       (hand.winners ??= []).push(e.player);
       break;
     }
@@ -321,8 +330,6 @@ export function applyEvent(state, msg) {
         if (!takeTiles(seat, setTiles(set))) state.stale = true;
         seat.sets.push(set);
       }
-      // A hand wholly laid out in sets hides nothing more.
-      if (seat.concealed == null && seat.concealed_count === 0) seat.concealed = [];
       break;
     }
     case 'showed_tiles': {
@@ -342,6 +349,7 @@ export function applyEvent(state, msg) {
       hand.phase = 'finished';
       hand.claimable = null;
       hand.drawn = null;
+      hand.my_answer = null;
       break;
     }
     case 'washed_out':
@@ -349,6 +357,7 @@ export function applyEvent(state, msg) {
       hand.phase = 'finished';
       hand.claimable = null;
       hand.drawn = null;
+      hand.my_answer = null;
       break;
     case 'game_over':
       if (game) { game.game_over = true; game.scores = e.scores; }
