@@ -79,6 +79,10 @@ enum Commands {
     /// Load a running server: keep T tables of robots playing, watch them
     /// through W spectator WebSockets, report events/s and delivery latency.
     Loadtest(mahjong::tools::loadtest::LoadtestArgs),
+    /// Find the largest number of tables a server carries at a pace: the
+    /// load test against a fresh server for each table count, judged on
+    /// latency, delivery and memory.
+    LoadtestSweep(mahjong::tools::sweep::SweepArgs),
     /// Measure the store: events persisted per second while many tables
     /// write at once (SQLite or Postgres).
     Storebench(mahjong::tools::storebench::StorebenchArgs),
@@ -167,6 +171,7 @@ fn main() -> ExitCode {
             create_user(&database, &name, &role)
         }
         Commands::Loadtest(args) => mahjong::tools::loadtest::run_command(args),
+        Commands::LoadtestSweep(args) => mahjong::tools::sweep::run_command(args),
         Commands::Storebench(args) => mahjong::tools::storebench::run_command(args),
         Commands::Presets { json, database } => presets(json, database.as_deref()),
         Commands::Openapi { output } => openapi(output.as_deref()),

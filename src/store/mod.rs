@@ -25,6 +25,7 @@ pub mod projection;
 pub mod queries;
 pub mod records;
 pub mod saved;
+pub mod writer;
 
 use std::str::FromStr;
 use std::time::Duration;
@@ -61,6 +62,24 @@ pub struct Store {
     pool: AnyPool,
     backend: Backend,
     journal: Journal,
+    writer: writer::Writer,
+    /// An SQLite file standing for `sqlite::memory:`, removed with the last
+    /// clone of the store.
+    _scratch: Option<std::sync::Arc<ScratchFile>>,
+}
+
+/// A temporary SQLite file, removed (with its WAL) when dropped.
+#[derive(Debug)]
+struct ScratchFile(std::path::PathBuf);
+
+impl Drop for ScratchFile {
+    fn drop(&mut self) {
+        for suffix in ["", "-wal", "-shm"] {
+            let mut path = self.0.clone().into_os_string();
+            path.push(suffix);
+            let _ = std::fs::remove_file(path);
+        }
+    }
 }
 
 impl Store {
@@ -68,13 +87,19 @@ impl Store {
     /// applies its migrations and starts the journal.
     pub async fn open(url: &str) -> Result<Store, StoreError> {
         sqlx::any::install_default_drivers();
-        let (backend, url) = normalise_url(url)?;
-        let memory = url.contains(":memory:") || url.contains("mode=memory");
+        let (backend, mut url) = normalise_url(url)?;
+        // The journal writes through a connection of its own, which an
+        // SQLite database in memory (one per connection) cannot share: such
+        // a database (tests, throwaway servers) is a temporary file instead.
+        let mut scratch = None;
+        if url.contains(":memory:") || url.contains("mode=memory") {
+            let file = std::env::temp_dir().join(format!("mahjong-{}.db", uuid::Uuid::new_v4().simple()));
+            url = format!("sqlite://{}?mode=rwc", file.display());
+            scratch = Some(std::sync::Arc::new(ScratchFile(file)));
+        }
         let options = AnyConnectOptions::from_str(&url)?;
         let mut pool = AnyPoolOptions::new();
         pool = match backend {
-            // An in-memory database lives as long as its one connection.
-            Backend::Sqlite if memory => pool.max_connections(1).idle_timeout(None).max_lifetime(None),
             Backend::Sqlite => pool.max_connections(4),
             Backend::Postgres => pool.max_connections(8),
         };
@@ -108,8 +133,9 @@ impl Store {
             // with 2,000 tables at ten times the usual pace.
             Backend::Postgres => 4,
         };
-        let journal = Journal::start(pool.clone(), backend, writers);
-        Ok(Store { pool, backend, journal })
+        let writer = writer::Writer::open(&url, backend, writers as u32).await?;
+        let journal = Journal::start(writer.clone(), writers);
+        Ok(Store { pool, backend, journal, writer, _scratch: scratch })
     }
 
     /// The database's connection pool (for reads).
@@ -147,6 +173,7 @@ impl Store {
     /// the pool.
     pub async fn close(&self) {
         self.journal.stop().await;
+        self.writer.close().await;
         self.pool.close().await;
     }
 }

@@ -94,10 +94,19 @@ pub struct GameRow {
     pub scores: [i64; 4],
     /// The manager's seat.
     pub manager: Option<i64>,
-    /// The stream's last sequence number.
+    /// The stream's last sequence number. The stored row's may be behind
+    /// (see [`Batch::game_changed`]): reading a game back takes the larger of
+    /// it and the last stored event's.
     pub last_seq: i64,
     /// The table's random stream position.
     pub rng_pos: u128,
+}
+
+impl GameRow {
+    /// The same row but for `last_seq`.
+    pub fn same_but_seq(&self, other: &GameRow) -> bool {
+        GameRow { last_seq: other.last_seq, ..self.clone() } == *other
+    }
 }
 
 /// A seat, as stored (read by column name).
@@ -257,6 +266,11 @@ pub struct Batch {
     pub game_id: String,
     /// The game row as it now stands.
     pub game: GameRow,
+    /// The game row changed beyond its `last_seq` (which the events give
+    /// anyway) since it was last written: it is written with this batch.
+    /// Most moves change nothing else, and rewriting a game's row (with its
+    /// settings) for each of them was most of the store's work.
+    pub game_changed: bool,
     /// The settings as JSON: given the first time a game is written.
     pub settings: Option<String>,
     /// Seats taken, changed or freed.
@@ -275,6 +289,7 @@ impl Batch {
         Batch {
             game_id: game_id.into(),
             game,
+            game_changed: true,
             settings: None,
             seats: Vec::new(),
             inputs: Vec::new(),

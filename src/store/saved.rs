@@ -155,6 +155,10 @@ async fn load_game_on(
     else {
         return Ok(None);
     };
+    // The row is not rewritten for each move (see `Batch::game_changed`):
+    // the stream's position is the last stored event's.
+    let last_event: Option<i64> =
+        sqlx::query_scalar("SELECT MAX(seq) FROM events WHERE game_id = $1").bind(id).fetch_one(&mut *conn).await?;
     let game = GameRow {
         name: g.name,
         preset: g.preset,
@@ -165,7 +169,7 @@ async fn load_game_on(
         hands: g.hands,
         scores: serde_json::from_str(&g.scores).map_err(|e| corrupt(format!("scores: {e}")))?,
         manager: g.manager,
-        last_seq: g.last_seq,
+        last_seq: g.last_seq.max(last_event.unwrap_or(0)),
         rng_pos: g.rng_pos.parse().map_err(|e| corrupt(format!("rng_pos: {e}")))?,
     };
     let seats = sqlx::query_as::<_, SeatRow>(

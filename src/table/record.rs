@@ -38,6 +38,10 @@ pub struct Record {
     /// A batch the store could not take for want of the database: written
     /// before anything else once it is back.
     held: Option<Box<Batch>>,
+    /// The game row as last written (`None`: not yet, or not known).
+    written_row: Option<GameRow>,
+    /// The game row of the batch being written.
+    writing_row: Option<GameRow>,
 }
 
 impl Record {
@@ -53,6 +57,8 @@ impl Record {
             projector: HandProjector::new(Default::default()),
             pending: Pending { game_changed: true, ..Pending::default() },
             held: None,
+            written_row: None,
+            writing_row: None,
         }
     }
 
@@ -67,6 +73,8 @@ impl Record {
             projector: HandProjector::new(Default::default()),
             pending: Pending::default(),
             held: None,
+            written_row: None,
+            writing_row: None,
         }
     }
 
@@ -104,7 +112,10 @@ impl Record {
     /// (and the settings, the first time).
     pub fn batch(&mut self, id: &str, game: GameRow, settings: impl FnOnce() -> String) -> Batch {
         let pending = std::mem::take(&mut self.pending);
+        let changed = self.written_row.as_ref().is_none_or(|w| !w.same_but_seq(&game));
+        self.writing_row = Some(game.clone());
         let mut batch = Batch::new(id, game);
+        batch.game_changed = changed || pending.game_changed;
         if self.settings_unwritten {
             batch.settings = Some(settings());
         }
@@ -118,6 +129,9 @@ impl Record {
     /// The batch was committed.
     pub fn written(&mut self) {
         self.settings_unwritten = false;
+        if let Some(row) = self.writing_row.take() {
+            self.written_row = Some(row);
+        }
     }
 
     /// Keeps a batch the store could not take, to write it first when the

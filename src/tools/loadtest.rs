@@ -116,6 +116,11 @@ pub struct LoadtestArgs {
     /// Print the report as JSON.
     #[arg(long)]
     pub json: bool,
+    /// The events per second one spectator receives when the server keeps
+    /// the robots' pace (as a sweep's calibration measures it): the report
+    /// then gives the events offered in the window and the share delivered.
+    #[arg(long)]
+    pub offered_per_client: Option<f64>,
 }
 
 /// Checked settings of a run.
@@ -135,10 +140,12 @@ pub struct Config {
     pub ramp: Duration,
     /// The server's process, to sample.
     pub server_pid: Option<u32>,
-    /// Print JSON.
     /// Logins per second beside the tables (0: none).
     pub logins_per_second: f64,
+    /// Print JSON.
     pub json: bool,
+    /// Events per second one spectator receives at the robots' nominal pace.
+    pub offered_per_client: Option<f64>,
 }
 
 impl Config {
@@ -168,6 +175,11 @@ impl Config {
         if args.ramp > 3_600 {
             return Err(format!("--ramp {}: give 0 to 3600 seconds", args.ramp));
         }
+        if let Some(rate) = args.offered_per_client
+            && !(rate > 0.0 && rate < 10_000.0)
+        {
+            return Err(format!("--offered-per-client {rate}: give a rate above 0 and below 10000 events per second"));
+        }
         if let Some(pid) = args.server_pid
             && read_rss_kib(pid).is_none()
         {
@@ -183,6 +195,7 @@ impl Config {
             server_pid: args.server_pid,
             logins_per_second: args.logins_per_second,
             json: args.json,
+            offered_per_client: args.offered_per_client,
         })
     }
 
@@ -258,7 +271,7 @@ impl Latencies {
 }
 
 /// Latency percentiles, in microseconds.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LatencySummary {
     /// Events measured.
     pub count: u64,
@@ -610,7 +623,7 @@ async fn watch_table(shared: &Shared, mut socket: Socket, over: &mut watch::Rece
 // ----- the process: limits, memory, CPU -------------------------------------------
 
 /// The open-file limit, after raising the soft limit to the hard one.
-#[derive(Clone, Copy, Debug, Serialize)]
+#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
 pub struct FdLimit {
     /// The soft limit found at startup.
     pub before: u64,
@@ -721,7 +734,7 @@ fn now_us() -> u64 {
 // ----- the run ------------------------------------------------------------------------
 
 /// What a run measured.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Report {
     /// The server loaded.
     pub server: String,
@@ -763,6 +776,14 @@ pub struct Report {
     pub events: u64,
     /// Events received per second in the window.
     pub events_per_second: f64,
+    /// Events the W clients would have received in the window had every
+    /// table kept the robots' nominal pace (`--offered-per-client` times W
+    /// times the window), when that rate is known.
+    pub offered_events: Option<f64>,
+    /// `events` over `offered_events`: the share of the offered events
+    /// delivered (a server that falls behind slows its games, and delivers
+    /// less than it is offered even when each event arrives fast).
+    pub delivered_ratio: Option<f64>,
     /// Latency from an event's creation to its receipt, over the window.
     pub latency: Option<LatencySummary>,
     /// Events whose sequence number was not above the one before (expected 0).
@@ -893,6 +914,7 @@ pub async fn run(config: Config, fd_limit: Option<FdLimit>, mut warnings: Vec<St
     let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
     let counters = &shared.counters;
     let events = counters.window_events.load(Ordering::Relaxed);
+    let offered = config.offered_per_client.map(|rate| rate * config.clients as f64 * window);
     let first = |m: &Mutex<Option<String>>| m.lock().unwrap_or_else(|e| e.into_inner()).clone();
     Ok(Report {
         server: addr.to_string(),
@@ -915,6 +937,8 @@ pub async fn run(config: Config, fd_limit: Option<FdLimit>, mut warnings: Vec<St
         dropped_in_window: at_end.dropped - at_start.dropped,
         events,
         events_per_second: events as f64 / window,
+        offered_events: offered,
+        delivered_ratio: offered.map(|o| events as f64 / o),
         latency: shared.latencies.summary(),
         out_of_order: counters.out_of_order.load(Ordering::Relaxed),
         unreadable: counters.unreadable.load(Ordering::Relaxed),
@@ -978,6 +1002,14 @@ pub fn render_text(r: &Report) -> String {
         r.dropped_in_window
     ));
     line(format!("events: {} received in the window, {:.0}/s", r.events, r.events_per_second));
+    if let (Some(offered), Some(ratio)) = (r.offered_events, r.delivered_ratio) {
+        line(format!(
+            "offered: {:.0} events ({:.0}/s) at the robots' pace; delivered {:.1}%",
+            offered,
+            offered / r.window_seconds,
+            ratio * 100.0
+        ));
+    }
     match &r.latency {
         Some(l) => line(format!(
             "latency (creation to receipt): p50 {}, p90 {}, p99 {}, p99.9 {}, max {}, mean {}",
@@ -1113,6 +1145,7 @@ mod tests {
             server_pid: None,
             logins_per_second: 0.0,
             json: false,
+            offered_per_client: None,
         }
     }
 
@@ -1176,6 +1209,7 @@ mod tests {
             (LoadtestArgs { ramp: 100_000, ..args() }, "--ramp"),
             (LoadtestArgs { logins_per_second: -1.0, ..args() }, "--logins-per-second"),
             (LoadtestArgs { server_pid: Some(u32::MAX), ..args() }, "--server-pid"),
+            (LoadtestArgs { offered_per_client: Some(0.0), ..args() }, "--offered-per-client"),
         ];
         for (a, flag) in cases {
             let e = Config::from_args(&a).expect_err(flag);

@@ -38,7 +38,7 @@ pub struct LoginCounters {
 }
 
 /// What the logins measured in the window.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, serde::Deserialize)]
 pub struct LoginReport {
     /// Logins asked for per second.
     pub asked_per_second: f64,

@@ -8,6 +8,9 @@
 //!   server watched through many spectator WebSockets;
 //! - [`logins`]: logins from many accounts and addresses beside the load
 //!   test (`loadtest --logins-per-second`);
+//! - [`sweep`]: `mahjong-server loadtest-sweep`, the load test over a
+//!   range of table counts, each against a fresh server it starts, to find
+//!   the largest that meets the latency and delivery targets;
 //! - [`storebench`]: `mahjong-server storebench`, events persisted per
 //!   second with many tables writing to the store at once.
 //!
@@ -19,3 +22,4 @@ pub mod client;
 pub mod loadtest;
 pub mod logins;
 pub mod storebench;
+pub mod sweep;

@@ -1,0 +1,480 @@
+//! The journal's connections and how a group of batches is written through
+//! them: sqlx's native SQLite and Postgres drivers, not `Any` (which copies
+//! every value into its own form and has no arrays).
+//!
+//! - **SQLite**: one connection, the only one that writes games. A group is
+//!   one transaction of multi-row `INSERT`s of a few fixed sizes (each
+//!   prepared once, then found in the connection's statement cache).
+//! - **Postgres**: one connection per writer. A group is one transaction of
+//!   one `INSERT ... SELECT FROM UNNEST($1, $2, ...)` per table, whatever the
+//!   number of rows: the rows travel as arrays, so a group costs a handful of
+//!   round trips.
+//!
+//! What a group writes (see [`Batch`]): each game's row once (as its last
+//! batch left it) when one of its batches changed it, the seats that changed,
+//! the inputs, the events and the rows of the hands that ended. The rarer rows
+//! (seats, hands) are written one statement each, from one source for both
+//! databases ([`rare_writes!`]).
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::{Connection, Sqlite};
+
+use super::records::{Batch, EventRow, GameRow, HandRow, InputRow, SeatChange};
+use super::{Backend, now_us};
+
+/// The longest a writer waits for its connection before it counts the
+/// database as unreachable.
+pub const CONNECT_WAIT: Duration = Duration::from_secs(3);
+
+/// The sizes of SQLite's multi-row `INSERT`s, largest first. Up to 64 rows
+/// of at most 14 parameters stays far under SQLite's limit of 32,766
+/// parameters; larger statements measured no faster (`storebench`).
+const CHUNKS: [usize; 4] = [64, 16, 4, 1];
+
+/// The journal's connections to one database.
+#[derive(Clone, Debug)]
+pub enum Writer {
+    /// SQLite: a pool of one connection.
+    Sqlite(SqlitePool),
+    /// Postgres: a connection per journal writer.
+    Postgres(PgPool),
+}
+
+impl Writer {
+    /// Connects to `url` (already normalised by the store) with `connections`
+    /// connections (SQLite: always one).
+    pub async fn open(url: &str, backend: Backend, connections: u32) -> Result<Writer, sqlx::Error> {
+        match backend {
+            Backend::Sqlite => {
+                // As the store's own connections: WAL, and `synchronous =
+                // NORMAL`, which keeps every committed transaction through a
+                // crash of the process (see docs/architecture.md).
+                let options = SqliteConnectOptions::from_str(url)?
+                    .journal_mode(SqliteJournalMode::Wal)
+                    .synchronous(SqliteSynchronous::Normal)
+                    .busy_timeout(Duration::from_secs(10))
+                    .foreign_keys(true)
+                    // A group's pages stay in memory until it commits (the
+                    // default 2 MiB cache spilled them to the WAL mid-way),
+                    // and statement journals are kept in memory, not in
+                    // temporary files.
+                    .pragma("cache_size", "-65536")
+                    .pragma("temp_store", "MEMORY");
+                // Checkpoints (copying the WAL back into the database file,
+                // with an fsync) were a quarter of the writer's time when each
+                // commit past 1,000 WAL pages ran one: the writer does none,
+                // a connection of their own runs them beside it.
+                let pool = SqlitePoolOptions::new()
+                    .max_connections(1)
+                    .acquire_timeout(Duration::from_secs(10))
+                    .connect_with(options.clone().pragma("wal_autocheckpoint", "0"))
+                    .await?;
+                let checkpoints = SqlitePoolOptions::new().max_connections(1).connect_with(options).await?;
+                tokio::spawn(checkpoint(checkpoints, pool.clone()));
+                Ok(Writer::Sqlite(pool))
+            }
+            Backend::Postgres => {
+                let options = PgConnectOptions::from_str(url)?;
+                let pool = PgPoolOptions::new()
+                    .max_connections(connections.max(1))
+                    .acquire_timeout(Duration::from_secs(10))
+                    .connect_lazy_with(options);
+                Ok(Writer::Postgres(pool))
+            }
+        }
+    }
+
+    /// Writes `batches` in one transaction, on a connection got within
+    /// [`CONNECT_WAIT`] (giving up on the wait is safe: nothing was written).
+    pub async fn commit(&self, batches: &[&Batch]) -> Result<(), sqlx::Error> {
+        let rows = Rows::of(batches);
+        match self {
+            Writer::Sqlite(pool) => {
+                let mut conn = acquire(pool.acquire()).await?;
+                let mut tx = conn.begin().await?;
+                sqlite_rows(&mut tx, &rows).await?;
+                sqlite_rare(&mut tx, &rows).await?;
+                tx.commit().await
+            }
+            Writer::Postgres(pool) => {
+                let mut conn = acquire(pool.acquire()).await?;
+                let mut tx = conn.begin().await?;
+                postgres_rows(&mut tx, &rows).await?;
+                postgres_rare(&mut tx, &rows).await?;
+                tx.commit().await
+            }
+        }
+    }
+
+    /// Whether the database would take a write now: Postgres answers a
+    /// query; SQLite gives its write lock (an SQLite file locked by another
+    /// writer, or gone read-only, still answers queries).
+    pub async fn ping(&self) -> Result<(), sqlx::Error> {
+        match self {
+            Writer::Postgres(pool) => {
+                let mut conn = acquire(pool.acquire()).await?;
+                sqlx::query("SELECT 1").execute(&mut *conn).await.map(drop)
+            }
+            Writer::Sqlite(pool) => {
+                let mut conn = acquire(pool.acquire()).await?;
+                sqlx::query("BEGIN IMMEDIATE").execute(&mut *conn).await?;
+                if let Err(e) = sqlx::query("ROLLBACK").execute(&mut *conn).await {
+                    // Never hand the pool a connection inside a transaction.
+                    let _ = conn.detach().close().await;
+                    return Err(e);
+                }
+                Ok(())
+            }
+        }
+    }
+
+    /// Completes when the writer's connections are closed.
+    pub async fn closed(&self) {
+        match self {
+            Writer::Sqlite(pool) => pool.close_event().await,
+            Writer::Postgres(pool) => pool.close_event().await,
+        }
+    }
+
+    /// Closes the writer's connections.
+    pub async fn close(&self) {
+        match self {
+            Writer::Sqlite(pool) => pool.close().await,
+            Writer::Postgres(pool) => pool.close().await,
+        }
+    }
+}
+
+/// How often the WAL is copied back into an SQLite database.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
+
+/// Copies an SQLite database's WAL back into its file every
+/// [`CHECKPOINT_EVERY`] (`PASSIVE`: without waiting for readers or the
+/// writer, as far as they allow), until the writer closes; then once more,
+/// truncating the WAL.
+async fn checkpoint(checkpoints: SqlitePool, writer: SqlitePool) {
+    let run = |mode: &'static str| {
+        let checkpoints = checkpoints.clone();
+        async move {
+            if let Err(e) = sqlx::query(&format!("PRAGMA wal_checkpoint({mode})")).execute(&checkpoints).await {
+                tracing::debug!("WAL checkpoint: {e}");
+            }
+        }
+    };
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(CHECKPOINT_EVERY) => run("PASSIVE").await,
+            _ = writer.close_event() => break,
+        }
+    }
+    run("TRUNCATE").await;
+    checkpoints.close().await;
+}
+
+async fn acquire<C>(wait: impl Future<Output = Result<C, sqlx::Error>>) -> Result<C, sqlx::Error> {
+    tokio::time::timeout(CONNECT_WAIT, wait).await.map_err(|_| sqlx::Error::PoolTimedOut)?
+}
+
+fn json<T: serde::Serialize>(value: &T) -> String {
+    // Our own types always serialise.
+    serde_json::to_string(value).unwrap_or_default()
+}
+
+/// A group's rows, gathered from its batches.
+struct Rows<'a> {
+    /// When the group is written.
+    now: i64,
+    /// Each game's row once, as its last batch left it, with the settings
+    /// of the batch that first wrote it if that one is here; only games
+    /// whose row one of the batches changed.
+    games: Vec<(&'a str, &'a GameRow, Option<&'a String>)>,
+    seats: Vec<(&'a str, &'a SeatChange)>,
+    inputs: Vec<(&'a str, &'a InputRow)>,
+    events: Vec<(&'a str, &'a EventRow)>,
+    hands: Vec<(&'a str, &'a HandRow)>,
+}
+
+impl<'a> Rows<'a> {
+    fn of(batches: &[&'a Batch]) -> Rows<'a> {
+        let mut games: Vec<(&str, &GameRow, Option<&String>)> = Vec::new();
+        for b in batches.iter().filter(|b| b.game_changed || b.settings.is_some()) {
+            match games.iter_mut().find(|(id, _, _)| *id == b.game_id) {
+                Some(entry) => {
+                    entry.1 = &b.game;
+                    entry.2 = entry.2.or(b.settings.as_ref());
+                }
+                None => games.push((&b.game_id, &b.game, b.settings.as_ref())),
+            }
+        }
+        // A later batch of a game whose row an earlier one changed carries
+        // the row as it now stands: write that one.
+        for (id, row, _) in &mut games {
+            if let Some(last) = batches.iter().rev().find(|b| b.game_id == *id) {
+                *row = &last.game;
+            }
+        }
+        Rows {
+            now: now_us(),
+            games,
+            seats: batches.iter().flat_map(|b| b.seats.iter().map(|r| (b.game_id.as_str(), r))).collect(),
+            inputs: batches.iter().flat_map(|b| b.inputs.iter().map(|r| (b.game_id.as_str(), r))).collect(),
+            events: batches.iter().flat_map(|b| b.events.iter().map(|r| (b.game_id.as_str(), r))).collect(),
+            hands: batches.iter().flat_map(|b| b.hands.iter().map(|r| (b.game_id.as_str(), r))).collect(),
+        }
+    }
+}
+
+const GAME_COLUMNS: &str = "games (id, name, preset, source, state, settings, created_us, updated_us, finished_us, \
+                            hands, scores, manager, last_seq, rng_pos)";
+const GAME_CONFLICT: &str = " ON CONFLICT (id) DO UPDATE SET state = excluded.state, \
+     settings = COALESCE(excluded.settings, games.settings), updated_us = excluded.updated_us, \
+     finished_us = excluded.finished_us, hands = excluded.hands, scores = excluded.scores, \
+     manager = excluded.manager, last_seq = excluded.last_seq, rng_pos = excluded.rng_pos";
+const INPUT_COLUMNS: &str = "inputs (game_id, n, seq, body)";
+const EVENT_COLUMNS: &str = "events (game_id, seq, at_us, hand, audience, audience_player, body)";
+
+// ----- SQLite: multi-row VALUES ------------------------------------------------------
+
+type SqliteQuery<'q> = sqlx::query::Query<'q, Sqlite, sqlx::sqlite::SqliteArguments<'q>>;
+
+async fn sqlite_rows(tx: &mut sqlx::SqliteConnection, rows: &Rows<'_>) -> Result<(), sqlx::Error> {
+    let now = rows.now;
+    sqlite_insert(tx, GAME_COLUMNS, 14, GAME_CONFLICT, &rows.games, |q, (id, g, settings)| {
+        q.bind(*id)
+            .bind(&g.name)
+            .bind(&g.preset)
+            .bind(g.source.as_str())
+            .bind(g.state.as_str())
+            .bind(*settings)
+            .bind(g.created_us)
+            .bind(now)
+            .bind(g.finished_us)
+            .bind(g.hands)
+            .bind(json(&g.scores))
+            .bind(g.manager)
+            .bind(g.last_seq)
+            .bind(g.rng_pos.to_string())
+    })
+    .await?;
+    sqlite_insert(tx, INPUT_COLUMNS, 4, "", &rows.inputs, |q, (id, r)| {
+        q.bind(*id).bind(r.n).bind(r.seq).bind(json(&r.input))
+    })
+    .await?;
+    sqlite_insert(tx, EVENT_COLUMNS, 7, "", &rows.events, |q, (id, r)| {
+        let (kind, player) = r.audience_columns();
+        q.bind(*id).bind(r.seq).bind(r.at_us).bind(r.hand).bind(kind).bind(player).bind(r.body.as_str())
+    })
+    .await
+}
+
+/// Inserts rows with multi-row `INSERT`s of `columns` parameters per row,
+/// each statement ending with `suffix` (an `ON CONFLICT` clause, or nothing).
+async fn sqlite_insert<'r, T>(
+    tx: &mut sqlx::SqliteConnection,
+    into: &str,
+    columns: usize,
+    suffix: &str,
+    rows: &'r [T],
+    bind: impl for<'q> Fn(SqliteQuery<'q>, &'q T) -> SqliteQuery<'q>,
+) -> Result<(), sqlx::Error> {
+    let mut rest = rows;
+    while !rest.is_empty() {
+        // Statements of a few fixed sizes only, so that each is prepared
+        // once and then found in the connection's statement cache.
+        let size = CHUNKS.iter().copied().find(|&c| c <= rest.len()).unwrap_or(1);
+        let (chunk, tail) = rest.split_at(size);
+        rest = tail;
+        let mut sql = insert_sql(into, columns, chunk.len());
+        sql.push_str(suffix);
+        let mut query = sqlx::query(&sql);
+        for row in chunk {
+            query = bind(query, row);
+        }
+        query.execute(&mut *tx).await?;
+    }
+    Ok(())
+}
+
+/// `INSERT INTO {into} VALUES (?, ..), (..)` for `rows` rows. Anonymous
+/// parameters, not `$N`: sqlx asks SQLite each numbered parameter's name,
+/// which SQLite finds by a linear search, so binding `$N` parameters costs
+/// the square of their number (a third of the writer's time, measured).
+fn insert_sql(into: &str, columns: usize, rows: usize) -> String {
+    let row = format!("({})", vec!["?"; columns].join(", "));
+    format!("INSERT INTO {into} VALUES {}", vec![row; rows].join(", "))
+}
+
+// ----- Postgres: arrays ---------------------------------------------------------------
+
+async fn postgres_rows(tx: &mut sqlx::PgConnection, rows: &Rows<'_>) -> Result<(), sqlx::Error> {
+    if !rows.games.is_empty() {
+        let g = &rows.games;
+        let column = |f: fn(&GameRow) -> String| g.iter().map(|(_, row, _)| f(row)).collect::<Vec<String>>();
+        let number = |f: fn(&GameRow) -> i64| g.iter().map(|(_, row, _)| f(row)).collect::<Vec<i64>>();
+        let maybe = |f: fn(&GameRow) -> Option<i64>| g.iter().map(|(_, row, _)| f(row)).collect::<Vec<Option<i64>>>();
+        sqlx::query(&format!(
+            "INSERT INTO {GAME_COLUMNS} SELECT * FROM UNNEST($1::text[], $2::text[], $3::text[], $4::text[], \
+             $5::text[], $6::text[], $7::int8[], $8::int8[], $9::int8[], $10::int8[], $11::text[], $12::int8[], \
+             $13::int8[], $14::text[]){GAME_CONFLICT}"
+        ))
+        .bind(g.iter().map(|(id, _, _)| id.to_string()).collect::<Vec<String>>())
+        .bind(column(|r| r.name.clone()))
+        .bind(column(|r| r.preset.clone()))
+        .bind(column(|r| r.source.as_str().to_string()))
+        .bind(column(|r| r.state.as_str().to_string()))
+        .bind(g.iter().map(|(_, _, s)| s.cloned()).collect::<Vec<Option<String>>>())
+        .bind(number(|r| r.created_us))
+        .bind(vec![rows.now; g.len()])
+        .bind(maybe(|r| r.finished_us))
+        .bind(number(|r| r.hands))
+        .bind(column(|r| json(&r.scores)))
+        .bind(maybe(|r| r.manager))
+        .bind(number(|r| r.last_seq))
+        .bind(column(|r| r.rng_pos.to_string()))
+        .execute(&mut *tx)
+        .await?;
+    }
+    if !rows.inputs.is_empty() {
+        let i = &rows.inputs;
+        sqlx::query(&format!(
+            "INSERT INTO {INPUT_COLUMNS} SELECT * FROM UNNEST($1::text[], $2::int8[], $3::int8[], $4::text[])"
+        ))
+        .bind(i.iter().map(|(id, _)| id.to_string()).collect::<Vec<String>>())
+        .bind(i.iter().map(|(_, r)| r.n).collect::<Vec<i64>>())
+        .bind(i.iter().map(|(_, r)| r.seq).collect::<Vec<i64>>())
+        .bind(i.iter().map(|(_, r)| json(&r.input)).collect::<Vec<String>>())
+        .execute(&mut *tx)
+        .await?;
+    }
+    if !rows.events.is_empty() {
+        let e = &rows.events;
+        sqlx::query(&format!(
+            "INSERT INTO {EVENT_COLUMNS} SELECT * FROM UNNEST($1::text[], $2::int8[], $3::int8[], $4::int8[], \
+             $5::text[], $6::int8[], $7::text[])"
+        ))
+        .bind(e.iter().map(|(id, _)| id.to_string()).collect::<Vec<String>>())
+        .bind(e.iter().map(|(_, r)| r.seq).collect::<Vec<i64>>())
+        .bind(e.iter().map(|(_, r)| r.at_us).collect::<Vec<i64>>())
+        .bind(e.iter().map(|(_, r)| r.hand).collect::<Vec<i64>>())
+        .bind(e.iter().map(|(_, r)| r.audience_columns().0.to_string()).collect::<Vec<String>>())
+        .bind(e.iter().map(|(_, r)| r.audience_columns().1).collect::<Vec<Option<i64>>>())
+        .bind(e.iter().map(|(_, r)| r.body.clone()).collect::<Vec<String>>())
+        .execute(&mut *tx)
+        .await?;
+    }
+    Ok(())
+}
+
+// ----- the rarer rows, one source for both databases -----------------------------------
+
+/// Defines `$name(tx, rows)`, which writes a group's seat changes and
+/// finished hands on a `$db` connection, one statement per row: they are few
+/// (a seat taken, a hand ended), so one text serves both databases.
+macro_rules! rare_writes {
+    ($name:ident, $conn:ty) => {
+        async fn $name(tx: &mut $conn, rows: &Rows<'_>) -> Result<(), sqlx::Error> {
+            for (game_id, change) in &rows.seats {
+                match change {
+                    SeatChange::Set(s) => {
+                        sqlx::query(
+                            "INSERT INTO seats (game_id, seat, name, robot, token_sha256, pause_request, penalty, \
+                             user_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (game_id, seat) DO UPDATE \
+                             SET name = excluded.name, robot = excluded.robot, token_sha256 = excluded.token_sha256, \
+                             pause_request = excluded.pause_request, penalty = excluded.penalty, \
+                             user_id = excluded.user_id",
+                        )
+                        .bind(*game_id)
+                        .bind(s.seat)
+                        .bind(&s.name)
+                        .bind(&s.robot)
+                        .bind(&s.token_sha256)
+                        .bind(s.pause_request)
+                        .bind(s.penalty)
+                        .bind(s.user_id)
+                        .execute(&mut *tx)
+                        .await?;
+                    }
+                    SeatChange::Free(seat) => {
+                        sqlx::query("DELETE FROM seats WHERE game_id = $1 AND seat = $2")
+                            .bind(*game_id)
+                            .bind(*seat)
+                            .execute(&mut *tx)
+                            .await?;
+                    }
+                }
+            }
+            for (game_id, h) in &rows.hands {
+                sqlx::query(
+                    "INSERT INTO hands (game_id, hand, round, east, outcome, winners, how, discarder, dice, \
+                     first_seq, last_seq, started_us, ended_us, settlement) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+                )
+                .bind(*game_id)
+                .bind(h.hand)
+                .bind(&h.round)
+                .bind(h.east)
+                .bind(h.outcome.as_str())
+                .bind(json(&h.winners))
+                .bind(&h.how)
+                .bind(h.discarder)
+                .bind(h.dice.map(|d| json(&d)))
+                .bind(h.first_seq)
+                .bind(h.last_seq)
+                .bind(h.started_us)
+                .bind(h.ended_us)
+                .bind(&h.settlement)
+                .execute(&mut *tx)
+                .await?;
+                for p in &h.players {
+                    sqlx::query(
+                        "INSERT INTO hand_players (game_id, hand, player, name, wind, won, points, score, delta, \
+                         total) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",
+                    )
+                    .bind(*game_id)
+                    .bind(h.hand)
+                    .bind(p.player)
+                    .bind(&p.name)
+                    .bind(&p.wind)
+                    .bind(i64::from(p.won))
+                    .bind(p.points)
+                    .bind(&p.score)
+                    .bind(p.delta)
+                    .bind(p.total)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                for (n, p) in (1i64..).zip(&h.payments) {
+                    sqlx::query(
+                        "INSERT INTO payments (game_id, hand, n, from_player, to_player, amount, kind) \
+                         VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                    )
+                    .bind(*game_id)
+                    .bind(h.hand)
+                    .bind(n)
+                    .bind(p.from_player)
+                    .bind(p.to_player)
+                    .bind(p.amount)
+                    .bind(&p.kind)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+            }
+            Ok(())
+        }
+    };
+}
+
+rare_writes!(sqlite_rare, sqlx::SqliteConnection);
+rare_writes!(postgres_rare, sqlx::PgConnection);
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn multi_row_inserts_number_their_parameters() {
+        assert_eq!(super::insert_sql("t (a, b)", 2, 2), "INSERT INTO t (a, b) VALUES (?, ?), (?, ?)");
+    }
+}

@@ -1,0 +1,79 @@
+//! Requests are traced (one `answered` line per request, in a span with the
+//! method and path) without their query strings, headers or tokens, through
+//! a real server on a random port.
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+
+use mahjong::table::TableDefaults;
+use mahjong::tools::client::{Answer, http, http_raw};
+use serde_json::json;
+use tokio::net::TcpListener;
+
+/// A server storing its games in a scratch database.
+async fn server() -> SocketAddr {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let store = mahjong::store::Store::open("sqlite::memory:").await.unwrap();
+    tokio::spawn(mahjong::server::serve(listener, TableDefaults::default(), store, std::future::pending()));
+    addr
+}
+
+async fn get(addr: SocketAddr, target: &str) -> Answer {
+    let request = format!("GET {target} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    http_raw(addr, request.as_bytes()).await.unwrap()
+}
+
+/// A `Write` into a shared buffer, for the logs.
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for Captured {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().extend_from_slice(buf);
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The subscriber is the process's global one, set before any server runs,
+/// and this file holds this test alone: a subscriber set for one test while
+/// other tests' servers registered their callsites (tracing-core computes a
+/// callsite's interest once) lost the request span now and then.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_are_traced_without_tokens() {
+    let logs = Captured::default();
+    let writer = logs.clone();
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(tracing::Level::TRACE)
+        .with_ansi(false)
+        .with_writer(move || writer.clone())
+        .finish();
+    tracing::subscriber::set_global_default(subscriber).unwrap();
+    let addr = server().await;
+    let table = http(addr, "POST", "/api/v1/tables", Some(&json!({"name": "Traced"})), None).await.unwrap();
+    let id = table.body["id"].as_str().unwrap().to_string();
+    let a = http(addr, "POST", &format!("/api/v1/tables/{id}/start"), None, Some("SECRET-BEARER-TOKEN")).await.unwrap();
+    assert_eq!(a.status, 401);
+    let a = get(addr, &format!("/api/v1/tables/{id}/ws?token=SECRET-QUERY-TOKEN")).await;
+    assert_eq!(a.status, 400);
+    let a = get(addr, "/api/v1/games?player=SECRET-NAME").await;
+    assert_eq!(a.status, 200);
+    let text = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
+    assert!(!text.contains("SECRET"), "the logs show a token or a query:\n{text}");
+    assert!(text.contains(&format!("table opened table={id} name=Traced")), "{text}");
+    for (path, status) in [
+        ("POST path=/api/v1/tables", 201),
+        (&*format!("POST path=/api/v1/tables/{id}/start"), 401),
+        ("GET path=/api/v1/games", 200),
+    ] {
+        let line = text
+            .lines()
+            .find(|l| l.contains(&format!("request{{method={path}}}")) && l.contains("answered"))
+            .unwrap_or_else(|| panic!("no trace of {path}:\n{text}"));
+        assert!(line.contains(&format!("status={status}")) && line.contains("latency="), "{line}");
+    }
+}
