@@ -313,6 +313,7 @@ pub struct ErrorDetail<'a> {
 
 /// The body of every error answer.
 pub fn error_body(status: StatusCode, code: ErrorCode, message: &str) -> Response {
+    crate::metrics::http_error(code.as_str());
     (status, Json(ErrorBody { error: ErrorDetail { code, message } })).into_response()
 }
 

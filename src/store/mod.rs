@@ -143,6 +143,11 @@ impl Store {
         self.journal.available()
     }
 
+    /// Batches waiting for the journal (to be taken into a commit).
+    pub fn journal_queue(&self) -> usize {
+        self.journal.queued()
+    }
+
     /// Waits for the journal to commit what it has been given, then closes
     /// the pool.
     pub async fn close(&self) {
