@@ -357,7 +357,7 @@ fn json<T: serde::Serialize>(value: &T) -> String {
 /// [`CHUNKS`] rows). A statement costs a round trip (Postgres) or a
 /// hop to the database thread (SQLite), so merging is what makes the group
 /// commit pay off.
-async fn write_batches(tx: &mut Transaction<'_, Any>, batches: &[&Batch]) -> Result<(), sqlx::Error> {
+pub(super) async fn write_batches(tx: &mut Transaction<'_, Any>, batches: &[&Batch]) -> Result<(), sqlx::Error> {
     let now = super::now_us();
     // Each game's row once, as its last batch left it (with the settings of
     // the batch that first wrote it, if that one is here).

@@ -1,7 +1,8 @@
 //! The game store: every game's event log, the inputs that rebuild it, and
 //! the projections the score queries read (games, seats, hands, each
 //! player's part in a hand, payments); and the admins' custom presets, the
-//! stored defaults of new tables and the audit log ([`options`]).
+//! stored defaults of new tables and the audit log ([`options`]); and the
+//! idempotency keys of game imports ([`idempotency`]).
 //!
 //! One interface over two databases: SQLite (the default, a file, nothing to
 //! set up) and Postgres (`postgres://...`). Both are reached through sqlx's
@@ -19,6 +20,7 @@
 pub mod accounts;
 pub mod dates;
 pub mod error;
+pub mod idempotency;
 pub mod journal;
 pub mod options;
 pub mod projection;
