@@ -3,7 +3,8 @@
 //! `rules` is the pure game engine; `protocol` holds the wire formats;
 //! `store` keeps the games; `table` runs one actor task per table;
 //! `game_file` exports, checks and loads whole games; `http` serves the REST
-//! API and the WebSockets; `server` puts them together. `tools` holds what
+//! API and the WebSockets; `server` puts them together. `metrics` is what
+//! they count, at the bottom: it only wraps the `metrics` crate. `tools` holds what
 //! stands around the product (the API client of the tests, the load test,
 //! the store benchmark); the product never imports from it.
 
@@ -11,6 +12,7 @@ pub mod auth;
 pub mod bots;
 pub mod game_file;
 pub mod http;
+pub mod metrics;
 pub mod protocol;
 pub mod replay;
 pub mod rules;

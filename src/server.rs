@@ -323,6 +323,8 @@ pub async fn serve_loading(
     load: Option<LoadGame>,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    // First, so that the tables resumed below are counted.
+    let metrics = crate::metrics::install();
     let (stop, stopping) = tokio::sync::watch::channel(false);
     // The rules are read before any table resumes: flags that name no
     // preset stop the server before it does anything.
@@ -344,7 +346,9 @@ pub async fn serve_loading(
         }
     }
     let lobby = Arc::new(Lobby::new(store.clone()));
+    let recovering = std::time::Instant::now();
     let recovered = lobby.recover().await.map_err(std::io::Error::other)?;
+    crate::metrics::recovery_done(recovered, recovering.elapsed());
     if recovered > 0 {
         tracing::info!("{recovered} unfinished games resumed");
     }
@@ -375,6 +379,7 @@ pub async fn serve_loading(
         timeouts: serving.timeouts,
         accounts,
         require_accounts: serving.require_accounts,
+        metrics,
     };
     tokio::spawn(async move {
         shutdown.await;

@@ -106,6 +106,7 @@ async fn served_paths() -> BTreeSet<String> {
         timeouts: Timeouts::default(),
         accounts,
         require_accounts: false,
+        metrics: mahjong::metrics::install(),
     };
     let text = format!("{:?}", router(state));
     let paths: BTreeSet<String> = text
@@ -115,7 +116,7 @@ async fn served_paths() -> BTreeSet<String> {
         .filter(|p| p.starts_with('/') && !p.contains("__private__axum"))
         .map(str::to_string)
         .collect();
-    for known in ["/api/v1/tables", "/api/v1/tables/{id}/ws", "/api/v1/openapi.json", "/healthz"] {
+    for known in ["/api/v1/tables", "/api/v1/tables/{id}/ws", "/api/v1/openapi.json", "/healthz", "/metrics"] {
         assert!(paths.contains(known), "{known} not found among the router's paths {paths:?}");
     }
     paths

@@ -20,11 +20,11 @@ pub use check::{Checked, check};
 pub use format::{ArchiveError, FORMAT, FileEvent, FileGame, FileInput, FileSeat, GameFile, VERSION, parse};
 
 use crate::protocol::ws::TableState;
-use crate::rules::rebuild::Rebuild;
 use crate::store::GameSource;
+use crate::store::idempotency::{Once, Remembered, RequestKey};
 use crate::store::{EventRow, GameRow, NewGame, Store, StoreError, new_seat_token, token_sha256};
 use crate::table::recovery::Rebuilt;
-use crate::table::{Lobby, SeatGrant, TableSettings};
+use crate::table::{Lobby, SeatGrant};
 
 /// Where a loaded game comes from: a game file, or an mj-server log.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -74,8 +74,14 @@ pub struct Imported {
     /// Hands dealt.
     pub hands: i64,
     /// A game not over: each person's seat with its new token (hand them
-    /// to the players). Empty for a game that is over.
+    /// to the players). Empty for a game that is over, and in a repeated
+    /// answer (the store keeps only the tokens' hashes).
     pub seats: Vec<SeatGrant>,
+    /// Present, `true`, when this answer repeats the one given to an earlier
+    /// request with the same `Idempotency-Key` (REST): this request stored
+    /// nothing, and `state` and `hands` are as they were then.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub replayed: bool,
 }
 
 /// A stored game as a game file; `None` if there is no such game.
@@ -91,10 +97,9 @@ pub async fn export(store: &Store, id: &str) -> Result<Option<GameFile>, StoreEr
 /// server starts on the store (the `import` command). Its people's new seat
 /// tokens are returned.
 pub async fn import(store: &Store, checked: Checked, source: Source) -> Result<Imported, StoreError> {
-    let (rows, grants, _) = into_rows(checked, source);
-    let (state, hands) = (rows.game.state, rows.game.hands);
+    let (rows, Opening { state, hands, grants, .. }) = into_rows(checked, source);
     let id = store.import_game(rows).await?;
-    Ok(Imported { id, state, hands, seats: grants })
+    Ok(Imported { id, state, hands, seats: grants, replayed: false })
 }
 
 /// Stores a checked game as a new game from `source` (as [`import`]); a
@@ -102,25 +107,73 @@ pub async fn import(store: &Store, checked: Checked, source: Source) -> Result<I
 /// check replayed, its people's seats waiting for them to connect with the
 /// new tokens returned and say ready.
 pub async fn load(lobby: &Lobby, checked: Checked, source: Source) -> Result<Imported, StoreError> {
-    let (rows, grants, (settings, rebuild)) = into_rows(checked, source);
-    let (state, hands) = (rows.game.state, rows.game.hands);
-    // What the table takes of the rows (the store takes the rows themselves):
-    // the events of the previous and current hands are kept for resuming.
-    let table = (state != TableState::Over).then(|| {
-        let recent = rows.events.iter().filter(|e| e.hand >= rows.game.hands - 1).cloned().collect::<Vec<EventRow>>();
-        (rows.game.clone(), rows.seats.clone(), rows.inputs.len() as i64, recent)
-    });
+    let (rows, opening) = into_rows(checked, source);
     let id = lobby.store().import_game(rows).await?;
-    if let Some((game, seats, inputs, events)) = table {
-        lobby.reopen(Rebuilt { id: id.clone(), settings, game, seats, rebuild, inputs, events }).await?;
+    opening.open(lobby, id).await
+}
+
+/// What became of a game loaded with an idempotency key.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LoadedOnce {
+    /// Stored (and opened as a table if it is not over), the key with it.
+    Loaded(Imported),
+    /// The key was taken by an earlier request: nothing was stored. Whether
+    /// this request is the same one is the caller's to judge.
+    Taken(Remembered),
+}
+
+/// As [`load`], the game stored together with `key` in one transaction;
+/// unless the key is taken, when nothing is stored or opened.
+pub async fn load_once(
+    lobby: &Lobby,
+    checked: Checked,
+    source: Source,
+    key: &RequestKey,
+) -> Result<LoadedOnce, StoreError> {
+    let (rows, opening) = into_rows(checked, source);
+    match lobby.store().import_game_once(rows, key).await? {
+        Once::Stored(id) => Ok(LoadedOnce::Loaded(opening.open(lobby, id).await?)),
+        Once::Taken(remembered) => Ok(LoadedOnce::Taken(remembered)),
     }
-    Ok(Imported { id, state, hands, seats: grants })
+}
+
+/// The answer a request with a taken key gets: the first request's, without
+/// its seat tokens (only their hashes are stored).
+pub fn replayed(remembered: &Remembered) -> Imported {
+    Imported {
+        id: remembered.game_id.clone(),
+        state: remembered.state,
+        hands: remembered.hands,
+        seats: Vec::new(),
+        replayed: true,
+    }
+}
+
+/// What a loaded game's table is opened from once its rows are stored, and
+/// the answer.
+struct Opening {
+    state: TableState,
+    hands: i64,
+    grants: Vec<SeatGrant>,
+    /// A game not over: what its table opens on, but for its id (known once
+    /// it is stored).
+    table: Option<Rebuilt>,
+}
+
+impl Opening {
+    /// Opens the table of the game stored as `id`, if it is not over.
+    async fn open(self, lobby: &Lobby, id: String) -> Result<Imported, StoreError> {
+        if let Some(rebuilt) = self.table {
+            lobby.reopen(Rebuilt { id: id.clone(), ..rebuilt }).await?;
+        }
+        Ok(Imported { id, state: self.state, hands: self.hands, seats: self.grants, replayed: false })
+    }
 }
 
 /// A checked game's rows as stored from `source`, with a fresh seat token
 /// for every person of a game not over (only its hash is stored); and what
-/// a table is opened from besides its rows.
-fn into_rows(checked: Checked, source: Source) -> (NewGame, Vec<SeatGrant>, (TableSettings, Rebuild)) {
+/// its table is opened from once they are stored.
+fn into_rows(checked: Checked, source: Source) -> (NewGame, Opening) {
     let over = checked.is_over();
     let mut grants = Vec::new();
     let mut seats = checked.seats;
@@ -138,5 +191,17 @@ fn into_rows(checked: Checked, source: Source) -> (NewGame, Vec<SeatGrant>, (Tab
         events: checked.events,
         hands: checked.hands,
     };
-    (rows, grants, (checked.settings, checked.rebuild))
+    let (state, hands) = (rows.game.state, rows.game.hands);
+    // What the table takes of the rows (the store takes the rows themselves):
+    // the events of the previous and current hands are kept for resuming.
+    let table = (state != TableState::Over).then(|| Rebuilt {
+        id: String::new(),
+        settings: checked.settings,
+        game: rows.game.clone(),
+        seats: rows.seats.clone(),
+        rebuild: checked.rebuild,
+        inputs: rows.inputs.len() as i64,
+        events: rows.events.iter().filter(|e| e.hand >= rows.game.hands - 1).cloned().collect::<Vec<EventRow>>(),
+    });
+    (rows, Opening { state, hands, grants, table })
 }

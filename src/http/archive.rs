@@ -2,11 +2,19 @@
 //! is loaded as a new game (a table again if it is not over); a log of the
 //! original mj-server is imported as a finished game. See docs/protocol.md,
 //! "Game files".
+//!
+//! An import may carry an `Idempotency-Key` header, so that a client that
+//! lost the answer can send the request again without storing the game
+//! twice: the game is stored together with the key
+//! ([`crate::store::idempotency`]), and a request with a key already used
+//! for the same request (the same endpoint and body) is answered as the
+//! first was, with `replayed: true` and the header `Idempotent-Replayed:
+//! true`, storing nothing; for another request, it is refused.
 
 use axum::Json;
 use axum::body::Bytes;
 use axum::extract::{Path, State};
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -14,8 +22,9 @@ use utoipa_axum::routes;
 use super::auth::{Admin, Caller};
 use super::openapi::refusals;
 use super::{ApiError, AppState, ErrorCode};
-use crate::game_file::{self, ArchiveError, Checked, GameFile, Imported, Source};
+use crate::game_file::{self, ArchiveError, Checked, GameFile, Imported, LoadedOnce, Source};
 use crate::protocol::ws::TableState;
+use crate::store::idempotency::{Remembered, RequestKey};
 
 /// The game files' routes (under `/api/v1`), without their limits (see
 /// `http::game_files`).
@@ -26,6 +35,88 @@ pub fn routes() -> OpenApiRouter<AppState> {
 /// The largest game file or log these routes take, in bytes: a long game's
 /// log runs to megabytes, far beyond the other requests' limit.
 pub const MAX_GAME_FILE: usize = 32 * 1024 * 1024;
+
+/// The request header that names an import, so that it may be sent again.
+pub const IDEMPOTENCY_KEY: &str = "idempotency-key";
+
+/// The answer's header that says it repeats an earlier answer.
+pub const IDEMPOTENT_REPLAYED: &str = "idempotent-replayed";
+
+/// The longest `Idempotency-Key`, in characters (visible ASCII).
+pub const MAX_IDEMPOTENCY_KEY: usize = 255;
+
+/// The import's `Idempotency-Key`, if it has one, as the key of the
+/// `operation` on `body`. A key is 1 to [`MAX_IDEMPOTENCY_KEY`] visible
+/// ASCII characters (`!` to `~`: no spaces), given once.
+fn request_key(headers: &HeaderMap, operation: &'static str, body: &[u8]) -> Result<Option<RequestKey>, ApiError> {
+    let mut values = headers.get_all(IDEMPOTENCY_KEY).iter();
+    let Some(value) = values.next() else { return Ok(None) };
+    let bad = |why: String| ApiError::refused(ErrorCode::BadIdempotencyKey, why);
+    if values.next().is_some() {
+        return Err(bad("give one Idempotency-Key header, not several".into()));
+    }
+    let bytes = value.as_bytes();
+    let visible = bytes.iter().all(|b| (b'!'..=b'~').contains(b));
+    if bytes.is_empty() || bytes.len() > MAX_IDEMPOTENCY_KEY || !visible {
+        return Err(bad(format!(
+            "an Idempotency-Key is 1 to {MAX_IDEMPOTENCY_KEY} visible ASCII characters (no spaces); this one has {} \
+             bytes{}",
+            bytes.len(),
+            if visible { "" } else { ", not all of them visible ASCII" }
+        )));
+    }
+    // Visible ASCII is UTF-8.
+    let key = String::from_utf8_lossy(bytes).into_owned();
+    Ok(Some(RequestKey::new(key, operation, body)))
+}
+
+/// The answer to a request whose key is taken: the first answer again if it
+/// is the same request, a refusal if not.
+fn answer_again(key: &RequestKey, remembered: &Remembered) -> Result<Response, ApiError> {
+    if !remembered.same_request(key) {
+        let what = if remembered.operation == key.operation { "another body" } else { "another endpoint" };
+        return Err(ApiError::refused(
+            ErrorCode::IdempotencyKeyReused,
+            format!(
+                "this Idempotency-Key was used for another request ({what}) within the last {} hours: use a new \
+                 key for a new request",
+                crate::store::idempotency::KEEP.as_secs() / 3600
+            ),
+        ));
+    }
+    let answer = game_file::replayed(remembered);
+    Ok((StatusCode::CREATED, [(IDEMPOTENT_REPLAYED, "true")], Json(answer)).into_response())
+}
+
+/// Stores a checked game (a table at once if it is not over), once for its
+/// key if it has one; the answer, and the game imported if this request
+/// stored it (for the audit log).
+async fn store_once(
+    state: &AppState,
+    checked: Checked,
+    source: Source,
+    key: Option<&RequestKey>,
+) -> Result<(Response, Option<Imported>), ApiError> {
+    let imported = match key {
+        None => game_file::load(&state.lobby, checked, source).await?,
+        Some(key) => match game_file::load_once(&state.lobby, checked, source, key).await? {
+            LoadedOnce::Loaded(imported) => imported,
+            // Another request with this key stored its game meanwhile.
+            LoadedOnce::Taken(remembered) => return Ok((answer_again(key, &remembered)?, None)),
+        },
+    };
+    Ok(((StatusCode::CREATED, Json(imported.clone())).into_response(), Some(imported)))
+}
+
+/// The answer of an earlier request with this key, when there is one (asked
+/// before the file is checked: a retry costs no replay).
+async fn earlier_answer(state: &AppState, key: Option<&RequestKey>) -> Result<Option<Response>, ApiError> {
+    let Some(key) = key else { return Ok(None) };
+    match state.lobby.store().remembered(&key.key).await? {
+        Some(remembered) => answer_again(key, &remembered).map(Some),
+        None => Ok(None),
+    }
+}
 
 impl From<ArchiveError> for ApiError {
     fn from(e: ArchiveError) -> ApiError {
@@ -87,59 +178,114 @@ async fn checked(read: impl FnOnce() -> Result<Checked, ArchiveError> + Send + '
 refusals!(
     /// Why a game file is not loaded.
     ImportRefusals: BadRequest, Unauthenticated, AccountDisabled, CsrfHeaderMissing, AdminOnly, UnsupportedFile,
-        InvalidGame, Closed, StoreUnavailable
+        BadIdempotencyKey, InvalidGame, IdempotencyKeyReused, Closed, StoreUnavailable
 );
 
 /// Loads a game file as a new game (admins only): a game not
 /// over is played on at a new table, its people's seats waiting for them with
 /// new tokens.
+///
+/// With an `Idempotency-Key`, the request may be sent again (its answer was
+/// lost): the same key with the same body is answered as the first time
+/// (`replayed: true`, the header `Idempotent-Replayed: true`, no seat
+/// tokens), and stores nothing.
 #[utoipa::path(
     post,
     path = "/games/import",
     operation_id = "import_game",
     tag = "game files",
     security(("account_token" = []), ("session_cookie" = [])),
+    params(IdempotencyKey),
     request_body(content = GameFile, content_type = "application/json"),
-    responses((status = 201, description = "The new game", body = Imported), ImportRefusals)
+    responses(
+        (status = 201, description = "The new game; or, for a request sent again with its `Idempotency-Key`, the \
+            first answer again (`replayed: true`, no seat tokens)", body = Imported,
+            headers(("idempotent-replayed" = String, description = "`true` when the answer repeats an earlier one"))),
+        ImportRefusals
+    )
 )]
-pub async fn import(State(state): State<AppState>, Admin(admin): Admin, body: Bytes) -> Result<Response, ApiError> {
+pub async fn import(
+    State(state): State<AppState>,
+    Admin(admin): Admin,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let key = request_key(&headers, "import_game", &body)?;
+    if let Some(answer) = earlier_answer(&state, key.as_ref()).await? {
+        return Ok(answer);
+    }
     let text = String::from_utf8(body.to_vec()).map_err(|_| ApiError::bad_request("the body is not UTF-8"))?;
     let checked = checked(move || game_file::parse(&text).and_then(|file| game_file::check(&file))).await?;
-    let imported = game_file::load(&state.lobby, checked, Source::GameFile).await?;
-    logged(&state, &admin, "game.import", &imported).await;
-    Ok((StatusCode::CREATED, Json(imported)).into_response())
+    let (answer, imported) = store_once(&state, checked, Source::GameFile, key.as_ref()).await?;
+    if let Some(imported) = imported {
+        logged(&state, &admin, "game.import", &imported).await;
+    }
+    Ok(answer)
 }
 
 refusals!(
     /// Why an mj-server log is not imported.
     ImportLogRefusals: BadRequest, Unauthenticated, AccountDisabled, CsrfHeaderMissing, AdminOnly, UnsupportedFile,
-        InvalidGame, InvalidLog, Closed, StoreUnavailable
+        BadIdempotencyKey, InvalidGame, InvalidLog, IdempotencyKeyReused, Closed, StoreUnavailable
 );
 
 /// Imports an mj-server game log (the body, as text) as a finished game
 /// (admins only).
+///
+/// With an `Idempotency-Key`, the request may be sent again (its answer was
+/// lost): the same key with the same log is answered as the first time
+/// (`replayed: true`, the header `Idempotent-Replayed: true`), and stores
+/// nothing.
 #[utoipa::path(
     post,
     path = "/games/import-mj-server",
     operation_id = "import_mj_server_log",
     tag = "game files",
     security(("account_token" = []), ("session_cookie" = [])),
+    params(IdempotencyKey),
     request_body(content = String, content_type = "text/plain", description = "A game log written by mj-server"),
-    responses((status = 201, description = "The new game", body = Imported), ImportLogRefusals)
+    responses(
+        (status = 201, description = "The new game; or, for a request sent again with its `Idempotency-Key`, the \
+            first answer again (`replayed: true`)", body = Imported,
+            headers(("idempotent-replayed" = String, description = "`true` when the answer repeats an earlier one"))),
+        ImportLogRefusals
+    )
 )]
 pub async fn import_mj_server(
     State(state): State<AppState>,
     Admin(admin): Admin,
+    headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
+    let key = request_key(&headers, "import_mj_server_log", &body)?;
+    if let Some(answer) = earlier_answer(&state, key.as_ref()).await? {
+        return Ok(answer);
+    }
     // mj-server wrote bytes; names are the only free text, so a stray byte
     // costs at most a character of a name.
     let text = String::from_utf8_lossy(&body).into_owned();
     let now = crate::store::now_us();
     let checked = checked(move || game_file::check(&game_file::mj_server::game_file(&text, now)?)).await?;
-    let imported = game_file::load(&state.lobby, checked, Source::MjServer).await?;
-    logged(&state, &admin, "game.import_mj_server", &imported).await;
-    Ok((StatusCode::CREATED, Json(imported)).into_response())
+    let (answer, imported) = store_once(&state, checked, Source::MjServer, key.as_ref()).await?;
+    if let Some(imported) = imported {
+        logged(&state, &admin, "game.import_mj_server", &imported).await;
+    }
+    Ok(answer)
+}
+
+/// The `Idempotency-Key` header of the imports.
+#[derive(utoipa::IntoParams)]
+#[into_params(parameter_in = Header)]
+#[allow(dead_code)] // read from the headers by `request_key`; here for the document
+pub struct IdempotencyKey {
+    /// Names this request, so that it may be sent again safely (its answer
+    /// was lost): 1 to 255 visible ASCII characters, e.g. a UUID. A request
+    /// with a key used within the last 24 hours for the same request (the
+    /// same endpoint and body) stores nothing and gets the first answer
+    /// again; with a key used for another request, it is refused
+    /// `422 idempotency_key_reused`. Keys are forgotten after 24 hours.
+    #[param(rename = "Idempotency-Key", required = false, min_length = 1, max_length = 255, pattern = "^[!-~]+$")]
+    idempotency_key: String,
 }
 
 /// Logs an import in the audit log: the new game, never its seat tokens.

@@ -88,6 +88,12 @@ pub enum ErrorCode {
     ReadOnlyPreset,
     /// 409: the defaults (in force, or the flags') use that preset.
     PresetInUse,
+    /// 400: the `Idempotency-Key` header is not 1-255 visible ASCII
+    /// characters, or is given twice.
+    BadIdempotencyKey,
+    /// 422: the `Idempotency-Key` was used for another request (another
+    /// body, or another endpoint).
+    IdempotencyKeyReused,
     /// 500: the server failed (the failure is logged, not told).
     Internal,
     /// 503: the game store cannot be reached; try again.
@@ -96,7 +102,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code.
-    pub const ALL: [ErrorCode; 36] = [
+    pub const ALL: [ErrorCode; 38] = [
         ErrorCode::BadRequest,
         ErrorCode::UnsupportedFile,
         ErrorCode::BadToken,
@@ -131,6 +137,8 @@ impl ErrorCode {
         ErrorCode::PresetExists,
         ErrorCode::ReadOnlyPreset,
         ErrorCode::PresetInUse,
+        ErrorCode::BadIdempotencyKey,
+        ErrorCode::IdempotencyKeyReused,
         ErrorCode::Internal,
         ErrorCode::StoreUnavailable,
     ];
@@ -172,6 +180,8 @@ impl ErrorCode {
             ErrorCode::PresetExists => "preset_exists",
             ErrorCode::ReadOnlyPreset => "read_only_preset",
             ErrorCode::PresetInUse => "preset_in_use",
+            ErrorCode::BadIdempotencyKey => "bad_idempotency_key",
+            ErrorCode::IdempotencyKeyReused => "idempotency_key_reused",
             ErrorCode::Internal => "internal",
             ErrorCode::StoreUnavailable => "store_unavailable",
         }
@@ -180,7 +190,9 @@ impl ErrorCode {
     /// The status it is answered with.
     pub fn status(self) -> StatusCode {
         match self {
-            ErrorCode::BadRequest | ErrorCode::UnsupportedFile => StatusCode::BAD_REQUEST,
+            ErrorCode::BadRequest | ErrorCode::UnsupportedFile | ErrorCode::BadIdempotencyKey => {
+                StatusCode::BAD_REQUEST
+            }
             ErrorCode::BadToken | ErrorCode::Unauthenticated | ErrorCode::WrongCredentials => StatusCode::UNAUTHORIZED,
             ErrorCode::NotManager
             | ErrorCode::AccountDisabled
@@ -208,7 +220,9 @@ impl ErrorCode {
             ErrorCode::Closed => StatusCode::GONE,
             ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::UriTooLong => StatusCode::URI_TOO_LONG,
-            ErrorCode::InvalidGame | ErrorCode::InvalidLog => StatusCode::UNPROCESSABLE_ENTITY,
+            ErrorCode::InvalidGame | ErrorCode::InvalidLog | ErrorCode::IdempotencyKeyReused => {
+                StatusCode::UNPROCESSABLE_ENTITY
+            }
             ErrorCode::HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             ErrorCode::StoreUnavailable => StatusCode::SERVICE_UNAVAILABLE,
@@ -275,6 +289,12 @@ impl ErrorCode {
             ErrorCode::PresetExists => "a preset already has that name, ignoring case",
             ErrorCode::ReadOnlyPreset => "built-in presets cannot be changed or deleted",
             ErrorCode::PresetInUse => "the defaults of new tables (in force, or the flags') use that preset",
+            ErrorCode::BadIdempotencyKey => {
+                "the Idempotency-Key header is not 1 to 255 visible ASCII characters, or is given more than once"
+            }
+            ErrorCode::IdempotencyKeyReused => {
+                "the Idempotency-Key was used within a day for another request (another body or endpoint)"
+            }
             ErrorCode::Internal => "the server failed; the failure is logged",
             ErrorCode::StoreUnavailable => "the game store cannot be reached; try again",
         }
@@ -313,6 +333,7 @@ pub struct ErrorDetail<'a> {
 
 /// The body of every error answer.
 pub fn error_body(status: StatusCode, code: ErrorCode, message: &str) -> Response {
+    crate::metrics::http_error(code.as_str());
     (status, Json(ErrorBody { error: ErrorDetail { code, message } })).into_response()
 }
 

@@ -1,7 +1,7 @@
 //! The HTTP interface: REST under `/api/v1` (the lobby, the settlement
 //! calculator, the presets and the admins' option management, the score
 //! queries, game files), the table WebSockets,
-//! `/healthz`, the API's OpenAPI document with its reference page
+//! `/healthz`, `/metrics` ([`metrics`]), the API's OpenAPI document with its reference page
 //! ([`openapi`]), and the browser client at `/` ([`web`]).
 //!
 //! Each module gives its routes as `routes() -> OpenApiRouter<AppState>`,
@@ -21,6 +21,7 @@ pub mod auth;
 pub mod error;
 pub mod games;
 pub mod hyper_refusals;
+pub mod metrics;
 pub mod openapi;
 pub mod options;
 pub mod tables;
@@ -83,6 +84,8 @@ pub struct AppState {
     pub accounts: Arc<crate::auth::Accounts>,
     /// `--require-accounts`: only logged-in players may sit.
     pub require_accounts: bool,
+    /// The process's metrics recorder, rendered at `/metrics`.
+    pub metrics: crate::metrics::Metrics,
 }
 
 /// The whole HTTP interface.
@@ -96,7 +99,7 @@ pub fn router(state: AppState) -> Router {
     edge(routes).with_state(state)
 }
 
-/// Every documented route, `/api/v1/...` and `/healthz`, with its time
+/// Every documented route, `/api/v1/...`, `/healthz` and `/metrics`, with its time
 /// limit, and the document they make ([`openapi::document`] adds what the
 /// layers of [`router`] answer for every route).
 pub fn api(timeouts: Timeouts) -> OpenApiRouter<AppState> {
@@ -112,7 +115,10 @@ pub fn api(timeouts: Timeouts) -> OpenApiRouter<AppState> {
     );
     // The WebSocket outlives its request: no timeout.
     let v1 = timed.merge(game_files(timeouts.game_file)).merge(ws::routes());
-    OpenApiRouter::with_openapi(openapi::ApiDoc::openapi()).nest("/api/v1", v1).merge(openapi::health_routes())
+    OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
+        .nest("/api/v1", v1)
+        .merge(openapi::health_routes())
+        .merge(metrics::routes())
 }
 
 /// `router`'s routes, documented as answering these codes too (those of
@@ -135,6 +141,7 @@ fn edge<S: Clone + Send + Sync + 'static>(routes: Router<S>) -> Router<S> {
                 .make_span_with(request_span)
                 .on_request(())
                 .on_response(|response: &Response, latency: Duration, _: &tracing::Span| {
+                    crate::metrics::http_response(response.status().as_u16());
                     tracing::info!(status = response.status().as_u16(), ?latency, "answered");
                 })
                 // Failures are logged where they happen, with their details.

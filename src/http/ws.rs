@@ -151,7 +151,9 @@ async fn serve(
     mut session: Option<Watched>,
 ) {
     let (mut sink, mut stream) = socket.split();
-    let Connection { id, mut outbound, .. } = connection;
+    let Connection { id, seat, mut outbound } = connection;
+    // Counted as open until this function returns.
+    let _open = crate::metrics::SocketCount::open(seat.is_some());
     let mut writer_shutdown = shutdown.clone();
     let writer = tokio::spawn(async move {
         let mut ping = tokio::time::interval(PING_EVERY);
@@ -182,6 +184,7 @@ async fn serve(
                                 Err(_) => break,
                             }
                         }
+                        let written = batch.len();
                         for text in batch {
                             if sink.feed(Message::Text(Utf8Bytes::from(&*text))).await.is_err() {
                                 return;
@@ -190,6 +193,7 @@ async fn serve(
                         if sink.flush().await.is_err() {
                             return;
                         }
+                        crate::metrics::messages_delivered(written);
                     }
                     None => {
                         let frame = CloseFrame { code: CLOSE_DROPPED, reason: "dropped by the table: reconnect".into() };

@@ -161,6 +161,12 @@ impl Journal {
         done.await.unwrap_or_else(|_| Err(closed()))
     }
 
+    /// Batches handed over and not yet taken into a commit, over every
+    /// writer.
+    pub fn queued(&self) -> usize {
+        self.shards.iter().map(|s| s.max_capacity() - s.capacity()).sum()
+    }
+
     /// Whether the database answers: becomes `false` when a write fails to
     /// reach it, `true` again when the probe (every second meanwhile) gets an
     /// answer.
@@ -217,8 +223,10 @@ async fn commit_group(writer: &Writer, health: &Health, group: &mut Vec<(Box<Bat
         return;
     }
     let batches: Vec<&Batch> = group.iter().map(|(b, _)| b.as_ref()).collect();
+    let started = std::time::Instant::now();
     match writer.commit(&batches).await {
         Ok(()) => {
+            crate::metrics::store_commit(started.elapsed(), batches.len(), batches.iter().map(|b| b.rows()).sum());
             for (_, reply) in group.drain(..) {
                 let _ = reply.send(Ok(()));
             }

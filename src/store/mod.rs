@@ -1,7 +1,8 @@
 //! The game store: every game's event log, the inputs that rebuild it, and
 //! the projections the score queries read (games, seats, hands, each
 //! player's part in a hand, payments); and the admins' custom presets, the
-//! stored defaults of new tables and the audit log ([`options`]).
+//! stored defaults of new tables and the audit log ([`options`]); and the
+//! idempotency keys of game imports ([`idempotency`]).
 //!
 //! One interface over two databases: SQLite (the default, a file, nothing to
 //! set up) and Postgres (`postgres://...`). Both are reached through sqlx's
@@ -19,6 +20,7 @@
 pub mod accounts;
 pub mod dates;
 pub mod error;
+pub mod idempotency;
 pub mod journal;
 pub mod options;
 pub mod projection;
@@ -143,6 +145,11 @@ impl Store {
         &self.pool
     }
 
+    /// The journal's connections.
+    pub(crate) fn writer(&self) -> &writer::Writer {
+        &self.writer
+    }
+
     /// Which database this is.
     pub fn backend(&self) -> Backend {
         self.backend
@@ -167,6 +174,11 @@ impl Store {
     /// it is `false`, writes fail at once with [`StoreError::Unavailable`].
     pub fn available(&self) -> tokio::sync::watch::Receiver<bool> {
         self.journal.available()
+    }
+
+    /// Batches waiting for the journal (to be taken into a commit).
+    pub fn journal_queue(&self) -> usize {
+        self.journal.queued()
     }
 
     /// Waits for the journal to commit what it has been given, then closes

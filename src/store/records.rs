@@ -297,6 +297,15 @@ impl Batch {
             hands: Vec::new(),
         }
     }
+
+    /// The rows it adds or changes besides its game's own (which a group
+    /// commit writes once for all the game's batches): each seat change,
+    /// input and event, and each finished hand's rows (the hand, its
+    /// players, its payments).
+    pub fn rows(&self) -> usize {
+        let hands: usize = self.hands.iter().map(|h| 1 + h.players.len() + h.payments.len()).sum();
+        self.seats.len() + self.inputs.len() + self.events.len() + hands
+    }
 }
 
 #[cfg(test)]

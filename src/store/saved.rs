@@ -49,14 +49,7 @@ impl Store {
     /// new id.
     pub async fn import_game(&self, game: NewGame) -> Result<String, StoreError> {
         let id = uuid::Uuid::new_v4().simple().to_string();
-        let NewGame { game, settings, seats, inputs, events, hands } = game;
-        let mut batch = Batch::new(id.clone(), game);
-        batch.settings = Some(settings);
-        batch.seats = seats.into_iter().map(SeatChange::Set).collect();
-        batch.inputs = inputs;
-        batch.events = events;
-        batch.hands = hands;
-        self.write(batch).await?;
+        self.write(new_game_batch(id.clone(), game)).await?;
         Ok(id)
     }
 
@@ -93,6 +86,18 @@ impl Store {
         let mut conn = self.pool().acquire().await?;
         events_on(&mut conn, id, from_hand).await.map_err(|e| blame(id, e))
     }
+}
+
+/// A whole new game as one batch, under the id `id`.
+pub(super) fn new_game_batch(id: String, game: NewGame) -> Batch {
+    let NewGame { game, settings, seats, inputs, events, hands } = game;
+    let mut batch = Batch::new(id, game);
+    batch.settings = Some(settings);
+    batch.seats = seats.into_iter().map(SeatChange::Set).collect();
+    batch.inputs = inputs;
+    batch.events = events;
+    batch.hands = hands;
+    batch
 }
 
 /// A value of game `id` that does not read is that game's corruption.

@@ -23,6 +23,7 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
 use sqlx::{Connection, Sqlite};
 
+use super::idempotency::Claim;
 use super::records::{Batch, EventRow, GameRow, HandRow, InputRow, SeatChange};
 use super::{Backend, now_us};
 
@@ -107,6 +108,47 @@ impl Writer {
                 postgres_rare(&mut tx, &rows).await?;
                 tx.commit().await
             }
+        }
+    }
+
+    /// Writes `batch` in one transaction that first claims an import's
+    /// idempotency key; a key already taken (by a transaction that has
+    /// committed: Postgres waits for one under way on the key's index,
+    /// SQLite's single writer for its turn) writes nothing and is `false`.
+    pub(super) async fn commit_claimed(&self, claim: &Claim<'_>, batch: &Batch) -> Result<bool, sqlx::Error> {
+        let rows = Rows::of(&[batch]);
+        macro_rules! claimed_then_rows {
+            ($pool:expr, $rows:ident, $rare:ident) => {{
+                let mut conn = acquire($pool.acquire()).await?;
+                let mut tx = conn.begin().await?;
+                let claimed = sqlx::query(
+                    "INSERT INTO idempotency_keys (idempotency_key, operation, body_sha256, game_id, state, hands, \
+                     created_us) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (idempotency_key) DO NOTHING",
+                )
+                .bind(&claim.key.key)
+                .bind(claim.key.operation)
+                .bind(&claim.key.body_sha256)
+                .bind(claim.game_id)
+                .bind(claim.state)
+                .bind(claim.hands)
+                .bind(claim.now)
+                .execute(&mut *tx)
+                .await?
+                .rows_affected()
+                    == 1;
+                if !claimed {
+                    tx.rollback().await?;
+                    return Ok(false);
+                }
+                $rows(&mut tx, &rows).await?;
+                $rare(&mut tx, &rows).await?;
+                tx.commit().await?;
+                Ok(true)
+            }};
+        }
+        match self {
+            Writer::Sqlite(pool) => claimed_then_rows!(pool, sqlite_rows, sqlite_rare),
+            Writer::Postgres(pool) => claimed_then_rows!(pool, postgres_rows, postgres_rare),
         }
     }
 

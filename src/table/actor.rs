@@ -153,7 +153,10 @@ impl Actor {
     }
 
     async fn run(mut self, mut commands: mpsc::Receiver<TableCommand>) {
+        // Counted under its state while the task runs (uncounted when it ends).
+        let mut counted = crate::metrics::TableCount::new(self.state.as_str());
         loop {
+            counted.set(self.state.as_str());
             let deadline = self.next_deadline();
             let held = self.record.is_held();
             let mut available = self.available.clone();
@@ -667,6 +670,10 @@ impl Actor {
     /// Sends one message to one connection (an answer, an error, a prompt);
     /// a connection that cannot take it is dropped.
     pub fn reply(&mut self, connection: u64, message: &ServerMessage) {
+        if let ServerMessage::Error { code, .. } = message {
+            // Every refusal of a client's message is answered here.
+            crate::metrics::command_refused(code.as_str());
+        }
         if let Some(dropped) = self.stream.send_to(connection, to_text(message)) {
             self.seat_lost(dropped.connection, dropped.seat, false);
         }

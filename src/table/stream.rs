@@ -206,6 +206,7 @@ impl Stream {
         }
         let seat = sub.seat;
         self.subscribers.remove(&id);
+        crate::metrics::subscriber_dropped();
         Some(Dropped { connection: id, seat })
     }
 
@@ -217,6 +218,7 @@ impl Stream {
         self.subscribers.retain(|&id, sub| {
             let kept = sub.sender.try_send(text.clone()).is_ok();
             if !kept {
+                crate::metrics::subscriber_dropped();
                 dropped.push(Dropped { connection: id, seat: sub.seat });
             }
             kept
@@ -228,11 +230,13 @@ impl Stream {
     /// that may see them; returns the subscribers dropped as too slow.
     pub fn release(&mut self) -> Vec<Dropped> {
         let mut dropped = Vec::new();
+        crate::metrics::events_sent(self.outbox.len());
         for (to, text) in std::mem::take(&mut self.outbox) {
             self.subscribers.retain(|&id, sub| {
                 if !to.includes(sub.seat.map(PlayerId)) || sub.sender.try_send(text.clone()).is_ok() {
                     return true;
                 }
+                crate::metrics::subscriber_dropped();
                 dropped.push(Dropped { connection: id, seat: sub.seat });
                 false
             });
