@@ -1,7 +1,7 @@
 //! The HTTP interface: REST under `/api/v1` (the lobby, the settlement
 //! calculator, the presets and the admins' option management, the score
 //! queries, game files), the table WebSockets,
-//! `/healthz`, the API's OpenAPI document with its reference page
+//! `/healthz` and `/readyz`, the API's OpenAPI document with its reference page
 //! ([`openapi`]), and the browser client at `/` ([`web`]).
 //!
 //! Each module gives its routes as `routes() -> OpenApiRouter<AppState>`,
@@ -23,6 +23,7 @@ pub mod games;
 pub mod hyper_refusals;
 pub mod openapi;
 pub mod options;
+pub mod readiness;
 pub mod tables;
 pub mod web;
 pub mod ws;
@@ -96,7 +97,7 @@ pub fn router(state: AppState) -> Router {
     edge(routes).with_state(state)
 }
 
-/// Every documented route, `/api/v1/...` and `/healthz`, with its time
+/// Every documented route, `/api/v1/...`, `/healthz` and `/readyz`, with its time
 /// limit, and the document they make ([`openapi::document`] adds what the
 /// layers of [`router`] answer for every route).
 pub fn api(timeouts: Timeouts) -> OpenApiRouter<AppState> {
@@ -112,7 +113,10 @@ pub fn api(timeouts: Timeouts) -> OpenApiRouter<AppState> {
     );
     // The WebSocket outlives its request: no timeout.
     let v1 = timed.merge(game_files(timeouts.game_file)).merge(ws::routes());
-    OpenApiRouter::with_openapi(openapi::ApiDoc::openapi()).nest("/api/v1", v1).merge(openapi::health_routes())
+    OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
+        .nest("/api/v1", v1)
+        .merge(openapi::health_routes())
+        .merge(readiness::routes())
 }
 
 /// `router`'s routes, documented as answering these codes too (those of
