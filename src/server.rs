@@ -307,14 +307,19 @@ pub async fn serve_with(
     serve_loading(listener, defaults, store, Serving { timeouts, ..Serving::default() }, None, shutdown).await
 }
 
-/// Serves on an already-bound listener until `shutdown` completes. First,
-/// every unfinished game in the store resumes, and `load` is stored as a new
-/// game (a table at once if it is not over; the game's id and its people's
-/// new seat tokens are printed on standard output as one JSON line, never
-/// logged); then it logs `serving on http://ADDR`. At
-/// `shutdown` it stops in order: the HTTP server stops (WebSockets close
-/// with 1001, open requests finish), then every table writes what it has
-/// pending and ends, then the store commits what it was given and closes.
+/// Serves on an already-bound listener until `shutdown` completes. First it
+/// reads which stored games come back as tables (every unfinished game, and
+/// those finished within the time a finished table stays) and where the
+/// numbering of new tables goes on, and `load` is stored as a new game (a
+/// table at once if it is not over; the game's id and its people's new seat
+/// tokens are printed on standard output as one JSON line, never logged);
+/// then it logs `serving on http://ADDR` and answers at once, while the
+/// stored games come back in the background (`/readyz` says how far; a
+/// table still on its way is answered `503 recovering`). At `shutdown` it
+/// stops in order: the HTTP server stops (WebSockets close with 1001, open
+/// requests finish), then recovery takes no more games, every table writes
+/// what it has pending and ends, then the store commits what it was given
+/// and closes.
 pub async fn serve_loading(
     listener: TcpListener,
     defaults: TableDefaults,
@@ -346,12 +351,20 @@ pub async fn serve_loading(
         }
     }
     let lobby = Arc::new(Lobby::new(store.clone()));
-    let recovering = std::time::Instant::now();
-    let recovered = lobby.recover().await.map_err(std::io::Error::other)?;
-    crate::metrics::recovery_done(recovered, recovering.elapsed());
-    if recovered > 0 {
-        tracing::info!("{recovered} unfinished games resumed");
-    }
+    // Read before anything is answered, so that a request for a table on
+    // its way back is told so, and a new table (the loaded game's too)
+    // neither takes a stored game's number nor is taken for one to recover.
+    let returning = match lobby.continue_numbering(defaults.seed).await {
+        Ok(_) => lobby.expect_returning().await,
+        Err(e) => Err(e),
+    };
+    let returning = match returning {
+        Ok(returning) => returning,
+        Err(e) => {
+            store.close().await;
+            return Err(std::io::Error::other(e));
+        }
+    };
     if let Some(LoadGame { path, checked, source }) = load {
         match game_file::load(&lobby, checked, source).await {
             Ok(imported) => {
@@ -369,6 +382,12 @@ pub async fn serve_loading(
             }
         }
     }
+    // The stored games come back while the server answers (each table plays
+    // as soon as it is back); `Lobby::shutdown` waits for what is under way.
+    let recovering = lobby.clone();
+    tokio::spawn(async move {
+        recovering.recover(returning).await;
+    });
     let accounts = Arc::new(Accounts::new(store.clone(), serving.accounts).map_err(std::io::Error::other)?);
     forget_expired_sessions(accounts.clone(), stopping.clone());
     let state = AppState {

@@ -63,14 +63,15 @@ async fn try_start(db: &TestDb, defaults: TableDefaults) -> Result<Server, Strin
     let done = tokio::spawn(mahjong::server::serve(listener, defaults, store, async move {
         let _ = stopped.await;
     }));
-    // A server that refuses to start ends before it answers anything.
+    // A server that refuses to start ends before it answers anything; one
+    // that starts is used once its stored tables are back.
     let api = Api::at(addr);
     loop {
         if done.is_finished() {
             let ended = done.await.expect("the server task");
             return Err(ended.err().map_or_else(|| "ended without an error".into(), |e| e.to_string()));
         }
-        if mahjong::tools::client::http(addr, "GET", "/healthz", None, None).await.is_ok() {
+        if mahjong::tools::client::http(addr, "GET", "/readyz", None, None).await.is_ok_and(|a| a.status == 200) {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;

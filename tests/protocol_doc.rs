@@ -28,6 +28,7 @@ use mahjong::game_file::{FileInput, GameFile, Imported};
 use mahjong::http::auth::SessionGrant;
 use mahjong::http::games::{GamesQuery, PageQuery, StandingsQuery};
 use mahjong::http::options::{AuditPage, CreatePreset, PresetList};
+use mahjong::http::readiness::Readiness;
 use mahjong::http::tables::{CreateTable, RobotRequest, SitRequest};
 use mahjong::protocol::ws::{
     ClientMessage, MAX_CHAT_CHARS, MAX_CLIENT_MESSAGE, SeatInfo, ServerMessage, StreamEvent, TableEvent, TableInfo,
@@ -326,6 +327,19 @@ fn check_block(block: &Block, seen: &mut Seen, answers: &mut Answers) {
                 let code = e.error.code.as_str();
                 assert!(rest_error_codes().contains(&code), "{where_}: unknown error code {code}");
             }
+        }
+        "Readiness" => drop(round_trip::<Readiness>(block, &json)),
+        "NotReady" => {
+            // The error body of `recovering`, with the progress beside `error`.
+            let mut progress = json.clone();
+            let error = progress.as_object_mut().and_then(|o| o.remove("error"));
+            let error = serde_json::from_value::<ErrorBody>(serde_json::json!({"error": error}))
+                .unwrap_or_else(|e| panic!("{where_}: not an error body: {e}"));
+            assert_eq!(error.error.code, "recovering", "{where_}");
+            let read = serde_json::from_value::<Readiness>(progress.clone())
+                .unwrap_or_else(|e| panic!("{where_}: not the progress: {e}"));
+            assert!(!read.ready, "{where_}: not ready");
+            assert_eq!(serde_json::to_value(&read).unwrap(), progress, "{where_}: the progress has other fields");
         }
         "CreateTable" => drop(parse_only::<CreateTable>(block, &json)),
         "SitRequest" => drop(parse_only::<SitRequest>(block, &json)),

@@ -46,7 +46,8 @@ async fn values_that_do_not_read_are_errors() {
     assert!(matches!(&e, StoreError::Corrupt { game, .. } if game == "fine"), "{e}");
 
     // A server over this store starts (recovery passes over the games that
-    // do not read) and answers `500 internal` without the details.
+    // do not read, and counts them) and answers `500 internal` without the
+    // details.
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(mahjong::server::serve(listener, TableDefaults::default(), store.clone(), std::future::pending()));
@@ -59,6 +60,19 @@ async fn values_that_do_not_read_are_errors() {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     assert!(up, "the server did not start");
+    // Recovery, which reads the games together, fails each alone.
+    let ready = loop {
+        let a = mahjong::tools::client::http(addr, "GET", "/readyz", None, None).await.unwrap();
+        if a.status == 200 {
+            break a.body;
+        }
+        assert_eq!(a.body["error"]["code"], "recovering", "{}", a.body);
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    };
+    assert_eq!(
+        (ready["total"].as_u64(), ready["recovered"].as_u64(), ready["failed"].as_u64()),
+        (Some(3), Some(0), Some(3))
+    );
     let a = mahjong::tools::client::http(addr, "GET", "/api/v1/games/typed", None, None).await.unwrap();
     assert_eq!((a.status, a.body["error"]["code"].as_str()), (500, Some("internal")), "{}", a.body);
     assert!(!a.body.to_string().contains("several"), "{}", a.body);

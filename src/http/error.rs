@@ -1,8 +1,9 @@
 //! Errors at the HTTP edge: every failure of a request becomes a status and
 //! the body `{"error": {"code": ..., "message": ...}}`.
 //!
-//! A refusal ([`ApiError::Refused`]) is the client's to mend: its message
-//! says why and is sent. An internal failure (the store, corrupt stored
+//! A refusal ([`ApiError::Refused`]) is the client's to mend, or to ask
+//! again after `Retry-After` (`503 recovering`, while a restarted server
+//! brings its tables back): its message says why and is sent. An internal failure (the store, corrupt stored
 //! data, a panic) is logged with its details, and the client gets only its
 //! code and a generic message: database text never leaves the server.
 
@@ -98,11 +99,14 @@ pub enum ErrorCode {
     Internal,
     /// 503: the game store cannot be reached; try again.
     StoreUnavailable,
+    /// 503: the server has restarted and is still bringing its stored games
+    /// back (this table's among them); `Retry-After` says when to try again.
+    Recovering,
 }
 
 impl ErrorCode {
     /// Every code.
-    pub const ALL: [ErrorCode; 38] = [
+    pub const ALL: [ErrorCode; 39] = [
         ErrorCode::BadRequest,
         ErrorCode::UnsupportedFile,
         ErrorCode::BadToken,
@@ -141,6 +145,7 @@ impl ErrorCode {
         ErrorCode::IdempotencyKeyReused,
         ErrorCode::Internal,
         ErrorCode::StoreUnavailable,
+        ErrorCode::Recovering,
     ];
 
     /// The code as clients see it.
@@ -184,6 +189,7 @@ impl ErrorCode {
             ErrorCode::IdempotencyKeyReused => "idempotency_key_reused",
             ErrorCode::Internal => "internal",
             ErrorCode::StoreUnavailable => "store_unavailable",
+            ErrorCode::Recovering => "recovering",
         }
     }
 
@@ -225,7 +231,7 @@ impl ErrorCode {
             }
             ErrorCode::HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
-            ErrorCode::StoreUnavailable => StatusCode::SERVICE_UNAVAILABLE,
+            ErrorCode::StoreUnavailable | ErrorCode::Recovering => StatusCode::SERVICE_UNAVAILABLE,
         }
     }
 
@@ -297,6 +303,20 @@ impl ErrorCode {
             }
             ErrorCode::Internal => "the server failed; the failure is logged",
             ErrorCode::StoreUnavailable => "the game store cannot be reached; try again",
+            ErrorCode::Recovering => {
+                "the server has restarted and is bringing its stored games back (this table's, or not all yet): \
+                 `Retry-After` says when to try again"
+            }
+        }
+    }
+
+    /// Seconds a client is told to wait (`Retry-After`) before asking
+    /// again, for the codes that say when to.
+    pub fn retry_after(self) -> Option<u64> {
+        match self {
+            // A game comes back in milliseconds; a whole restart in seconds.
+            ErrorCode::Recovering => Some(1),
+            _ => None,
         }
     }
 
@@ -340,7 +360,8 @@ pub fn error_body(status: StatusCode, code: ErrorCode, message: &str) -> Respons
 /// A request that failed.
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
-    /// Refused: the client's to mend. The message is sent.
+    /// Refused: the client's to mend (a 4xx), or to ask again later (`503
+    /// recovering`, with `Retry-After`). The message is sent.
     #[error("{}: {message}", code.as_str())]
     Refused {
         /// The code (it decides the status).
@@ -399,7 +420,13 @@ impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let code = self.code();
         match self {
-            ApiError::Refused { message, .. } => error_body(code.status(), code, &message),
+            ApiError::Refused { message, .. } => {
+                let mut response = error_body(code.status(), code, &message);
+                if let Some(seconds) = code.retry_after() {
+                    response.headers_mut().insert(axum::http::header::RETRY_AFTER, seconds.into());
+                }
+                response
+            }
             ApiError::Limited { message, retry_after_secs } => {
                 let mut response = error_body(code.status(), code, &message);
                 response.headers_mut().insert(axum::http::header::RETRY_AFTER, retry_after_secs.into());
@@ -428,6 +455,7 @@ impl From<TableError> for ApiError {
             TableError::NotNow(_) => ErrorCode::NotNow,
             TableError::Closed => ErrorCode::Closed,
             TableError::StoreUnavailable => ErrorCode::StoreUnavailable,
+            TableError::Recovering => ErrorCode::Recovering,
         };
         ApiError::refused(code, e.to_string())
     }

@@ -1,7 +1,7 @@
 //! The HTTP interface: REST under `/api/v1` (the lobby, the settlement
 //! calculator, the presets and the admins' option management, the score
 //! queries, game files), the table WebSockets,
-//! `/healthz`, `/metrics` ([`metrics`]), the API's OpenAPI document with its reference page
+//! `/healthz`, `/readyz`, `/metrics` ([`metrics`]), the API's OpenAPI document with its reference page
 //! ([`openapi`]), and the browser client at `/` ([`web`]).
 //!
 //! Each module gives its routes as `routes() -> OpenApiRouter<AppState>`,
@@ -24,6 +24,7 @@ pub mod hyper_refusals;
 pub mod metrics;
 pub mod openapi;
 pub mod options;
+pub mod readiness;
 pub mod tables;
 pub mod web;
 pub mod ws;
@@ -99,7 +100,7 @@ pub fn router(state: AppState) -> Router {
     edge(routes).with_state(state)
 }
 
-/// Every documented route, `/api/v1/...`, `/healthz` and `/metrics`, with its time
+/// Every documented route, `/api/v1/...`, `/healthz`, `/readyz` and `/metrics`, with its time
 /// limit, and the document they make ([`openapi::document`] adds what the
 /// layers of [`router`] answer for every route).
 pub fn api(timeouts: Timeouts) -> OpenApiRouter<AppState> {
@@ -119,6 +120,7 @@ pub fn api(timeouts: Timeouts) -> OpenApiRouter<AppState> {
         .nest("/api/v1", v1)
         .merge(openapi::health_routes())
         .merge(metrics::routes())
+        .merge(readiness::routes())
 }
 
 /// `router`'s routes, documented as answering these codes too (those of

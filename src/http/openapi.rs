@@ -323,7 +323,9 @@ fn error_response(codes: &[ErrorCode]) -> Response {
     let response = ResponseBuilder::new()
         .description(format!("{what}:\n\n{}", lines.join("\n")))
         .content("application/json", ContentBuilder::new().schema(Some(body)).build());
-    if codes.contains(&ErrorCode::TooManyRequests) {
+    // The codes that say when to ask again (`recovering` alongside
+    // `store_unavailable`, which does not: the header is optional).
+    if codes.iter().any(|&c| c == ErrorCode::TooManyRequests || c.retry_after().is_some()) {
         let seconds = ObjectBuilder::new().schema_type(SchemaType::new(Type::Integer)).minimum(Some(1));
         let header =
             HeaderBuilder::new().schema(seconds).description(Some("Whole seconds to wait before trying again"));

@@ -159,7 +159,7 @@ pub async fn list(State(state): State<AppState>) -> Json<TableList> {
 
 refusals!(
     /// Why a table's state is not told.
-    GetRefusals: NoSuchTable, Closed
+    GetRefusals: NoSuchTable, Closed, Recovering
 );
 
 /// One table's public state.
@@ -195,7 +195,7 @@ pub struct SitRequest {
 refusals!(
     /// Why a seat is not taken.
     SitRefusals: BadRequest, Unauthenticated, AccountDisabled, CsrfHeaderMissing, AccountRequired, NameRegistered,
-        NoSuchTable, SeatTaken, NotNow, Closed, StoreUnavailable
+        NoSuchTable, SeatTaken, NotNow, Closed, StoreUnavailable, Recovering
 );
 
 /// Takes a seat; answers the seat and its token. A logged-in player's seat
@@ -284,7 +284,7 @@ pub(crate) fn bearer(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
 refusals!(
     /// Why a seat is not left.
     LeaveRefusals: BadRequest, BadToken, Unauthenticated, AccountDisabled, CsrfHeaderMissing, NoSuchTable, NotNow,
-        Closed, StoreUnavailable
+        Closed, StoreUnavailable, Recovering
 );
 
 /// Leaves a seat (before the game starts): `Authorization: Bearer TOKEN`,
@@ -324,7 +324,7 @@ pub struct RobotSeated {
 refusals!(
     /// Why a robot is not seated, or removed.
     RobotRefusals: BadRequest, BadToken, Unauthenticated, AccountDisabled, CsrfHeaderMissing, NotManager,
-        NoSuchTable, SeatTaken, NotNow, Closed, StoreUnavailable
+        NoSuchTable, SeatTaken, NotNow, Closed, StoreUnavailable, Recovering
 );
 
 /// Seats a robot: the manager (its seat token or account), an admin, or
@@ -385,7 +385,7 @@ pub async fn remove_robot(
 refusals!(
     /// Why the game does not start.
     StartRefusals: BadRequest, BadToken, Unauthenticated, AccountDisabled, CsrfHeaderMissing, NotManager,
-        NoSuchTable, NotNow, Closed, StoreUnavailable
+        NoSuchTable, NotNow, Closed, StoreUnavailable, Recovering
 );
 
 /// Starts the game: the manager (its seat token or account), an admin, or
@@ -414,7 +414,7 @@ pub async fn start(
 refusals!(
     /// Why a table is not closed.
     CloseRefusals: Unauthenticated, AccountDisabled, CsrfHeaderMissing, AdminOnly, NoSuchTable, Closed,
-        StoreUnavailable
+        StoreUnavailable, Recovering
 );
 
 /// Closes a table (admins only): a game being played ends as it stands.

@@ -71,7 +71,7 @@ pub struct WsQuery {
 
 refusals!(
     /// Why a WebSocket is not opened.
-    UpgradeRefusals: BadRequest, BadToken, Unauthenticated, AccountDisabled, NoSuchTable, Closed
+    UpgradeRefusals: BadRequest, BadToken, Unauthenticated, AccountDisabled, NoSuchTable, Closed, Recovering
 );
 
 /// Upgrades to a WebSocket on the table: a player's with its seat token (or

@@ -53,7 +53,7 @@ const ROBOT_BURST: usize = 64;
 
 /// A finished game's table stays open this long after its last subscriber
 /// has gone (scores can be looked up), then the table closes.
-const KEEP_FINISHED: Duration = Duration::from_secs(300);
+pub const KEEP_FINISHED: Duration = Duration::from_secs(300);
 
 /// Why a table could not be opened.
 #[derive(Debug, thiserror::Error)]
@@ -153,6 +153,13 @@ impl Actor {
     }
 
     async fn run(mut self, mut commands: mpsc::Receiver<TableCommand>) {
+        // A table opened again after a restart may start with changes its
+        // set-up made (the wait for its people): they are stored first,
+        // before any command is handled (nothing to do for any other table).
+        if let Err(e) = self.flush().await {
+            tracing::error!(table = %self.id, "the table stops: {e}");
+            return;
+        }
         // Counted under its state while the task runs (uncounted when it ends).
         let mut counted = crate::metrics::TableCount::new(self.state.as_str());
         loop {

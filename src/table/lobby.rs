@@ -1,30 +1,143 @@
-//! The lobby: the registry of running tables.
+//! The lobby: the registry of running tables, and the tables a restart
+//! brings back from the store.
+//!
+//! At start-up the server first asks the lobby which stored games come back
+//! ([`Lobby::expect_returning`]: the unfinished ones, and those that ended
+//! within [`KEEP_FINISHED`]), then answers requests at once while
+//! [`Lobby::recover`] brings them back several at a time. Each table plays
+//! as soon as it is back; until then a request for it is told to come back
+//! shortly ([`TableError::Recovering`]), not that there is no such table.
 
-use std::collections::HashMap;
-use std::sync::RwLock;
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, RwLock};
+use std::time::{Duration, Instant};
 
-use super::actor::{self, OpenError};
+use futures_util::StreamExt;
+use tokio::sync::{Semaphore, watch};
+
+use super::actor::{self, KEEP_FINISHED, OpenError};
 use super::recovery::{self, Rebuilt, RecoverError};
 use super::{TableCommand, TableError, TableHandle, TableSetup};
 use crate::protocol::ws::TableInfo;
-use crate::store::{Store, StoreError};
+use crate::store::{SavedGame, Store, StoreError};
 
 /// How long [`Lobby::shutdown`] waits for the tables.
-pub const SHUTDOWN_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+pub const SHUTDOWN_WAIT: Duration = Duration::from_secs(10);
 
-/// Every table of the server, by id. The lock is only ever held to look up or
-/// insert a handle, never across an `.await`.
+/// Games read from the store together when a restart brings them back: a
+/// group costs four queries, where one game alone costs five.
+const READ_TOGETHER: usize = 32;
+
+/// Groups of games being brought back at once: while one group is read, the
+/// others' games replay and open.
+const GROUPS_AT_ONCE: usize = 3;
+
+/// Times a group is read again when the database cannot be reached, a second
+/// apart, before its games count as failed.
+const READ_TRIES: u32 = 5;
+
+/// New tables are numbered after the seeds of this many of the games opened
+/// last (see [`Lobby::continue_numbering`]).
+const RECENT_NUMBERS: i64 = 64;
+
+/// A stored game's seed is taken for one of `--seed`'s numbers when it is at
+/// most this far past the number of stored games.
+const PLAUSIBLE_NUMBERS: u64 = 1 << 20;
+
+/// Every table of the server, by id. The locks are only ever held to look up
+/// or insert a handle (or an id), never across an `.await`.
 #[derive(Debug)]
 pub struct Lobby {
     tables: RwLock<HashMap<String, TableHandle>>,
-    numbered: std::sync::atomic::AtomicU64,
+    /// Stored games on their way back after a restart.
+    returning: RwLock<HashSet<String>>,
+    recovery: Mutex<Recovery>,
+    /// True while [`Lobby::recover`] runs (the shutdown waits for it).
+    recovering: watch::Sender<bool>,
+    /// The server is stopping: recovery takes no more games.
+    stopping: AtomicBool,
+    numbered: AtomicU64,
     store: Store,
+}
+
+/// How the recovery of the stored games stands (at start-up).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct RecoveryProgress {
+    /// The stored games to bring back: those not over, and those that ended
+    /// within [`KEEP_FINISHED`] before the start.
+    pub total: usize,
+    /// Those back as tables.
+    pub recovered: usize,
+    /// Those that could not be brought back (left in the store as they are).
+    pub failed: usize,
+    /// Whether it is over: every game back or failed (or the server is
+    /// stopping). A lobby with nothing to recover is done.
+    pub done: bool,
+    /// Seconds since it began, or that it took.
+    pub seconds: f64,
+}
+
+/// The lobby's record of the recovery.
+#[derive(Debug, Default)]
+struct Recovery {
+    total: usize,
+    /// Unfinished games back.
+    resumed: usize,
+    /// Finished games back (for a while).
+    finished: usize,
+    failed: usize,
+    /// Expected, not yet over.
+    pending: bool,
+    began: Option<Instant>,
+    took: Option<Duration>,
+}
+
+/// How a game of the recovery ended.
+#[derive(Clone, Copy, Debug)]
+enum Back {
+    /// An unfinished game, back in play.
+    Resumed,
+    /// A finished game, back for a while.
+    Finished,
+    /// Not back: it does not read, does not replay, or is gone.
+    Failed,
+}
+
+/// The stored games a restart brings back ([`Lobby::expect_returning`]),
+/// for [`Lobby::recover`].
+#[derive(Debug, Default)]
+pub struct Returning {
+    /// Not over, oldest first.
+    unfinished: Vec<String>,
+    /// Over within [`KEEP_FINISHED`], in the order they ended.
+    finished: Vec<String>,
+}
+
+impl Returning {
+    /// How many games come back.
+    pub fn len(&self) -> usize {
+        self.unfinished.len() + self.finished.len()
+    }
+
+    /// True when none does.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
 }
 
 impl Lobby {
     /// An empty lobby whose tables keep their games in `store`.
     pub fn new(store: Store) -> Lobby {
-        Lobby { tables: RwLock::default(), numbered: Default::default(), store }
+        Lobby {
+            tables: RwLock::default(),
+            returning: RwLock::default(),
+            recovery: Mutex::default(),
+            recovering: watch::Sender::new(false),
+            stopping: AtomicBool::new(false),
+            numbered: Default::default(),
+            store,
+        }
     }
 
     /// The store the tables write to.
@@ -32,9 +145,40 @@ impl Lobby {
         &self.store
     }
 
-    /// Numbers tables in the order they are opened, from 0 (seeds derive from it).
+    /// Numbers tables in the order they are opened, from 0 or from where
+    /// [`Lobby::continue_numbering`] says (seeds derive from it).
     pub fn next_number(&self) -> u64 {
-        self.numbered.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+        self.numbered.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Numbers new tables after the games already stored (at start-up), so
+    /// that under `--seed` (table n seeded `seed + n`) a restart never deals
+    /// a stored table's walls again: after the count of games opened at
+    /// tables of this server, and after the numbers the seeds of the last
+    /// ones opened carry under `seed` (a table whose opening failed for want
+    /// of the store took a number that no stored game has, so the count
+    /// alone could fall behind). Returns the next number.
+    pub async fn continue_numbering(&self, seed: Option<u64>) -> Result<u64, StoreError> {
+        #[derive(serde::Deserialize)]
+        struct Seeded {
+            seed: u64,
+        }
+        let (count, recent) = self.store.live_games(RECENT_NUMBERS).await?;
+        let count = u64::try_from(count).unwrap_or(0);
+        let after_recent = seed.map_or(0, |base| {
+            recent
+                .iter()
+                .filter_map(|settings| serde_json::from_str::<Seeded>(settings).ok())
+                .map(|s| s.seed.wrapping_sub(base))
+                // A seed drawn at random (no `--seed`, or another) is no number.
+                .filter(|&n| n <= count.saturating_add(PLAUSIBLE_NUMBERS))
+                .map(|n| n + 1)
+                .max()
+                .unwrap_or(0)
+        });
+        let next = count.max(after_recent);
+        self.numbered.fetch_max(next, Ordering::Relaxed);
+        Ok(next)
     }
 
     /// Opens a new table as `setup` says (robots seated, the game started if
@@ -54,32 +198,164 @@ impl Lobby {
         tables.insert(handle.id.clone(), handle);
     }
 
-    /// Rebuilds every unfinished game in the store as a running table (at
-    /// start-up). Returns how many were recovered; a game that cannot be
-    /// rebuilt is reported and left in the store as it is.
-    pub async fn recover(&self) -> Result<usize, StoreError> {
-        let mut recovered = 0;
-        for id in self.store.unfinished_games().await? {
-            match self.resume(&id).await {
-                Ok(true) => recovered += 1,
-                Ok(false) => {}
-                Err(StoreError::Corrupt { game, why }) => tracing::error!("cannot recover game {game}: {why}"),
-                Err(e) => return Err(e),
-            }
-        }
-        Ok(recovered)
+    /// Reads which stored games a restart brings back, before the server
+    /// answers anything: every game not over, and every game that ended at
+    /// a table of this server within [`KEEP_FINISHED`] (its table stays that
+    /// long, as when nobody watches a finished game). From now until it is
+    /// back, a request for one of them is answered
+    /// [`TableError::Recovering`], and [`Lobby::recovery`] says recovery is
+    /// not done. [`Lobby::recover`] brings them back.
+    pub async fn expect_returning(&self) -> Result<Returning, StoreError> {
+        let unfinished = self.store.unfinished_games().await?;
+        let since = crate::store::now_us() - i64::try_from(KEEP_FINISHED.as_micros()).unwrap_or(i64::MAX);
+        let finished = self.store.recently_finished_games(since).await?;
+        let returning = Returning { unfinished, finished };
+        self.returning
+            .write()
+            .unwrap_or_else(|e| e.into_inner())
+            .extend(returning.unfinished.iter().chain(&returning.finished).cloned());
+        let mut recovery = self.recovery.lock().unwrap_or_else(|e| e.into_inner());
+        recovery.total += returning.len();
+        recovery.pending = true;
+        Ok(returning)
     }
 
-    /// Rebuilds a stored game as a running table and adds it to the lobby.
-    /// False if there is no such game; a game that cannot be rebuilt is
-    /// `StoreError::Corrupt`.
-    async fn resume(&self, id: &str) -> Result<bool, StoreError> {
-        let Some(mut saved) = self.store.load_game(id, i64::MAX).await? else { return Ok(false) };
-        // Only the previous and current hands' events are kept for resuming.
-        saved.events = self.store.events(id, (saved.game.hands - 1).max(0)).await?;
-        let handle = recovery::recover(saved, self.store.clone()).await.map_err(corrupt)?;
-        self.insert(handle);
-        Ok(true)
+    /// Brings back the games [`Lobby::expect_returning`] read, several at
+    /// once: they are read from the store in groups, each game replayed on a
+    /// blocking thread (as many at a time as the machine has cores), and
+    /// each table joins the lobby, and plays, as soon as it is back. A game
+    /// that cannot be rebuilt is reported and left in the store as it is.
+    /// Logs how many came back and how long it took; returns the same.
+    pub async fn recover(&self, returning: Returning) -> RecoveryProgress {
+        self.recovering.send_replace(true);
+        let began = Instant::now();
+        self.recovery.lock().unwrap_or_else(|e| e.into_inner()).began = Some(began);
+        let cpus = Semaphore::new(std::thread::available_parallelism().map_or(2, |n| n.get()));
+        let Returning { unfinished, finished } = returning;
+        // The unfinished games first: people wait for them.
+        let games: Vec<(String, bool)> =
+            unfinished.into_iter().map(|id| (id, false)).chain(finished.into_iter().map(|id| (id, true))).collect();
+        let groups: Vec<Vec<(String, bool)>> = games.chunks(READ_TOGETHER).map(<[_]>::to_vec).collect();
+        futures_util::stream::iter(groups)
+            .for_each_concurrent(GROUPS_AT_ONCE, |group| self.recover_group(group, &cpus))
+            .await;
+        let took = began.elapsed();
+        let (resumed, finished, failed) = {
+            let mut recovery = self.recovery.lock().unwrap_or_else(|e| e.into_inner());
+            recovery.took = Some(took);
+            recovery.pending = false;
+            (recovery.resumed, recovery.finished, recovery.failed)
+        };
+        // Whatever recovery did not reach (the server is stopping) is no
+        // longer on its way.
+        self.returning.write().unwrap_or_else(|e| e.into_inner()).clear();
+        self.recovering.send_replace(false);
+        crate::metrics::recovery_done(resumed + finished, took);
+        let seconds = took.as_secs_f64();
+        if resumed + finished + failed > 0 {
+            tracing::info!(
+                finished,
+                failed,
+                "{resumed} unfinished games resumed in {seconds:.2} s ({finished} finished tables back for a while, \
+                 {failed} games could not be recovered)"
+            );
+        }
+        self.recovery()
+    }
+
+    /// Reads a group of games and brings each back.
+    async fn recover_group(&self, group: Vec<(String, bool)>, cpus: &Semaphore) {
+        if self.stopping.load(Ordering::SeqCst) {
+            return;
+        }
+        let ids: Vec<String> = group.iter().map(|(id, _)| id.clone()).collect();
+        let loaded = match self.read_group(&ids).await {
+            Ok(loaded) => loaded,
+            Err(e) => {
+                tracing::error!("cannot read {} stored games to recover them: {e}", ids.len());
+                for (id, _) in &group {
+                    self.came_back(id, Back::Failed);
+                }
+                return;
+            }
+        };
+        let games = group.iter().zip(loaded).map(|((id, finished), game)| self.bring_back(id, *finished, game, cpus));
+        futures_util::future::join_all(games).await;
+    }
+
+    /// A group of games as [`Store::load_games_resuming`] reads them, read
+    /// again while the database cannot be reached ([`READ_TRIES`] times).
+    async fn read_group(&self, ids: &[String]) -> Result<Vec<Result<Option<SavedGame>, StoreError>>, StoreError> {
+        let mut tries = 1;
+        loop {
+            match self.store.load_games_resuming(ids).await {
+                Err(StoreError::Unavailable(e)) if tries < READ_TRIES && !self.stopping.load(Ordering::SeqCst) => {
+                    tracing::warn!("the store is unavailable ({e}): reading games to recover again in a second");
+                    tries += 1;
+                    tokio::time::sleep(Duration::from_secs(1)).await;
+                }
+                read => return read,
+            }
+        }
+    }
+
+    /// Rebuilds one stored game as a running table and adds it to the lobby.
+    async fn bring_back(
+        &self,
+        id: &str,
+        finished: bool,
+        game: Result<Option<SavedGame>, StoreError>,
+        cpus: &Semaphore,
+    ) {
+        let handle = match game {
+            // Gone since it was listed: nothing to bring back.
+            Ok(None) => return self.came_back(id, Back::Failed),
+            Ok(Some(_)) if self.stopping.load(Ordering::SeqCst) => return,
+            Ok(Some(saved)) => recovery::recover(saved, self.store.clone(), cpus).await.map_err(corrupt),
+            Err(e) => Err(e),
+        };
+        match handle {
+            Ok(handle) => {
+                self.insert(handle);
+                self.came_back(id, if finished { Back::Finished } else { Back::Resumed });
+            }
+            Err(e) => {
+                match e {
+                    StoreError::Corrupt { game, why } => tracing::error!("cannot recover game {game}: {why}"),
+                    e => tracing::error!("cannot recover game {id}: {e}"),
+                }
+                self.came_back(id, Back::Failed);
+            }
+        }
+    }
+
+    /// Counts a game of the recovery as back (its table is in the lobby
+    /// already) or failed: either way it is no longer on its way.
+    fn came_back(&self, id: &str, back: Back) {
+        self.returning.write().unwrap_or_else(|e| e.into_inner()).remove(id);
+        let mut recovery = self.recovery.lock().unwrap_or_else(|e| e.into_inner());
+        match back {
+            Back::Resumed => recovery.resumed += 1,
+            Back::Finished => recovery.finished += 1,
+            Back::Failed => recovery.failed += 1,
+        }
+    }
+
+    /// How the recovery of the stored games stands.
+    pub fn recovery(&self) -> RecoveryProgress {
+        let recovery = self.recovery.lock().unwrap_or_else(|e| e.into_inner());
+        let seconds = match (recovery.took, recovery.began) {
+            (Some(took), _) => took.as_secs_f64(),
+            (None, Some(began)) => began.elapsed().as_secs_f64(),
+            (None, None) => 0.0,
+        };
+        RecoveryProgress {
+            total: recovery.total,
+            recovered: recovery.resumed + recovery.finished,
+            failed: recovery.failed,
+            done: !recovery.pending,
+            seconds,
+        }
     }
 
     /// Opens a table on a stored game already rebuilt from its inputs (a
@@ -91,10 +367,19 @@ impl Lobby {
         Ok(handle)
     }
 
-    /// Stops every table (when the server stops): each writes what it has
-    /// pending to the store and ends. Waits for them at most
-    /// [`SHUTDOWN_WAIT`].
+    /// Stops every table (when the server stops): recovery takes no more
+    /// games and the games it is bringing back are waited for, then each
+    /// table writes what it has pending to the store and ends. Waits for
+    /// them at most [`SHUTDOWN_WAIT`].
     pub async fn shutdown(&self) {
+        self.stopping.store(true, Ordering::SeqCst);
+        let mut recovering = self.recovering.subscribe();
+        if tokio::time::timeout(SHUTDOWN_WAIT, recovering.wait_for(|running| !*running)).await.is_err() {
+            tracing::warn!(
+                "recovery still running after {} s: stopping the tables back so far",
+                SHUTDOWN_WAIT.as_secs()
+            );
+        }
         let handles: Vec<TableHandle> =
             self.tables.read().unwrap_or_else(|e| e.into_inner()).values().cloned().collect();
         let stops = handles.iter().map(|h| h.ask(|reply| TableCommand::Shutdown { reply }));
@@ -107,10 +392,22 @@ impl Lobby {
         }
     }
 
-    /// The table with this id (a closed table is no longer found).
+    /// The table with this id (a closed table is no longer found; one still
+    /// on its way back after a restart is [`TableError::Recovering`]).
     pub fn get(&self, id: &str) -> Result<TableHandle, TableError> {
-        let tables = self.tables.read().unwrap_or_else(|e| e.into_inner());
-        tables.get(id).filter(|h| !h.is_closed()).cloned().ok_or_else(|| TableError::NoSuchTable(id.to_string()))
+        let found = || {
+            let tables = self.tables.read().unwrap_or_else(|e| e.into_inner());
+            tables.get(id).filter(|h| !h.is_closed()).cloned()
+        };
+        if let Some(handle) = found() {
+            return Ok(handle);
+        }
+        if self.returning.read().unwrap_or_else(|e| e.into_inner()).contains(id) {
+            return Err(TableError::Recovering);
+        }
+        // A table joins the lobby before it leaves the games on their way:
+        // one that came back between the two looks is found now.
+        found().ok_or_else(|| TableError::NoSuchTable(id.to_string()))
     }
 
     /// The number of open tables.
@@ -138,5 +435,62 @@ fn corrupt(e: RecoverError) -> StoreError {
     match e {
         RecoverError::Corrupt { game, why } => StoreError::Corrupt { game, why },
         RecoverError::Store(e) => e,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::protocol::ws::TableState;
+    use crate::store::{Batch, GameRow, GameSource};
+
+    /// A stored game opened at a table (or loaded) with this seed, `created_us` apart.
+    async fn store_game(store: &Store, id: &str, source: GameSource, seed: u64, created_us: i64) {
+        let row = GameRow {
+            name: id.into(),
+            preset: crate::rules::presets::DEFAULT_PRESET.into(),
+            source,
+            state: TableState::Open,
+            created_us,
+            finished_us: None,
+            hands: 0,
+            scores: [0; 4],
+            manager: None,
+            last_seq: 0,
+            rng_pos: 0,
+        };
+        let mut batch = Batch::new(id, row);
+        let settings = super::super::TableSettings::new(id, Default::default(), seed);
+        batch.settings = Some(serde_json::to_string(&settings).unwrap());
+        store.write(batch).await.unwrap();
+    }
+
+    /// New tables are numbered after the stored ones: after their count, and
+    /// after the numbers of the last ones opened when some opening took a
+    /// number and stored nothing; games loaded from files and seeds drawn at
+    /// random take no number.
+    #[tokio::test]
+    async fn numbering_goes_on_after_the_stored_tables() {
+        let store = Store::open("sqlite::memory:").await.unwrap();
+        let lobby = Lobby::new(store.clone());
+        assert_eq!(lobby.continue_numbering(Some(100)).await.unwrap(), 0, "an empty store");
+        // Tables 0 and 1, then 3 (table 2's opening failed), under --seed 100.
+        store_game(&store, "t0", GameSource::Live, 100, 1).await;
+        store_game(&store, "t1", GameSource::Live, 101, 2).await;
+        store_game(&store, "t3", GameSource::Live, 103, 3).await;
+        let lobby = Lobby::new(store.clone());
+        assert_eq!(lobby.continue_numbering(Some(100)).await.unwrap(), 4, "three stored, the last numbered 3");
+        assert_eq!((lobby.next_number(), lobby.next_number()), (4, 5));
+        // A loaded game takes no number; a table seeded at random (no
+        // --seed then) is counted, its seed is no number.
+        store_game(&store, "file", GameSource::Loaded, 150, 4).await;
+        store_game(&store, "random", GameSource::Live, 0x9e37_79b9_7f4a_7c15, 5).await;
+        assert_eq!(Lobby::new(store.clone()).continue_numbering(Some(100)).await.unwrap(), 4);
+        // Under another seed the seeds stored are no numbers of its: the count.
+        assert_eq!(Lobby::new(store.clone()).continue_numbering(Some(5_000)).await.unwrap(), 4);
+        assert_eq!(Lobby::new(store.clone()).continue_numbering(None).await.unwrap(), 4);
+        // A seed just below the stored ones: numbered after them all.
+        assert_eq!(Lobby::new(store.clone()).continue_numbering(Some(90)).await.unwrap(), 14);
+        store.close().await;
     }
 }

@@ -141,6 +141,9 @@ pub enum TableError {
     /// changes nothing meanwhile.
     #[error("the game store is unavailable: the table waits for it; try again")]
     StoreUnavailable,
+    /// The table's stored game is still being brought back after a restart.
+    #[error("the server has restarted and this table is not back yet: try again in a moment")]
+    Recovering,
 }
 
 /// A seat taken by a player: the seat and the token that alone acts for it.

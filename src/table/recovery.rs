@@ -1,9 +1,10 @@
 //! A table opened again on a stored game: after a restart ([`recover`]) or
 //! for a checked game file ([`reopen`]).
 
+use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
-use super::actor::{Actor, start_task};
+use super::actor::{Actor, KEEP_FINISHED, start_task};
 use super::record::Record;
 use super::seats::Seat;
 use super::stream::Stream;
@@ -53,23 +54,37 @@ pub struct Rebuilt {
 }
 
 /// Rebuilds a table from its stored game and starts it. The game is replayed
-/// input by input through the engine (off the async threads: a long game
-/// replays for a while), then the table opens as [`reopen`] does.
-pub async fn recover(saved: SavedGame, store: Store) -> Result<TableHandle, RecoverError> {
+/// input by input through the engine and the table is set up on it on a
+/// blocking thread (a long game replays for a while, and the async threads
+/// serve the tables already back), holding one of `cpus`' permits: many games
+/// recovered at once replay only as many at a time as it has. Then the
+/// table's task starts at once: its first act is to store what setting it
+/// up changed (the wait for its people), before it answers anything, so
+/// that a restart does not wait for the store to commit each table in turn.
+pub async fn recover(saved: SavedGame, store: Store, cpus: &Semaphore) -> Result<TableHandle, RecoverError> {
+    let id = saved.id.clone();
+    let corrupt = |why: String| RecoverError::Corrupt { game: id.clone(), why };
+    let permit = cpus.acquire().await.map_err(|e| corrupt(format!("waiting to replay: {e}")))?;
+    let actor = tokio::task::spawn_blocking(move || set_up(rebuild(saved)?, store))
+        .await
+        .map_err(|e| corrupt(format!("replaying the inputs: {e}")))??;
+    drop(permit);
+    tracing::info!(table = %actor.id, hands = actor.hand_number(), seq = actor.stream.seq(), "table recovered");
+    Ok(start_task(actor))
+}
+
+/// A stored game replayed through the engine, input by input: CPU work
+/// (a blocking thread's, in async code).
+pub fn rebuild(saved: SavedGame) -> Result<Rebuilt, RecoverError> {
     let SavedGame { id, game, settings, seats, inputs, events } = saved;
     let corrupt = |why: String| RecoverError::Corrupt { game: id.clone(), why };
     let settings: TableSettings = serde_json::from_str(&settings).map_err(|e| corrupt(format!("settings: {e}")))?;
     let mut rebuild = Rebuild::new(settings.options.clone(), settings.no_special_scores);
-    let replayed = tokio::task::spawn_blocking(move || {
-        for row in &inputs {
-            rebuild.apply(&row.input).map_err(|e| format!("input {}: {e}", row.n))?;
-        }
-        Ok::<_, String>((rebuild, inputs.len() as i64))
-    })
-    .await
-    .map_err(|e| corrupt(format!("replaying the inputs: {e}")))?;
-    let (rebuild, inputs) = replayed.map_err(corrupt)?;
-    reopen(Rebuilt { id: id.clone(), settings, game, seats, rebuild, inputs, events }, store).await
+    for row in &inputs {
+        rebuild.apply(&row.input).map_err(|e| corrupt(format!("input {}: {e}", row.n)))?;
+    }
+    let inputs = inputs.len() as i64;
+    Ok(Rebuilt { id, settings, game, seats, rebuild, inputs, events })
 }
 
 /// Opens a table again on a game already rebuilt from its inputs (checked
@@ -79,6 +94,13 @@ pub async fn recover(saved: SavedGame, store: Store) -> Result<TableHandle, Reco
 /// with their seat tokens; a game in play waits, paused, until every person
 /// is ready again. The game's rows must already be stored.
 pub async fn reopen(saved: Rebuilt, store: Store) -> Result<TableHandle, RecoverError> {
+    open(set_up(saved, store)?).await
+}
+
+/// The table of a rebuilt game, as [`reopen`] opens it, before anything is
+/// stored or started: CPU work only (the robots, the recent events read
+/// again), so that recovery may do it on a blocking thread.
+pub(super) fn set_up(saved: Rebuilt, store: Store) -> Result<Actor, RecoverError> {
     let id = saved.id.clone();
     let corrupt = |why: String| RecoverError::Corrupt { game: id.clone(), why };
     let row = &saved.game;
@@ -157,7 +179,18 @@ pub async fn reopen(saved: Rebuilt, store: Store) -> Result<TableHandle, Recover
         actor.paused = in_progress;
         actor.await_ready();
     }
+    if actor.state == TableState::Over {
+        // A finished game's table closes once nobody has watched it for a
+        // while; the restart has just sent everybody away.
+        actor.close_at = Some(Instant::now() + KEEP_FINISHED);
+    }
+    Ok(actor)
+}
+
+/// Stores what setting the table up changed (the wait for everybody's
+/// `ready`), then starts its task.
+async fn open(mut actor: Actor) -> Result<TableHandle, RecoverError> {
     actor.flush().await?;
-    tracing::info!(table = %actor.id, hands = current, seq, "table reopened");
+    tracing::info!(table = %actor.id, hands = actor.hand_number(), seq = actor.stream.seq(), "table reopened");
     Ok(start_task(actor))
 }

@@ -545,6 +545,35 @@ async fn a_finished_table_closes_five_minutes_after_its_last_watcher_leaves() {
     assert!(table.is_closed(), "then closed");
 }
 
+/// 5b. A finished game's table opened again after a restart closes five
+/// minutes later if nobody connects: the restart sent everybody away.
+#[tokio::test(start_paused = true)]
+async fn a_finished_table_back_after_a_restart_closes_five_minutes_later() {
+    let store = open_store().await;
+    let robots = (0..4).map(|s| RobotSeat { seat: Some(s), strategy: Strategy::default() }).collect();
+    let setup = TableSetup { settings: settings(&[("NumRounds", "1")], 0), robots, start: true };
+    let spawned = actor::spawn("finished".into(), setup, store.clone());
+    let table = within_real_time("opening the table", spawned).await.expect("the table opens");
+    let mut watcher = Client::connect(&table, None, None).await;
+    watcher.until(|m| matches!(game_event(m), Some(Event::GameOver { .. })).then_some(())).await;
+    within_real_time("stopping", table.ask(|reply| TableCommand::Shutdown { reply })).await.expect("stopped");
+    drop(watcher);
+    let loading = real_time().spawn({
+        let store = store.clone();
+        async move { store.load_game("finished", i64::MAX).await }
+    });
+    let saved = within_real_time("loading", loading).await.expect("the task").expect("read").expect("stored");
+    let cpus = tokio::sync::Semaphore::new(1);
+    let reopened = within_real_time("reopening", super::recovery::recover(saved, store, &cpus)).await;
+    let table = reopened.expect("the finished game's table opens again");
+    // Nothing is asked of it before then: the timer runs from the restart.
+    tokio::time::sleep(Duration::from_secs(299)).await;
+    assert!(!table.is_closed(), "open for five minutes");
+    assert_eq!(info(&table).await.state, TableState::Over);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    assert!(table.is_closed(), "then closed");
+}
+
 /// 6. Prompts follow the moves. Over a hand, every prompt differs from the
 /// one before it in what it offers, and after each one the player's
 /// snapshot offers exactly the prompt's moves; a chat (or any event that
