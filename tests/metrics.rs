@@ -177,13 +177,32 @@ async fn metrics_follow_a_game_and_are_all_documented() {
 
     // A game left open resumes when a server starts on the database: counted.
     api.table(&[1, 2], json!({})).await;
-    // (It stops as soon as it serves; the metrics, the process's, are read
-    // from the first.)
+    // (It stops once it is ready, its games back; the metrics, the
+    // process's, are read from the first.)
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let second = listener.local_addr().unwrap();
     let store = mahjong::store::Store::open(&app.db.url).await.unwrap();
     let serving = mahjong::server::Serving::default();
-    let serve = mahjong::server::serve_loading(listener, TableDefaults::default(), store, serving, None, async {});
-    tokio::time::timeout(WAIT, serve).await.expect("the second server stops").unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let serve = tokio::spawn(mahjong::server::serve_loading(
+        listener,
+        TableDefaults::default(),
+        store,
+        serving,
+        None,
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+    let ready = async {
+        while !matches!(mahjong::tools::client::http(second, "GET", "/readyz", None, None).await, Ok(a) if a.status == 200)
+        {
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(WAIT, ready).await.expect("the second server gets ready");
+    let _ = stop.send(());
+    tokio::time::timeout(WAIT, serve).await.expect("the second server stops").unwrap().unwrap();
     let resumed = scrape(api).await;
     assert_eq!(resumed.value("mahjong_recovered_tables"), 1.0, "{}", resumed.text);
     assert!(resumed.value("mahjong_recovery_seconds") > 0.0, "{}", resumed.text);

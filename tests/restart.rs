@@ -381,6 +381,13 @@ async fn games_read_together_read_as_each_alone(backend: &str) {
         }
     }
     ann.close().await;
+    // The table stores Ann's leaving (an event): wait for it, so that both
+    // reads below see the same game.
+    let deadline = std::time::Instant::now() + WAIT;
+    while api.table_info(&waiting).await["seats"][0]["connected"] != json!(false) {
+        assert!(std::time::Instant::now() < deadline, "the table never saw Ann leave");
+        tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+    }
     let open = api.table(&[1], json!({})).await;
     let ids = vec![finished, waiting, open, "nosuchgame".to_string()];
     let together = app.store.load_games_resuming(&ids).await.unwrap();

@@ -360,8 +360,7 @@ struct InputColumns {
 }
 
 /// The columns of `games` a whole game is read with.
-const GAME_COLUMNS: &str =
-    "name, preset, source, state, settings, created_us, finished_us, hands, scores, manager, last_seq, rng_pos, \
+const GAME_COLUMNS: &str = "name, preset, source, state, settings, created_us, finished_us, hands, scores, manager, last_seq, rng_pos, \
      (SELECT COALESCE(MAX(seq), 0) FROM events WHERE events.game_id = games.id) AS last_event";
 
 /// The columns of `seats` a whole game is read with.

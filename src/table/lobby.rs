@@ -250,7 +250,7 @@ impl Lobby {
         // longer on its way.
         self.returning.write().unwrap_or_else(|e| e.into_inner()).clear();
         self.recovering.send_replace(false);
-        crate::metrics::recovery_done(resumed + finished, took);
+        crate::metrics::recovery_done(resumed, took);
         let seconds = took.as_secs_f64();
         if resumed + finished + failed > 0 {
             tracing::info!(
