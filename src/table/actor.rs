@@ -122,6 +122,11 @@ pub(super) struct Actor {
     /// Whether the store can be written (from the journal): while a batch is
     /// held for want of it, the table waits for this to turn `true`.
     pub available: tokio::sync::watch::Receiver<bool>,
+    /// The table counted in the metrics under the state the store has: set
+    /// when its task starts and after each write, before anyone is answered,
+    /// so that a client that saw a change finds it counted (uncounted when
+    /// the actor ends).
+    counted: Option<crate::metrics::TableCount>,
 }
 
 impl Actor {
@@ -149,6 +154,16 @@ impl Actor {
             end_after_hand: false,
             prompts: Default::default(),
             available,
+            counted: None,
+        }
+    }
+
+    /// Counts the table under its state now (see [`Actor::counted`]).
+    fn count(&mut self) {
+        let state = self.state.as_str();
+        match &mut self.counted {
+            Some(counted) => counted.set(state),
+            None => self.counted = Some(crate::metrics::TableCount::new(state)),
         }
     }
 
@@ -160,10 +175,8 @@ impl Actor {
             tracing::error!(table = %self.id, "the table stops: {e}");
             return;
         }
-        // Counted under its state while the task runs (uncounted when it ends).
-        let mut counted = crate::metrics::TableCount::new(self.state.as_str());
+        self.count();
         loop {
-            counted.set(self.state.as_str());
             let deadline = self.next_deadline();
             let held = self.record.is_held();
             let mut available = self.available.clone();
@@ -917,6 +930,7 @@ impl Actor {
             match self.store.write_or_return(batch).await {
                 Ok(()) => {
                     self.record.written();
+                    self.count();
                     for dropped in self.stream.release() {
                         self.seat_lost(dropped.connection, dropped.seat, false);
                     }
