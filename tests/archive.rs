@@ -177,26 +177,11 @@ async fn finish(addr: SocketAddr, table: &str, seat: u8, token: &str) {
     assert!(log.moves > 0, "the player played on");
 }
 
-/// A table of a person and three robots, stopped mid-game: the person made a
-/// few moves and left. Returns the table and the person's token.
-async fn a_game_left_unfinished(app: &TestApp) -> (String, String) {
-    let (addr, api) = (app.addr, app.api);
-    let id = api.table(&[1, 2, 3], json!({"NumRounds": 1})).await;
-    let token = api.sit(&id, "Ann", 0).await;
-    api.start(&id, Some(&token)).await;
-    let mut socket = TableSocket::connect(addr, &id, Some(&token), None).await.unwrap();
-    let plan = SeatPlan { max_moves: Some(3), ..SeatPlan::new(0) };
-    let log = play_seat(&mut socket, plan).await.unwrap();
-    assert_eq!(log.moves, 3);
-    socket.close().await;
-    (id, token)
-}
-
 async fn an_unfinished_game_is_loaded_and_finished(backend: &str) {
     let app = TestApp::spawn(backend, TableDefaults::default()).await;
     let admin = app.admin_token().await;
     let (addr, api, db) = (app.addr, app.api, &app.db);
-    let (id, old_token) = a_game_left_unfinished(&app).await;
+    let (id, old_token) = app.a_game_left_unfinished().await;
 
     // Its log holds the concealed tiles: REST does not hand it out.
     let refused = api.ask(&format!("/api/v1/games/{id}/export"), None).await;

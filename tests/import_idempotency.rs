@@ -11,7 +11,7 @@ mod common;
 use common::app::TestApp;
 use mahjong::store::Store;
 use mahjong::table::TableDefaults;
-use mahjong::tools::client::{Answer, SeatPlan, TableSocket, http_raw, play_seat};
+use mahjong::tools::client::{Answer, http_raw};
 use serde_json::json;
 use sqlx::Row;
 
@@ -122,7 +122,7 @@ async fn an_import_sent_again_stores_nothing(backend: &str) {
 
     // A game file of a game not over: one table, whose seats' tokens only
     // the first answer gives.
-    let (table, _) = a_game_left_unfinished(&app).await;
+    let (table, _) = app.a_game_left_unfinished().await;
     let unfinished = mahjong::game_file::export(&store, &table).await.unwrap().unwrap();
     let unfinished = serde_json::to_vec(&unfinished).unwrap();
     let a = post(&app, GAME_FILE, &unfinished, &admin, &[b"file-1"]).await;
@@ -152,21 +152,6 @@ async fn an_import_sent_again_stores_nothing(backend: &str) {
     let kept = count(&store, "SELECT COUNT(*) FROM idempotency_keys WHERE idempotency_key = 'log-0'").await;
     assert_eq!(kept, 1, "the old key was forgotten when the new one was stored");
     app.finish().await;
-}
-
-/// A table of a person and three robots, stopped mid-game: the person made a
-/// few moves and left. Returns the table and the person's token.
-async fn a_game_left_unfinished(app: &TestApp) -> (String, String) {
-    let (addr, api) = (app.addr, app.api);
-    let id = api.table(&[1, 2, 3], json!({"NumRounds": 1})).await;
-    let token = api.sit(&id, "Ann", 0).await;
-    api.start(&id, Some(&token)).await;
-    let mut socket = TableSocket::connect(addr, &id, Some(&token), None).await.unwrap();
-    let plan = SeatPlan { max_moves: Some(3), ..SeatPlan::new(0) };
-    let log = play_seat(&mut socket, plan).await.unwrap();
-    assert_eq!(log.moves, 3);
-    socket.close().await;
-    (id, token)
 }
 
 async fn imports_sent_at_once_with_one_key_store_one_game(backend: &str) {

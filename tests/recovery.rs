@@ -7,59 +7,18 @@
 mod common;
 
 use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::app::Api;
 use common::db::{BACKENDS, TestDb};
+use common::process::{ServerProcess, free_addr};
 use mahjong::protocol::ws::{ServerMessage, StreamEvent};
 use mahjong::rules::event::Event;
-use mahjong::tools::client::{ClientError, SeatLog, SeatPlan, TableSocket, http, play_seat_into};
+use mahjong::tools::client::{ClientError, SeatLog, SeatPlan, TableSocket, play_seat_into};
 use serde_json::{Value, json};
 
-const SEED: &str = "4242";
+const SEED: u64 = 4242;
 const WAIT: Duration = Duration::from_secs(30);
-
-/// The server binary, started on `addr` with `database`.
-struct Server {
-    child: Child,
-}
-
-impl Server {
-    async fn start(addr: SocketAddr, database: &str) -> Server {
-        let child = Command::new(env!("CARGO_BIN_EXE_mahjong-server"))
-            .args(["serve", "--listen", &addr.to_string(), "--database", database, "--seed", SEED])
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start the server");
-        let deadline = Instant::now() + WAIT;
-        while http(addr, "GET", "/healthz", None, None).await.is_err() {
-            assert!(Instant::now() < deadline, "the server did not come up");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-        Server { child }
-    }
-
-    /// SIGKILL: no shutdown, no last write.
-    fn kill(mut self) {
-        self.child.kill().expect("kill the server");
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_addr() -> SocketAddr {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap()
-}
 
 /// A table with two people (seats 0 and 1) and two robots, no claim timer
 /// (so that nothing depends on timing); returns its id and the two tokens.
@@ -164,7 +123,7 @@ async fn watch_until(addr: SocketAddr, table: &str, hand: u32, discards: usize) 
 async fn run(backend: &str, kill: bool) -> (Seen, Seen) {
     let db = TestDb::new(backend).await;
     let addr = free_addr();
-    let server = Server::start(addr, &db.url).await;
+    let server = ServerProcess::start(addr, &db.url, SEED, WAIT).await;
     let (table, [ann, bob]) = open_table(addr).await;
     let players = [
         tokio::spawn(play_through(addr, table.clone(), ann, 0)),
@@ -173,7 +132,7 @@ async fn run(backend: &str, kill: bool) -> (Seen, Seen) {
     let restarted = if kill {
         watch_until(addr, &table, 3, 9).await;
         server.kill();
-        Some(Server::start(addr, &db.url).await)
+        Some(ServerProcess::start(addr, &db.url, SEED, WAIT).await)
     } else {
         Some(server)
     };

@@ -22,16 +22,16 @@
 mod common;
 
 use std::net::SocketAddr;
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use common::app::{Api, TestApp};
 use common::db::TestDb;
+use common::process::{ServerProcess, free_addr};
 use mahjong::auth::{AccountSettings, Accounts, Role};
 use mahjong::protocol::ws::ServerMessage;
 use mahjong::store::Store;
 use mahjong::table::TableDefaults;
-use mahjong::tools::client::{TableSocket, http, request};
+use mahjong::tools::client::{TableSocket, request};
 use serde_json::{Value, json};
 use sqlx::{Connection, Executor};
 
@@ -45,54 +45,6 @@ common::on_both_backends!(
     a_restart_answers_at_once_and_brings_every_table_back,
     games_read_together_read_as_each_alone
 );
-
-/// The server binary, started on `addr` with `database` and `--seed`.
-struct Server {
-    child: Child,
-}
-
-impl Server {
-    /// Starts the server and waits until it answers `/healthz` (not until
-    /// it is ready).
-    async fn start(addr: SocketAddr, database: &str) -> Server {
-        let child = Command::new(env!("CARGO_BIN_EXE_mahjong-server"))
-            .args(["serve", "--listen", &addr.to_string(), "--database", database, "--seed", &SEED.to_string()])
-            .env("RUST_LOG", "warn")
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("start the server");
-        // Killed and waited for on drop, should it not come up.
-        let server = Server { child };
-        let deadline = Instant::now() + WAIT;
-        loop {
-            if let Ok(a) = http(addr, "GET", "/healthz", None, None).await {
-                assert_eq!((a.status, a.body.as_str()), (200, Some("ok")), "/healthz");
-                return server;
-            }
-            assert!(Instant::now() < deadline, "the server did not come up");
-            tokio::time::sleep(Duration::from_millis(20)).await;
-        }
-    }
-
-    /// SIGKILL: no shutdown, no last write.
-    fn kill(mut self) {
-        self.child.kill().expect("kill the server");
-        let _ = self.child.wait();
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn free_addr() -> SocketAddr {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
-    listener.local_addr().unwrap()
-}
 
 /// Another connection's lock on the games' events, which keeps a Postgres
 /// server from reading them (and so from bringing any game back) until it
@@ -187,7 +139,7 @@ async fn a_restart_answers_at_once_and_brings_every_table_back(backend: &str) {
     store.close().await;
     let addr = free_addr();
     let api = Api::at(addr);
-    let server = Server::start(addr, &db.url).await;
+    let server = ServerProcess::start(addr, &db.url, SEED, WAIT).await;
     assert_eq!(api.get("/readyz").await["ready"], true, "nothing to recover: ready at once");
 
     // Table 0 (seeded 7): a game played to its end just before the restart.
@@ -243,7 +195,7 @@ async fn a_restart_answers_at_once_and_brings_every_table_back(backend: &str) {
         long_history(&db.url, &chatty).await;
     }
     let lock = if backend == "postgres" { Some(EventsLock::take(&db.url).await) } else { None };
-    let server = Server::start(addr, &db.url).await;
+    let server = ServerProcess::start(addr, &db.url, SEED, WAIT).await;
     // The games in play, the table of people, the open table and the game just finished.
     let returning = PLAYING as u64 + 3;
     let mut recovering = 0;

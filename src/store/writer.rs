@@ -92,23 +92,7 @@ impl Writer {
     /// Writes `batches` in one transaction, on a connection got within
     /// [`CONNECT_WAIT`] (giving up on the wait is safe: nothing was written).
     pub async fn commit(&self, batches: &[&Batch]) -> Result<(), sqlx::Error> {
-        let rows = Rows::of(batches);
-        match self {
-            Writer::Sqlite(pool) => {
-                let mut conn = acquire(pool.acquire()).await?;
-                let mut tx = conn.begin().await?;
-                sqlite_rows(&mut tx, &rows).await?;
-                sqlite_rare(&mut tx, &rows).await?;
-                tx.commit().await
-            }
-            Writer::Postgres(pool) => {
-                let mut conn = acquire(pool.acquire()).await?;
-                let mut tx = conn.begin().await?;
-                postgres_rows(&mut tx, &rows).await?;
-                postgres_rare(&mut tx, &rows).await?;
-                tx.commit().await
-            }
-        }
+        self.transaction(None, batches).await.map(drop)
     }
 
     /// Writes `batch` in one transaction that first claims an import's
@@ -116,29 +100,39 @@ impl Writer {
     /// committed: Postgres waits for one under way on the key's index,
     /// SQLite's single writer for its turn) writes nothing and is `false`.
     pub(super) async fn commit_claimed(&self, claim: &Claim<'_>, batch: &Batch) -> Result<bool, sqlx::Error> {
-        let rows = Rows::of(&[batch]);
-        macro_rules! claimed_then_rows {
+        self.transaction(Some(claim), &[batch]).await
+    }
+
+    /// One transaction: the claim first, if any (`false`, nothing written,
+    /// when it is taken), then the batches' rows.
+    async fn transaction(&self, claim: Option<&Claim<'_>>, batches: &[&Batch]) -> Result<bool, sqlx::Error> {
+        let rows = Rows::of(batches);
+        // The same steps on either connection type.
+        macro_rules! claim_then_rows {
             ($pool:expr, $rows:ident, $rare:ident) => {{
                 let mut conn = acquire($pool.acquire()).await?;
                 let mut tx = conn.begin().await?;
-                let claimed = sqlx::query(
-                    "INSERT INTO idempotency_keys (idempotency_key, operation, body_sha256, game_id, state, hands, \
-                     created_us) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (idempotency_key) DO NOTHING",
-                )
-                .bind(&claim.key.key)
-                .bind(claim.key.operation)
-                .bind(&claim.key.body_sha256)
-                .bind(claim.game_id)
-                .bind(claim.state)
-                .bind(claim.hands)
-                .bind(claim.now)
-                .execute(&mut *tx)
-                .await?
-                .rows_affected()
-                    == 1;
-                if !claimed {
-                    tx.rollback().await?;
-                    return Ok(false);
+                if let Some(claim) = claim {
+                    let claimed = sqlx::query(
+                        "INSERT INTO idempotency_keys (idempotency_key, operation, body_sha256, game_id, state, \
+                         hands, created_us) VALUES ($1, $2, $3, $4, $5, $6, $7) \
+                         ON CONFLICT (idempotency_key) DO NOTHING",
+                    )
+                    .bind(&claim.key.key)
+                    .bind(claim.key.operation)
+                    .bind(&claim.key.body_sha256)
+                    .bind(claim.game_id)
+                    .bind(claim.state)
+                    .bind(claim.hands)
+                    .bind(claim.now)
+                    .execute(&mut *tx)
+                    .await?
+                    .rows_affected()
+                        == 1;
+                    if !claimed {
+                        tx.rollback().await?;
+                        return Ok(false);
+                    }
                 }
                 $rows(&mut tx, &rows).await?;
                 $rare(&mut tx, &rows).await?;
@@ -147,8 +141,8 @@ impl Writer {
             }};
         }
         match self {
-            Writer::Sqlite(pool) => claimed_then_rows!(pool, sqlite_rows, sqlite_rare),
-            Writer::Postgres(pool) => claimed_then_rows!(pool, postgres_rows, postgres_rare),
+            Writer::Sqlite(pool) => claim_then_rows!(pool, sqlite_rows, sqlite_rare),
+            Writer::Postgres(pool) => claim_then_rows!(pool, postgres_rows, postgres_rare),
         }
     }
 
@@ -242,23 +236,23 @@ struct Rows<'a> {
 
 impl<'a> Rows<'a> {
     fn of(batches: &[&'a Batch]) -> Rows<'a> {
-        let mut games: Vec<(&str, &GameRow, Option<&String>)> = Vec::new();
+        // The games whose row a batch changed, with the first settings given.
+        let mut changed: Vec<(&str, Option<&String>)> = Vec::new();
         for b in batches.iter().filter(|b| b.game_changed || b.settings.is_some()) {
-            match games.iter_mut().find(|(id, _, _)| *id == b.game_id) {
-                Some(entry) => {
-                    entry.1 = &b.game;
-                    entry.2 = entry.2.or(b.settings.as_ref());
-                }
-                None => games.push((&b.game_id, &b.game, b.settings.as_ref())),
+            match changed.iter_mut().find(|(id, _)| *id == b.game_id) {
+                Some(entry) => entry.1 = entry.1.or(b.settings.as_ref()),
+                None => changed.push((&b.game_id, b.settings.as_ref())),
             }
         }
-        // A later batch of a game whose row an earlier one changed carries
-        // the row as it now stands: write that one.
-        for (id, row, _) in &mut games {
-            if let Some(last) = batches.iter().rev().find(|b| b.game_id == *id) {
-                *row = &last.game;
-            }
-        }
+        // Each written as its game's last batch left it (a later batch,
+        // even one that changed nothing else, carries the row as it stands).
+        let games = changed
+            .into_iter()
+            .filter_map(|(id, settings)| {
+                let last = batches.iter().rev().find(|b| b.game_id == id)?;
+                Some((id, &last.game, settings))
+            })
+            .collect();
         Rows {
             now: now_us(),
             games,

@@ -11,7 +11,7 @@ use mahjong::auth::{AccountSettings, Accounts, Role};
 use mahjong::server::Serving;
 use mahjong::store::Store;
 use mahjong::table::TableDefaults;
-use mahjong::tools::client::{Answer, http};
+use mahjong::tools::client::{Answer, SeatPlan, TableSocket, http, play_seat};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
@@ -68,6 +68,21 @@ impl TestApp {
             Err(e) => panic!("create the admin: {e}"),
         }
         self.api.login(ADMIN_NAME, ADMIN_PASSWORD).await
+    }
+
+    /// A table of a person and three robots, stopped mid-game: the person
+    /// made a few moves and left. Returns the table and the person's token.
+    pub async fn a_game_left_unfinished(&self) -> (String, String) {
+        let (addr, api) = (self.addr, self.api);
+        let id = api.table(&[1, 2, 3], json!({"NumRounds": 1})).await;
+        let token = api.sit(&id, "Ann", 0).await;
+        api.start(&id, Some(&token)).await;
+        let mut socket = TableSocket::connect(addr, &id, Some(&token), None).await.unwrap();
+        let plan = SeatPlan { max_moves: Some(3), ..SeatPlan::new(0) };
+        let log = play_seat(&mut socket, plan).await.unwrap();
+        assert_eq!(log.moves, 3);
+        socket.close().await;
+        (id, token)
     }
 
     /// Removes the database (the server stops with the test's runtime).

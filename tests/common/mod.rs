@@ -76,4 +76,5 @@ pub(crate) use on_both_backends;
 pub mod app;
 pub mod browser;
 pub mod db;
+pub mod process;
 pub mod scenario;
