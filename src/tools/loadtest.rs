@@ -688,7 +688,12 @@ fn cpu_seconds(pid: Option<u32>) -> Option<f64> {
         Some(p) => format!("/proc/{p}/stat"),
         None => "/proc/self/stat".to_string(),
     };
-    let stat = std::fs::read_to_string(path).ok()?;
+    stat_cpu_seconds(&std::fs::read_to_string(path).ok()?)
+}
+
+/// The CPU time (user + system, in seconds) a `/proc/.../stat` line gives,
+/// a process's or a thread's (`/proc/PID/task/TID/stat`).
+pub fn stat_cpu_seconds(stat: &str) -> Option<f64> {
     // Fields after the command name (which may hold spaces), from field 3 on.
     let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
     let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;

@@ -121,10 +121,7 @@ async fn run(args: StorebenchArgs) -> Result<String, crate::store::StoreError> {
 /// CPU seconds used so far by this process and by its SQLite threads (sqlx
 /// names each connection's thread `sqlx-sqlite-worker-N`), from `/proc`.
 fn thread_cpu() -> (f64, f64) {
-    let ticks = |stat: &str| -> Option<f64> {
-        let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-        Some((fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?) as f64 / 100.0)
-    };
+    let ticks = crate::tools::loadtest::stat_cpu_seconds;
     let all = std::fs::read_to_string("/proc/self/stat").ok().and_then(|s| ticks(&s)).unwrap_or(0.0);
     let mut sqlite = 0.0;
     if let Ok(tasks) = std::fs::read_dir("/proc/self/task") {
