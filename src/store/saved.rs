@@ -161,16 +161,21 @@ impl Store {
         let games = format!("SELECT id, {GAME_COLUMNS} FROM games WHERE id IN ({list})");
         let seats =
             format!("SELECT game_id, {SEAT_COLUMNS} FROM seats WHERE game_id IN ({list}) ORDER BY game_id, seat");
+        // Each game's rows joined in a subquery of its own, which the
+        // database answers from the game's key: Postgres, with statistics
+        // not yet brought up to date after a crash, planned the join of
+        // `events` over a group of ids as a scan of the whole table, and a
+        // restart of 2,000 games took 27 s.
         let inputs = format!(
-            "SELECT game_id, string_agg({}{}body, {separator} ORDER BY n) AS joined \
-             FROM inputs WHERE game_id IN ({list}) GROUP BY game_id",
-            text("n"),
-            text("seq")
+            "SELECT g.id AS game_id, (SELECT string_agg({}{}i.body, {separator} ORDER BY i.n) \
+             FROM inputs i WHERE i.game_id = g.id) AS joined FROM games g WHERE g.id IN ({list})",
+            text("i.n"),
+            text("i.seq")
         );
         let events = format!(
-            "SELECT e.game_id, string_agg({}{}{}e.audience || ' ' || {}e.body, {separator} ORDER BY e.seq) AS joined \
-             FROM events e JOIN games g ON g.id = e.game_id \
-             WHERE e.game_id IN ({list}) AND e.hand >= g.hands - 1 GROUP BY e.game_id",
+            "SELECT g.id AS game_id, (SELECT string_agg({}{}{}e.audience || ' ' || {}e.body, {separator} \
+             ORDER BY e.seq) FROM events e WHERE e.game_id = g.id AND e.hand >= g.hands - 1) AS joined \
+             FROM games g WHERE g.id IN ({list})",
             text("e.seq"),
             text("e.at_us"),
             text("e.hand"),
@@ -249,7 +254,7 @@ impl Resuming {
             Ok(())
         });
         each(inputs, "game_id", &|g, id, row| {
-            let joined: String = row.try_get("joined")?;
+            let Some(joined) = row.try_get::<Option<String>, _>("joined")? else { return Ok(()) };
             for line in joined.split(ROW_SEPARATOR) {
                 let mut columns = line.splitn(3, ' ');
                 let r =
@@ -259,7 +264,7 @@ impl Resuming {
             Ok(())
         });
         each(events, "game_id", &|g, id, row| {
-            let joined: String = row.try_get("joined")?;
+            let Some(joined) = row.try_get::<Option<String>, _>("joined")? else { return Ok(()) };
             for line in joined.split(ROW_SEPARATOR) {
                 let mut columns = line.splitn(6, ' ');
                 let (seq, at_us, hand) =
