@@ -140,7 +140,7 @@ pub struct SeatView {
     /// Declared a calling hand.
     pub calling: bool,
     /// The hand's score, once scored.
-    pub score: Option<HandScore>,
+    pub score: Option<Box<HandScore>>,
 }
 
 /// How a hand ended.
@@ -219,7 +219,7 @@ fn hand_view(h: &Hand, viewer: Option<PlayerId>, show_on_washout: bool) -> HandV
             sets: s.sets.to_vec(),
             bonus: s.bonus.to_vec(),
             calling: s.calling,
-            score: h.hand_score(wind).cloned(),
+            score: h.hand_score(wind).cloned().map(Box::new),
         }
     });
     let claimable = h.claim_window_open().then(|| h.current_tile()).flatten().map(|tile| Claimable {
