@@ -111,10 +111,12 @@ impl Writer {
     /// when it is taken), then the batches' rows.
     async fn transaction(&self, claim: Option<&Claim<'_>>, batches: &[&Batch]) -> Result<bool, sqlx::Error> {
         let rows = Rows::of(batches);
-        // The same steps on either connection type.
+        // The same steps on either connection type (SQLite's first finishing
+        // a checkpoint, on the connection got for the transaction).
         macro_rules! claim_then_rows {
-            ($pool:expr, $rows:ident, $rare:ident) => {{
+            ($pool:expr, $rows:ident, $rare:ident $(, $before:expr)?) => {{
                 let mut conn = acquire($pool.acquire()).await?;
+                $($before(&mut *conn).await;)?
                 let mut tx = conn.begin().await?;
                 if let Some(claim) = claim {
                     let claimed = sqlx::query(
@@ -146,8 +148,7 @@ impl Writer {
         }
         match self {
             Writer::Sqlite(pool, wal) => {
-                wal.finish_checkpoint(pool).await;
-                claim_then_rows!(pool, sqlite_rows, sqlite_rare)
+                claim_then_rows!(pool, sqlite_rows, sqlite_rare, |conn| wal.finish_checkpoint(conn))
             }
             Writer::Postgres(pool) => claim_then_rows!(pool, postgres_rows, postgres_rare),
         }
@@ -225,7 +226,7 @@ pub struct Wal {
 impl Wal {
     /// After a checkpoint of the checkpointer, copies the rest on the
     /// writer's connection, between two of its transactions.
-    async fn finish_checkpoint(&self, writer: &SqlitePool) {
+    async fn finish_checkpoint(&self, writer: &mut sqlx::SqliteConnection) {
         if self.copied.swap(false, Ordering::Relaxed)
             && let Err(e) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)").execute(writer).await
         {
