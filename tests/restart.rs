@@ -360,5 +360,51 @@ async fn games_read_together_read_as_each_alone(backend: &str) {
         assert_eq!(read.inputs, alone.inputs, "{id}: the inputs");
         assert_eq!(read.events, alone.events, "{id}: the events");
     }
+    // The finished game's inputs and events are read from its blocks (one
+    // per finished hand): with the rows the blocks hold gone from `inputs`
+    // and `events`, the restart's read still has every input, and the same
+    // events of the last two hands.
+    let finished = &ids[0];
+    let whole = app.store.load_game(finished, i64::MAX).await.unwrap().unwrap();
+    let last_hand = whole.game.hands;
+    // Postgres writes the blocks after the hand's own transaction: wait for
+    // the last hand's.
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let hand: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(last_hand), 0) FROM event_blocks WHERE game_id = $1")
+            .bind(finished)
+            .fetch_one(app.store.pool())
+            .await
+            .unwrap();
+        if hand == last_hand {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "no block of hand {last_hand} (up to hand {hand})");
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let last_two = app.store.load_games_resuming(std::slice::from_ref(finished)).await.unwrap().remove(0);
+    let last_two = last_two.unwrap().unwrap().events;
+    for (log, key, blocks, last) in
+        [("inputs", "n", "input_blocks", "last_n"), ("events", "seq", "event_blocks", "last_seq")]
+    {
+        let (count, packed): (i64, i64) =
+            sqlx::query_as(&format!("SELECT COUNT(*), COALESCE(MAX({last}), 0) FROM {blocks} WHERE game_id = $1"))
+                .bind(finished)
+                .fetch_one(app.store.pool())
+                .await
+                .unwrap();
+        assert!(count >= 1 && packed > 0, "the finished game's {log} are in {count} blocks, up to {packed}");
+        sqlx::query(&format!("DELETE FROM {log} WHERE game_id = $1 AND {key} <= $2"))
+            .bind(finished)
+            .bind(packed)
+            .execute(app.store.pool())
+            .await
+            .unwrap();
+    }
+    let read = app.store.load_games_resuming(std::slice::from_ref(finished)).await.unwrap().remove(0);
+    let read = read.unwrap().unwrap();
+    assert_eq!(read.inputs, whole.inputs, "the inputs read from the blocks");
+    assert_eq!(read.events, last_two, "the events read from the blocks");
+    assert!(!read.events.is_empty());
     app.finish().await;
 }
