@@ -122,6 +122,12 @@ pub(super) struct Actor {
     /// Whether the store can be written (from the journal): while a batch is
     /// held for want of it, the table waits for this to turn `true`.
     pub available: tokio::sync::watch::Receiver<bool>,
+    /// A table brought back by a restart: `true` while the restart is still
+    /// bringing others back. Meanwhile its robots (and its claim timer) wait,
+    /// so that the CPU and the store serve the tables still on their way
+    /// (at 2,000 robot tables, their play made the restart twice as long);
+    /// people's moves are played at once.
+    pub robots_wait: Option<tokio::sync::watch::Receiver<bool>>,
     /// The table counted in the metrics under the state the store has: set
     /// when its task starts and after each write, before anyone is answered,
     /// so that a client that saw a change finds it counted (uncounted when
@@ -154,6 +160,7 @@ impl Actor {
             end_after_hand: false,
             prompts: Default::default(),
             available,
+            robots_wait: None,
             counted: None,
         }
     }
@@ -180,6 +187,7 @@ impl Actor {
             let deadline = self.next_deadline();
             let held = self.record.is_held();
             let mut available = self.available.clone();
+            let mut recovering = self.robots_wait.clone();
             let done = tokio::select! {
                 command = commands.recv() => match command {
                     Some(TableCommand::Shutdown { reply }) => {
@@ -199,6 +207,11 @@ impl Actor {
                 }
                 // The store is back: write what was held, then carry on.
                 _ = store_back(&mut available), if held => self.flush().await,
+                // The restart has brought every table back: the robots play.
+                _ = recovery_over(&mut recovering), if recovering.is_some() => {
+                    self.robots_wait = None;
+                    Ok(())
+                }
             };
             let done = match done {
                 Ok(()) => self.run_robots().await,
@@ -755,7 +768,9 @@ impl Actor {
             // Nothing moves until the store is back: no claim timeout, no robot.
             return None;
         }
-        let claim = self.claim_deadline.map(|d| d.at);
+        // While a restart brings other tables back, no claim times out (and
+        // no robot is due).
+        let claim = self.claim_deadline.filter(|_| !self.robots_waiting()).map(|d| d.at);
         let robot = self.robot_due().map(|_| self.last_action + self.pause_duration());
         let takeover = self.seats.next_takeover(self.settings.robot_takeover);
         [claim, robot, takeover, self.close_at].into_iter().flatten().min()
@@ -785,9 +800,20 @@ impl Actor {
         }
     }
 
+    /// Whether the restart that brought this table back is still bringing
+    /// others back (see [`Actor::robots_wait`]).
+    fn robots_waiting(&self) -> bool {
+        self.robots_wait.as_ref().is_some_and(|w| *w.borrow())
+    }
+
     /// The first seat (in id order) a robot must move for.
     fn robot_due(&self) -> Option<u8> {
-        if self.paused || self.waiting_ready || self.state != TableState::Playing || self.record.is_held() {
+        if self.paused
+            || self.waiting_ready
+            || self.state != TableState::Playing
+            || self.record.is_held()
+            || self.robots_waiting()
+        {
             return None;
         }
         let game = self.game.as_ref()?;
@@ -967,6 +993,13 @@ pub(super) fn now_us() -> u64 {
 async fn store_back(available: &mut tokio::sync::watch::Receiver<bool>) {
     if available.wait_for(|up| *up).await.is_err() {
         std::future::pending::<()>().await;
+    }
+}
+
+/// Completes when `recovering` turns `false` (or its sender is gone).
+async fn recovery_over(recovering: &mut Option<tokio::sync::watch::Receiver<bool>>) {
+    if let Some(w) = recovering {
+        let _ = w.wait_for(|recovering| !*recovering).await;
     }
 }
 

@@ -311,7 +311,10 @@ impl Lobby {
             // Gone since it was listed: nothing to bring back.
             Ok(None) => return self.came_back(id, Back::Failed),
             Ok(Some(_)) if self.stopping.load(Ordering::SeqCst) => return,
-            Ok(Some(saved)) => recovery::recover(saved, self.store.clone(), cpus).await.map_err(corrupt),
+            Ok(Some(saved)) => {
+                let recovering = self.recovering.subscribe();
+                recovery::recover(saved, self.store.clone(), cpus, recovering).await.map_err(corrupt)
+            }
             Err(e) => Err(e),
         };
         match handle {

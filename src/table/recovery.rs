@@ -61,13 +61,22 @@ pub struct Rebuilt {
 /// table's task starts at once: its first act is to store what setting it
 /// up changed (the wait for its people), before it answers anything, so
 /// that a restart does not wait for the store to commit each table in turn.
-pub async fn recover(saved: SavedGame, store: Store, cpus: &Semaphore) -> Result<TableHandle, RecoverError> {
+///
+/// `recovering` is `true` while the restart brings tables back: the table's
+/// robots wait for it to turn `false` (see [`Actor::robots_wait`]).
+pub async fn recover(
+    saved: SavedGame,
+    store: Store,
+    cpus: &Semaphore,
+    recovering: tokio::sync::watch::Receiver<bool>,
+) -> Result<TableHandle, RecoverError> {
     let id = saved.id.clone();
     let corrupt = |why: String| RecoverError::Corrupt { game: id.clone(), why };
     let permit = cpus.acquire().await.map_err(|e| corrupt(format!("waiting to replay: {e}")))?;
-    let actor = tokio::task::spawn_blocking(move || set_up(rebuild(saved)?, store))
+    let mut actor = tokio::task::spawn_blocking(move || set_up(rebuild(saved)?, store))
         .await
         .map_err(|e| corrupt(format!("replaying the inputs: {e}")))??;
+    actor.robots_wait = Some(recovering);
     drop(permit);
     tracing::info!(table = %actor.id, hands = actor.hand_number(), seq = actor.stream.seq(), "table recovered");
     Ok(start_task(actor))

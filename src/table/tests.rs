@@ -545,33 +545,63 @@ async fn a_finished_table_closes_five_minutes_after_its_last_watcher_leaves() {
     assert!(table.is_closed(), "then closed");
 }
 
+/// A table of four robots (with `options`) played until a spectator sees
+/// `until`, stopped, and opened again from the store as a restart does, with
+/// `recovering` as the restart's flag.
+async fn robots_back_after_a_restart(
+    id: &str,
+    options: &[(&str, &str)],
+    until: impl Fn(&ServerMessage) -> bool,
+    recovering: tokio::sync::watch::Receiver<bool>,
+) -> TableHandle {
+    let store = open_store().await;
+    let robots = (0..4).map(|s| RobotSeat { seat: Some(s), strategy: Strategy::default() }).collect();
+    let setup = TableSetup { settings: settings(options, 0), robots, start: true };
+    let spawned = actor::spawn(id.into(), setup, store.clone());
+    let table = within_real_time("opening the table", spawned).await.expect("the table opens");
+    let mut watcher = Client::connect(&table, None, None).await;
+    watcher.until(|m| until(m).then_some(())).await;
+    within_real_time("stopping", table.ask(|reply| TableCommand::Shutdown { reply })).await.expect("stopped");
+    drop(watcher);
+    let loading = real_time().spawn({
+        let (store, id) = (store.clone(), id.to_string());
+        async move { store.load_game(&id, i64::MAX).await }
+    });
+    let saved = within_real_time("loading", loading).await.expect("the task").expect("read").expect("stored");
+    let cpus = tokio::sync::Semaphore::new(1);
+    let reopened = within_real_time("reopening", super::recovery::recover(saved, store, &cpus, recovering)).await;
+    reopened.expect("the game's table opens again")
+}
+
 /// 5b. A finished game's table opened again after a restart closes five
 /// minutes later if nobody connects: the restart sent everybody away.
 #[tokio::test(start_paused = true)]
 async fn a_finished_table_back_after_a_restart_closes_five_minutes_later() {
-    let store = open_store().await;
-    let robots = (0..4).map(|s| RobotSeat { seat: Some(s), strategy: Strategy::default() }).collect();
-    let setup = TableSetup { settings: settings(&[("NumRounds", "1")], 0), robots, start: true };
-    let spawned = actor::spawn("finished".into(), setup, store.clone());
-    let table = within_real_time("opening the table", spawned).await.expect("the table opens");
-    let mut watcher = Client::connect(&table, None, None).await;
-    watcher.until(|m| matches!(game_event(m), Some(Event::GameOver { .. })).then_some(())).await;
-    within_real_time("stopping", table.ask(|reply| TableCommand::Shutdown { reply })).await.expect("stopped");
-    drop(watcher);
-    let loading = real_time().spawn({
-        let store = store.clone();
-        async move { store.load_game("finished", i64::MAX).await }
-    });
-    let saved = within_real_time("loading", loading).await.expect("the task").expect("read").expect("stored");
-    let cpus = tokio::sync::Semaphore::new(1);
-    let reopened = within_real_time("reopening", super::recovery::recover(saved, store, &cpus)).await;
-    let table = reopened.expect("the finished game's table opens again");
+    let game_over = |m: &ServerMessage| matches!(game_event(m), Some(Event::GameOver { .. }));
+    let (_, recovering) = tokio::sync::watch::channel(false);
+    let table = robots_back_after_a_restart("finished", &[("NumRounds", "1")], game_over, recovering).await;
     // Nothing is asked of it before then: the timer runs from the restart.
     tokio::time::sleep(Duration::from_secs(299)).await;
     assert!(!table.is_closed(), "open for five minutes");
     assert_eq!(info(&table).await.state, TableState::Over);
     tokio::time::sleep(Duration::from_secs(2)).await;
     assert!(table.is_closed(), "then closed");
+}
+
+/// 5c. While a restart is still bringing tables back, the robots of a table
+/// already back wait (a minute passes without a move); they play on as soon
+/// as the restart is over.
+#[tokio::test(start_paused = true)]
+async fn robots_wait_until_the_restart_has_brought_every_table_back() {
+    let discarded = |m: &ServerMessage| matches!(game_event(m), Some(Event::Discarded { .. }));
+    let (recovering, wait) = tokio::sync::watch::channel(true);
+    let table = robots_back_after_a_restart("waiting", &[], discarded, wait).await;
+    let mut watcher = Client::connect(&table, None, None).await;
+    tokio::time::sleep(Duration::from_secs(60)).await;
+    let meanwhile = watcher.sync().await;
+    assert!(meanwhile.iter().all(|m| game_event(m).is_none()), "the robots moved during the restart: {meanwhile:?}");
+    recovering.send_replace(false);
+    watcher.until(|m| matches!(game_event(m), Some(Event::Discarded { .. })).then_some(())).await;
 }
 
 /// 6. Prompts follow the moves. Over a hand, every prompt differs from the
