@@ -11,7 +11,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use common::app::{TestApp, WAIT};
-use mahjong::protocol::ws::{ClientMessage, ServerMessage, StreamEvent};
+use mahjong::protocol::ws::{ClientMessage, ServerMessage, StreamEvent, TableState};
 use mahjong::rules::event::Event;
 use mahjong::rules::{Action, Claim};
 use mahjong::table::TableDefaults;
@@ -43,8 +43,11 @@ async fn record(addr: std::net::SocketAddr, table: &str, token: Option<&str>, ev
         let (message, text) = socket.next(WAIT).await.unwrap().expect("the socket stays open");
         received.push(text);
         match message {
-            ServerMessage::Snapshot { .. } => {
+            ServerMessage::Snapshot { table, .. } => {
                 asked -= 1;
+                // A socket that connected late (a loaded machine) may find
+                // the game already over: no `game_over` event will come.
+                over |= table.state == TableState::Over;
                 if over && asked == 0 {
                     return received;
                 }
