@@ -387,8 +387,14 @@ async fn a_refresh_and_a_dropped_connection_in_the_middle_of_a_hand_miss_nothing
 
     // A dropped socket while the robots play: it reconnects with `since` by itself.
     me.click("#discard").await;
-    me.eval("mjTable.connection.drop()").await;
-    me.wait_until("mjTable.status === 'connected' && mjTable.connection.attempt === 0", UI_WAIT).await;
+    // The old socket is kept aside: its close event comes later than
+    // `drop()` returns, and until then the status still reads "connected".
+    me.eval("(window.droppedSocket = mjTable.connection.ws, mjTable.connection.drop(), true)").await;
+    me.wait_until(
+        "mjTable.connection.ws !== window.droppedSocket && mjTable.status === 'connected' && mjTable.connection.attempt === 0",
+        UI_WAIT,
+    )
+    .await;
     let resumed_from = me.eval("mjTable.connection.ws.url").await;
     assert!(resumed_from.as_str().unwrap().contains("since="), "resumed with since: {resumed_from}");
     let deadline = Instant::now() + GAME_WAIT;
