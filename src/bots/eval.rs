@@ -16,8 +16,8 @@
 use arrayvec::ArrayVec;
 
 use super::shape::{
-    Counts, GROUPS, GroupShape, adjust_key, group_len, group_of, group_shape, group_start, improving_places,
-    is_major_index, shapes_of, standard_distance,
+    Counts, GROUPS, GroupShape, PlacesProbe, adjust_key, group_len, group_of, group_shape, group_start, is_major_index,
+    shapes_of, standard_distance,
 };
 use crate::rules::tile::NORMAL_KINDS;
 
@@ -222,18 +222,32 @@ impl Evaluator<'_> {
         let live = Evaluator { seven_pairs: seven, wonders, ..*self };
         // With the standard distance alone, each improving tile is one step.
         let simple = !seven && !wonders && self.pung_weight == 0.0;
+        // First each group's helpful faces and, where its improving places
+        // are needed, the look in their cache, all four looks together (see
+        // `PlacesProbe`); then each group's share.
+        let mut plan = [None; GROUPS];
+        for (g, step) in plan.iter_mut().enumerate() {
+            let remembered = match &reuse {
+                Some((h, memo)) if simple && *h != g => memo[g],
+                _ => None,
+            };
+            if remembered.is_none() {
+                let (near, special) = self.helpful(counts, g, seven, wonders);
+                let probe = (near != 0).then(|| PlacesProbe::new(a.keys[g], &others[g], self.need));
+                *step = Some((near, special, probe));
+            }
+        }
         let mut total = 0.0;
         for g in 0..GROUPS {
             let shared = match &mut reuse {
                 Some((h, memo)) if simple && *h != g => Some(&mut memo[g]),
                 _ => None,
             };
-            if let Some(Some(share)) = shared.as_deref() {
-                total += share;
+            let Some((near, special, probe)) = plan[g] else {
+                total += shared.and_then(|s| *s).unwrap_or(0.0);
                 continue;
-            }
-            let (near, special) = self.helpful(counts, g, seven, wonders);
-            let improving = if near == 0 { 0 } else { improving_places(a.keys[g], &others[g], self.need, near) };
+            };
+            let improving = probe.map_or(0, |p| p.places(&others[g], self.need, near));
             let mut share = 0.0;
             let mut bits = if simple { improving } else { near | special };
             while bits != 0 {

@@ -220,41 +220,69 @@ fn compute(key: u32) -> GroupShape {
     out
 }
 
-/// The places of group pattern `key` where one more tile lowers the
-/// standard distance of a hand made of this group and `others` (the other
-/// groups combined), as bits; only places in `near` are tried (the others
-/// cannot help). Remembered in a process-wide direct-mapped cache: the same
-/// group patterns meet the same shapes of the rest of the hand again and
-/// again, and the cached answer (9 bits) fits in the same word as its key.
-pub(crate) fn improving_places(key: u32, others: &GroupShape, need: u8, near: u16) -> u16 {
-    const CACHE_BITS: u32 = 18;
+/// The cache's slots: 2^18 words (2 MiB).
+const PLACES_CACHE_BITS: u32 = 18;
+
+fn places_cache() -> &'static [AtomicU64] {
     static CACHE: OnceLock<Box<[AtomicU64]>> = OnceLock::new();
-    let (honours, local) = if key >= HONOURS_BASE { (1u64, key - HONOURS_BASE) } else { (0, key) };
-    // 21 bits of pattern, 30 of shape, 3 of need, 1 of group kind: 55 bits,
-    // and the 9 bits of the answer make 64.
-    let tag = (local as u64) | ((others.pack() as u64 & 0x3FFF_FFFF) << 21) | ((need as u64) << 51) | (honours << 54);
-    let cache = CACHE.get_or_init(|| (0..1usize << CACHE_BITS).map(|_| AtomicU64::new(u64::MAX)).collect());
-    let slot = (tag.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - CACHE_BITS)) as usize;
-    let entry = cache.get(slot).map(|e| e.load(Ordering::Relaxed));
-    if let Some(e) = entry
-        && e != u64::MAX
-        && e & ((1 << 55) - 1) == tag
-    {
-        return (e >> 55) as u16 & near;
+    CACHE.get_or_init(|| (0..1usize << PLACES_CACHE_BITS).map(|_| AtomicU64::new(u64::MAX)).collect())
+}
+
+/// The places of a group pattern where one more tile lowers the standard
+/// distance of a hand made of this group and the other groups combined.
+///
+/// Remembered in a process-wide direct-mapped cache: the same group patterns
+/// meet the same shapes of the rest of the hand again and again, and the
+/// cached answer (9 bits) fits in the same word as its key. A look in the
+/// cache is split from its use so that a caller can look for several groups
+/// before it uses any answer: the cache is far larger than the processor's
+/// caches, and looks made one after the other, none waiting for another,
+/// wait for memory together rather than in turn.
+#[derive(Clone, Copy)]
+pub(crate) struct PlacesProbe {
+    key: u32,
+    tag: u64,
+    slot: usize,
+    entry: u64,
+}
+
+impl PlacesProbe {
+    /// Reads the cache's slot for `key` with `others` and `need`.
+    pub(crate) fn new(key: u32, others: &GroupShape, need: u8) -> PlacesProbe {
+        let honours = (key >= HONOURS_BASE) as u64;
+        let local = if honours == 1 { key - HONOURS_BASE } else { key };
+        // 21 bits of pattern, 30 of shape, 3 of need, 1 of group kind: 55 bits,
+        // and the 9 bits of the answer make 64.
+        let tag =
+            (local as u64) | ((others.pack() as u64 & 0x3FFF_FFFF) << 21) | ((need as u64) << 51) | (honours << 54);
+        let slot = (tag.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - PLACES_CACHE_BITS)) as usize;
+        let entry = places_cache().get(slot).map_or(u64::MAX, |e| e.load(Ordering::Relaxed));
+        PlacesProbe { key, tag, slot, entry }
     }
-    let n = if honours == 1 { 7 } else { 9 };
-    let before = others.best_with(&group_shape(key), need);
-    let mut bits = 0u16;
-    for (at, &unit) in POW5.iter().enumerate().take(n) {
-        // Every place that may help with any `near`, so the entry serves all callers.
-        if (local / unit) % 5 < 4 && others.best_with(&group_shape(key + unit), need) > before {
-            bits |= 1 << at;
+
+    /// The improving places among `near` (only those are asked for: no other
+    /// can help), as bits: from the slot read if it held them,
+    /// else worked out and remembered. `others` and `need` are those given
+    /// to [`PlacesProbe::new`].
+    pub(crate) fn places(self, others: &GroupShape, need: u8, near: u16) -> u16 {
+        let PlacesProbe { key, tag, slot, entry } = self;
+        if entry != u64::MAX && entry & ((1 << 55) - 1) == tag {
+            return (entry >> 55) as u16 & near;
         }
+        let (n, local) = if key >= HONOURS_BASE { (7, key - HONOURS_BASE) } else { (9, key) };
+        let before = others.best_with(&group_shape(key), need);
+        let mut bits = 0u16;
+        for (at, &unit) in POW5.iter().enumerate().take(n) {
+            // Every place that may help with any `near`, so the entry serves all callers.
+            if (local / unit) % 5 < 4 && others.best_with(&group_shape(key + unit), need) > before {
+                bits |= 1 << at;
+            }
+        }
+        if let Some(e) = places_cache().get(slot) {
+            e.store(tag | ((bits as u64) << 55), Ordering::Relaxed);
+        }
+        bits & near
     }
-    if let Some(e) = cache.get(slot) {
-        e.store(tag | ((bits as u64) << 55), Ordering::Relaxed);
-    }
-    bits & near
 }
 
 /// The standard-hand distance of the four groups together.
