@@ -26,7 +26,7 @@ use crate::rules::hand::{Outcome, Phase};
 use crate::rules::invariants;
 use crate::rules::options::GameOptions;
 use crate::rules::scoring::Whence;
-use crate::rules::view::{self, Decision};
+use crate::rules::view::{self, Decision, TableView};
 
 /// Commands one game may take before it is deemed stuck. A real game takes a
 /// few thousand.
@@ -247,6 +247,8 @@ pub fn play_game_capped(
     let mut walls = ChaCha8Rng::seed_from_u64(seed);
     let mut game = Game::new(options.clone());
     let mut record = GameRecord::default();
+    // Each robot's view, refreshed in place for each of its decisions.
+    let mut views: [TableView; 4] = PlayerId::ALL.map(|p| game.view(Some(p)));
     let fail = |hand: u32, problem: Problem| SimError::Game { game: None, seed, hand, problem };
     while !game.is_over() {
         if record.steps >= max_steps {
@@ -264,8 +266,10 @@ pub fn play_game_capped(
         // The first player, in id order, that the engine is waiting for.
         let mover = PlayerId::ALL.into_iter().find_map(|p| view::decision(hand, hand.seat_of(p)).map(|d| (p, d)));
         let Some((player, decision)) = mover else { return Err(fail(number, Problem::Stuck(hand.phase()))) };
+        let view = &mut views[player.index()];
+        game.refresh_view(Some(player), view);
         let action = robots[player.index()]
-            .decide(&game.view(Some(player)))
+            .decide(view)
             .ok_or_else(|| fail(number, Problem::NoMove { player: player.0, decision }))?;
         let command = Command::Act { player, action };
         let events = game.apply(command.clone()).map_err(|reason| {
@@ -427,6 +431,38 @@ mod tests {
         config.strategies[2].chowness = 5.0;
         let e = simulate(&config).unwrap_err();
         assert!(e.to_string().starts_with("strategy of player 2: chowness must be"), "{e}");
+    }
+
+    /// A view built in the memory of another (the last one built, whoever
+    /// it was for) is the view built afresh, at every step of a whole game.
+    #[test]
+    fn a_view_built_in_reused_memory_is_the_same_view() {
+        let options = GameOptions { show_on_washout: true, ..GameOptions::default() };
+        let robots = [Strategy::default(); 4].map(|s| Robot::new(s, options.clone()));
+        let mut game = Game::new(options);
+        let mut walls = ChaCha8Rng::seed_from_u64(3);
+        let mut reused = game.view(None);
+        let mut steps = 0;
+        while !game.is_over() {
+            steps += 1;
+            for viewer in [None, Some(PlayerId(0)), Some(PlayerId(1)), Some(PlayerId(2)), Some(PlayerId(3))] {
+                game.refresh_view(viewer, &mut reused);
+                assert_eq!(reused, game.view(viewer), "step {steps}, viewer {viewer:?}");
+            }
+            let command = match game.hand().filter(|_| game.hand_in_progress()) {
+                None => Command::StartHand { dice: None, wall: WallSource::Shuffled { seed: walls.next_u64() } },
+                Some(hand) => {
+                    let (player, _) = PlayerId::ALL
+                        .into_iter()
+                        .find_map(|p| view::decision(hand, hand.seat_of(p)).map(|d| (p, d)))
+                        .expect("someone to move");
+                    let action = robots[player.index()].decide(&game.view(Some(player))).expect("a move");
+                    Command::Act { player, action }
+                }
+            };
+            game.apply(command).unwrap();
+        }
+        assert!(steps > 500, "a whole game: {steps} steps");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use super::tileset::ChowPosition;
 /// A player's place in the game's seating cycle: player 0 is the first East,
 /// 1 sits to its right (the first South), and so on. Seat winds rotate from
 /// hand to hand; player ids do not.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(transparent)]
 pub struct PlayerId(pub u8);
 

@@ -135,11 +135,18 @@ impl Game {
     /// it, between hands, or once the game is over). `apply` accepts an
     /// `Act` of `player` exactly when its action is in this list.
     pub fn legal_actions(&self, player: PlayerId) -> Vec<Action> {
+        let mut actions = Vec::new();
+        self.legal_actions_into(player, &mut actions);
+        actions
+    }
+
+    /// [`Game::legal_actions`], appended to `out`.
+    pub fn legal_actions_into(&self, player: PlayerId, out: &mut Vec<Action>) {
         match self.hand.as_ref() {
             Some(h) if !self.over && player.index() < 4 && h.phase() != Phase::Finished => {
-                h.legal_actions(h.seat_of(player), self.rules())
+                h.legal_actions(h.seat_of(player), self.rules(), out)
             }
-            _ => Vec::new(),
+            _ => {}
         }
     }
 

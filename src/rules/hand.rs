@@ -22,10 +22,11 @@ use super::tileset::{ChowPosition, SetKind, TileSet};
 use super::wall::Wall;
 
 /// The phase of a hand.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Phase {
     /// After the deal: players in turn declare bonus tiles and concealed kongs.
+    #[default]
     Declaring,
     /// East's tile swap (`TileSwap`), before East's first discard.
     Swapping,

@@ -73,8 +73,8 @@ impl Hand {
     /// Every move the player at `seat` may make now, in a stable order: the
     /// most consequential first (Mah-Jong, claims), then declarations, then
     /// discards by tile.
-    pub(crate) fn legal_actions(&self, seat: Wind, rules: Rules<'_>) -> Vec<Action> {
-        let mut out = Vec::new();
+    /// The moves are appended to `out`.
+    pub(crate) fn legal_actions(&self, seat: Wind, rules: Rules<'_>, out: &mut Vec<Action>) {
         let mut offer = |action: Action| {
             if self.check(seat, &action, rules).is_ok() {
                 out.push(action);
@@ -101,7 +101,12 @@ impl Hand {
                     offer(Action::AddToPung { tile });
                 }
                 offer(Action::FinishDeclaring);
-                for calling in [false, true] {
+                // Calling discards are tried only from a hand that may still
+                // call: `check_discard` refuses every other one, and only a
+                // concealed hand's first discard may call.
+                let hand = &self.seats[seat.index()];
+                let may_call = hand.concealed.len() >= 14 && !hand.calling && hand.no_discard;
+                for calling in [false, true].into_iter().filter(|&c| !c || may_call) {
                     for &tile in &faces {
                         offer(Action::Discard { tile, calling });
                     }
@@ -141,7 +146,6 @@ impl Hand {
             }
             Phase::Finished => {}
         }
-        out
     }
 
     // ----- the checks, one per move ------------------------------------------
@@ -502,14 +506,15 @@ impl Hand {
 
 /// The faces among a player's concealed tiles, each once, in tile order.
 fn distinct_faces(hand: &PlayerHand) -> arrayvec::ArrayVec<Tile, { super::player_hand::MAX_CONCEALED }> {
-    let mut faces: arrayvec::ArrayVec<Tile, { super::player_hand::MAX_CONCEALED }> =
-        hand.concealed.iter().copied().collect();
-    faces.sort_unstable();
+    // A bit per face (46 of them), read back in tile order: no sort.
+    let mut held = 0u64;
+    for t in &hand.concealed {
+        held |= 1 << t.index();
+    }
     let mut unique = arrayvec::ArrayVec::new();
-    for t in faces {
-        if unique.last() != Some(&t) {
-            unique.push(t);
-        }
+    while held != 0 {
+        unique.push(Tile::from_index(held.trailing_zeros() as usize).expect("a face's bit"));
+        held &= held - 1;
     }
     unique
 }

@@ -46,9 +46,12 @@ impl Suit {
 }
 
 /// A wind: a seat at the table, or the prevailing wind of a round.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, utoipa::ToSchema)]
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, utoipa::ToSchema,
+)]
 pub enum Wind {
     /// East, the dealer's seat and the first round.
+    #[default]
     East,
     /// South.
     South,

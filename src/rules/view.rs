@@ -38,7 +38,8 @@ pub struct TableView {
 }
 
 /// One hand as the viewer may see it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// (`Default`: a blank view, for [`Game::refresh_view`] to fill.)
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct HandView {
     /// 1-based hand number.
     pub number: u32,
@@ -123,7 +124,7 @@ pub struct SwapView {
 }
 
 /// One seat as the viewer may see it.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SeatView {
     /// Who sits here.
     pub player: PlayerId,
@@ -189,93 +190,141 @@ pub enum Decision {
 impl Game {
     /// The game as `viewer` may see it (`None`: a spectator).
     pub fn view(&self, viewer: Option<PlayerId>) -> TableView {
-        TableView {
+        let mut view = TableView {
             viewer,
             options: self.options().clone(),
             scores: self.scores(),
             round: self.round(),
             hands_started: self.hands_started(),
             game_over: self.is_over(),
-            hand: self.hand().map(|h| {
-                let mut view = hand_view(h, viewer, self.options().show_on_washout);
-                view.my_actions = viewer.map(|p| self.legal_actions(p)).unwrap_or_default();
-                view
-            }),
+            hand: None,
+        };
+        self.refresh_view(viewer, &mut view);
+        view
+    }
+
+    /// Makes `view` (any earlier view: any viewer's, of any game) the game
+    /// as `viewer` may see it, in place: its lists are refilled rather than
+    /// allocated again, and nothing large is moved, for a caller that asks
+    /// for a view at every move (the simulator's robots).
+    pub fn refresh_view(&self, viewer: Option<PlayerId>, view: &mut TableView) {
+        let TableView { viewer: to_viewer, options, scores, round, hands_started, game_over, hand } = view;
+        *to_viewer = viewer;
+        options.clone_from(self.options());
+        *scores = self.scores();
+        *round = self.round();
+        *hands_started = self.hands_started();
+        *game_over = self.is_over();
+        match self.hand() {
+            None => *hand = None,
+            Some(h) => {
+                let hand = hand.get_or_insert_with(HandView::default);
+                fill_hand_view(h, viewer, self.options().show_on_washout, hand);
+                hand.my_actions.clear();
+                if let Some(p) = viewer {
+                    self.legal_actions_into(p, &mut hand.my_actions);
+                }
+            }
         }
     }
 }
 
-fn hand_view(h: &Hand, viewer: Option<PlayerId>, show_on_washout: bool) -> HandView {
+/// `to` emptied and filled with `from`, keeping its memory.
+fn refill<T: Copy>(to: &mut Vec<T>, from: &[T]) {
+    to.clear();
+    to.extend_from_slice(from);
+}
+
+/// Makes `v` hand `h` as `viewer` may see it, all but `my_actions`. Every
+/// field is named (no `..`), so that a field added to [`HandView`] cannot
+/// be forgotten here.
+fn fill_hand_view(h: &Hand, viewer: Option<PlayerId>, show_on_washout: bool, v: &mut HandView) {
+    let HandView {
+        number,
+        extra_hands,
+        dice,
+        phase,
+        east,
+        to_act,
+        whence,
+        seats,
+        live_tiles_left,
+        dead_tiles_left,
+        discards,
+        claimable,
+        pending_discard,
+        drawn,
+        winning_tile,
+        minimum_doubles,
+        my_answer,
+        my_decision,
+        my_actions: _,
+        swap,
+        outcome,
+    } = v;
     let washout_shown = show_on_washout && h.outcome() == Some(&Outcome::WashOut);
-    let seats = Wind::ALL.map(|wind| {
+    for (wind, seat) in Wind::ALL.into_iter().zip(seats.iter_mut()) {
         let p = h.player_at(wind);
         let s = h.seat(wind);
-        let visible = viewer == Some(p) || s.hand_declared || washout_shown;
-        SeatView {
-            player: p,
-            wind,
-            concealed: visible.then(|| s.concealed.to_vec()),
-            concealed_count: s.concealed.len(),
-            sets: s.sets.to_vec(),
-            bonus: s.bonus.to_vec(),
-            calling: s.calling,
-            score: h.hand_score(wind).cloned().map(Box::new),
+        let SeatView { player, wind: seat_wind, concealed, concealed_count, sets, bonus, calling, score } = seat;
+        *player = p;
+        *seat_wind = wind;
+        if viewer == Some(p) || s.hand_declared || washout_shown {
+            refill(concealed.get_or_insert_with(Vec::new), &s.concealed);
+        } else {
+            *concealed = None;
         }
-    });
-    let claimable = h.claim_window_open().then(|| h.current_tile()).flatten().map(|tile| Claimable {
+        *concealed_count = s.concealed.len();
+        refill(sets, &s.sets);
+        refill(bonus, &s.bonus);
+        *calling = s.calling;
+        *score = h.hand_score(wind).cloned().map(Box::new);
+    }
+    *claimable = h.claim_window_open().then(|| h.current_tile()).flatten().map(|tile| Claimable {
         tile,
         discard: h.serial(),
         from: h.player_at(h.to_act()),
         kong: h.konging(),
     });
     let my_seat = viewer.map(|p| h.seat_of(p));
-    let my_answer = my_seat.filter(|_| claimable.is_some()).map(|s| h.answers()[s.index()]);
-    let pending_discard =
-        (h.phase() == Phase::MahJonging && h.discard_use_pending()).then(|| h.current_tile()).flatten();
+    *my_answer = my_seat.filter(|_| claimable.is_some()).map(|s| h.answers()[s.index()]);
+    *pending_discard = (h.phase() == Phase::MahJonging && h.discard_use_pending()).then(|| h.current_tile()).flatten();
     // Only the viewer's own last draw, and only while it is the viewer's turn
     // after drawing (at the start of play the hand's last draw may be
     // someone else's replacement tile).
     let drew = matches!(h.whence(), Whence::Wall | Whence::Loose);
     let my_turn = my_seat == Some(h.to_act()) && h.phase() == Phase::Discarding && h.konging().is_none() && drew;
-    let drawn = h.last_drawn().filter(|&(seat, _)| my_turn && Some(seat) == my_seat).map(|(_, t)| t);
+    *drawn = h.last_drawn().filter(|&(seat, _)| my_turn && Some(seat) == my_seat).map(|(_, t)| t);
     let won = h.phase() == Phase::MahJonging || matches!(h.outcome(), Some(Outcome::Won { .. }));
-    let winning_tile = won.then(|| h.current_tile()).flatten();
-    HandView {
-        number: h.number,
-        extra_hands: h.extra_hands,
-        dice: h.dice,
-        phase: h.phase(),
-        east: h.east,
-        to_act: h.player_at(h.to_act()),
-        whence: h.whence(),
-        seats,
-        live_tiles_left: h.wall().live_remaining(),
-        dead_tiles_left: h.wall().dead_remaining(),
-        discards: h.discards().iter().map(|&(w, t)| (h.player_at(w), t)).collect(),
-        claimable,
-        pending_discard,
-        drawn,
-        winning_tile,
-        minimum_doubles: h.minimum_doubles(),
-        my_answer,
-        my_decision: my_seat.and_then(|s| decision(h, s)),
-        my_actions: Vec::new(),
-        swap: h.swap().map(|s| SwapView {
-            lots: s.lots(),
-            lot: s.lot(),
-            direction: s.direction(),
-            passed: Wind::ALL.map(|w| s.has_passed(w)),
-            my_tile: my_seat.and_then(|w| s.passed_tile(w)),
-        }),
-        outcome: h.outcome().map(|o| match o {
-            Outcome::WashOut => HandOutcome::WashOut,
-            Outcome::Won { winner, winners, settlement } => HandOutcome::Won {
-                winner: h.player_at(*winner),
-                winners: winners.iter().map(|&w| h.player_at(w)).collect(),
-                settlement: settlement.clone(),
-            },
-        }),
-    }
+    *winning_tile = won.then(|| h.current_tile()).flatten();
+    *number = h.number;
+    *extra_hands = h.extra_hands;
+    *dice = h.dice;
+    *phase = h.phase();
+    *east = h.east;
+    *to_act = h.player_at(h.to_act());
+    *whence = h.whence();
+    *live_tiles_left = h.wall().live_remaining();
+    *dead_tiles_left = h.wall().dead_remaining();
+    discards.clear();
+    discards.extend(h.discards().iter().map(|&(w, t)| (h.player_at(w), t)));
+    *minimum_doubles = h.minimum_doubles();
+    *my_decision = my_seat.and_then(|s| decision(h, s));
+    *swap = h.swap().map(|s| SwapView {
+        lots: s.lots(),
+        lot: s.lot(),
+        direction: s.direction(),
+        passed: Wind::ALL.map(|w| s.has_passed(w)),
+        my_tile: my_seat.and_then(|w| s.passed_tile(w)),
+    });
+    *outcome = h.outcome().map(|o| match o {
+        Outcome::WashOut => HandOutcome::WashOut,
+        Outcome::Won { winner, winners, settlement } => HandOutcome::Won {
+            winner: h.player_at(*winner),
+            winners: winners.iter().map(|&w| h.player_at(w)).collect(),
+            settlement: settlement.clone(),
+        },
+    });
 }
 
 /// What the player at `seat` is expected to do, if anything.
