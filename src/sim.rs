@@ -22,7 +22,7 @@ use crate::bots::{Robot, Strategy, StrategyError};
 use crate::rules::command::{Command, GameError, PlayerId, WallSource};
 use crate::rules::event::{Emitted, Event};
 use crate::rules::game::Game;
-use crate::rules::hand::{Outcome, Phase};
+use crate::rules::hand::{Hand, Outcome, Phase};
 use crate::rules::invariants;
 use crate::rules::options::GameOptions;
 use crate::rules::scoring::Whence;
@@ -257,15 +257,15 @@ pub fn play_game_capped(
         record.steps += 1;
         let hand_in_progress = game.hand_in_progress();
         let Some(hand) = game.hand().filter(|_| hand_in_progress) else {
-            let command = Command::StartHand { dice: None, wall: WallSource::Shuffled { seed: walls.next_u64() } };
+            let command = deal(&mut walls);
             let events = game.apply(command.clone()).map_err(|e| fail(game.hands_started() + 1, Problem::Deal(e)))?;
             check(&game, &command, &events).map_err(|p| fail(game.hands_started(), p))?;
             continue;
         };
         let number = hand.number;
-        // The first player, in id order, that the engine is waiting for.
-        let mover = PlayerId::ALL.into_iter().find_map(|p| view::decision(hand, hand.seat_of(p)).map(|d| (p, d)));
-        let Some((player, decision)) = mover else { return Err(fail(number, Problem::Stuck(hand.phase()))) };
+        let Some((player, decision)) = first_mover(hand) else {
+            return Err(fail(number, Problem::Stuck(hand.phase())));
+        };
         let view = &mut views[player.index()];
         game.refresh_view(Some(player), view);
         let action = robots[player.index()]
@@ -285,6 +285,17 @@ pub fn play_game_capped(
     record.final_scores = game.scores();
     record.hands = game.hands_started();
     Ok(record)
+}
+
+/// The next hand's deal, its wall drawn from `walls`.
+fn deal(walls: &mut ChaCha8Rng) -> Command {
+    Command::StartHand { dice: None, wall: WallSource::Shuffled { seed: walls.next_u64() } }
+}
+
+/// The first player, in id order, that the engine is waiting for in `hand`,
+/// with what it awaits.
+fn first_mover(hand: &Hand) -> Option<(PlayerId, Decision)> {
+    PlayerId::ALL.into_iter().find_map(|p| view::decision(hand, hand.seat_of(p)).map(|d| (p, d)))
 }
 
 fn describe<T: Serialize>(x: &T) -> String {
@@ -450,12 +461,9 @@ mod tests {
                 assert_eq!(reused, game.view(viewer), "step {steps}, viewer {viewer:?}");
             }
             let command = match game.hand().filter(|_| game.hand_in_progress()) {
-                None => Command::StartHand { dice: None, wall: WallSource::Shuffled { seed: walls.next_u64() } },
+                None => deal(&mut walls),
                 Some(hand) => {
-                    let (player, _) = PlayerId::ALL
-                        .into_iter()
-                        .find_map(|p| view::decision(hand, hand.seat_of(p)).map(|d| (p, d)))
-                        .expect("someone to move");
+                    let (player, _) = first_mover(hand).expect("someone to move");
                     let action = robots[player.index()].decide(&game.view(Some(player))).expect("a move");
                     Command::Act { player, action }
                 }

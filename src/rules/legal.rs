@@ -102,10 +102,9 @@ impl Hand {
                 }
                 offer(Action::FinishDeclaring);
                 // Calling discards are tried only from a hand that may still
-                // call: `check_discard` refuses every other one, and only a
-                // concealed hand's first discard may call.
-                let hand = &self.seats[seat.index()];
-                let may_call = hand.concealed.len() >= 14 && !hand.calling && hand.no_discard;
+                // call (`check_discard` refuses every other one): only a
+                // concealed hand's first discard may.
+                let may_call = calling_refusal(&self.seats[seat.index()]).is_none();
                 for calling in [false, true].into_iter().filter(|&c| !c || may_call) {
                     for &tile in &faces {
                         offer(Action::Discard { tile, calling });
@@ -226,16 +225,8 @@ impl Hand {
         }
         self.check_no_kong_pending()?;
         let hand = &self.seats[seat.index()];
-        if calling {
-            if hand.concealed.len() < 14 {
-                return Err(illegal("a calling declaration needs a fully concealed hand"));
-            }
-            if hand.calling {
-                return Err(illegal("you are already calling"));
-            }
-            if !hand.no_discard {
-                return Err(illegal("only an Original Call, with your first discard, is allowed"));
-            }
+        if calling && let Some(why) = calling_refusal(hand) {
+            return Err(illegal(why));
         }
         if hand.calling && self.tile != Some(t) {
             return Err(illegal("a calling hand can only discard the tile just drawn"));
@@ -501,6 +492,20 @@ impl Hand {
         let hand = &self.seats[seat.index()];
         let win = self.context(whence, t, Some(hand), false);
         self.judge_with(seat, win, rules).check(hand, Some(t))
+    }
+}
+
+/// Why `hand` may not declare a calling hand with its discard now, if it
+/// may not (whatever the tile).
+fn calling_refusal(hand: &PlayerHand) -> Option<&'static str> {
+    if hand.concealed.len() < 14 {
+        Some("a calling declaration needs a fully concealed hand")
+    } else if hand.calling {
+        Some("you are already calling")
+    } else if !hand.no_discard {
+        Some("only an Original Call, with your first discard, is allowed")
+    } else {
+        None
     }
 }
 
