@@ -35,6 +35,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use super::StoreError;
 use super::error::is_transient;
 use super::records::Batch;
+use super::tail::{Ask, Filing, Tail};
 use super::writer::Writer;
 
 /// Batches waiting beyond this many make tables wait to hand theirs over.
@@ -71,6 +72,8 @@ impl Unwritten {
 
 enum Job {
     Write(Box<Batch>, Reply),
+    /// File these games' rows waiting in SQLite's tail (a reader waits).
+    Settle(Vec<String>, oneshot::Sender<Result<(), StoreError>>),
     Stop(oneshot::Sender<()>),
 }
 
@@ -122,12 +125,16 @@ impl Journal {
     /// least one task), and the probe that watches the database while it is
     /// unreachable. SQLite has a single writer anyway; Postgres commits
     /// several groups at once, each on its own connection.
+    ///
+    /// On SQLite the writer puts moves in the log's tail first (see
+    /// [`super::tail`]); on Postgres every row goes to its table at once.
     pub fn start(writer: Writer, writers: usize) -> Journal {
         let health = Arc::new(Health { up: watch::Sender::new(true), why: Mutex::new(None) });
         let shards = (0..writers.max(1))
             .map(|_| {
                 let (sender, receiver) = mpsc::channel(QUEUE);
-                tokio::spawn(run(writer.clone(), health.clone(), receiver));
+                let tail = writer.has_tail().then(Tail::new);
+                tokio::spawn(run(writer.clone(), health.clone(), receiver, tail));
                 sender
             })
             .collect();
@@ -137,10 +144,15 @@ impl Journal {
 
     /// The writer of a game's batches.
     fn shard(&self, game_id: &str) -> &mpsc::Sender<Job> {
+        &self.shards[self.shard_of(game_id)]
+    }
+
+    /// The number of the writer of a game's batches.
+    fn shard_of(&self, game_id: &str) -> usize {
         use std::hash::{Hash, Hasher};
         let mut hasher = std::collections::hash_map::DefaultHasher::new();
         game_id.hash(&mut hasher);
-        &self.shards[(hasher.finish() % self.shards.len() as u64) as usize]
+        (hasher.finish() % self.shards.len() as u64) as usize
     }
 
     /// Writes a batch; returns once it is committed, or why it could not be
@@ -159,6 +171,26 @@ impl Journal {
         let closed = || Unwritten::refused(StoreError::Closed);
         shard.send(Job::Write(Box::new(batch), reply)).await.map_err(|_| closed())?;
         done.await.unwrap_or_else(|_| Err(closed()))
+    }
+
+    /// Files the rows of these games still in SQLite's tail into `inputs`
+    /// and `events`, so that a read of them that follows sees them all
+    /// (nothing to do on Postgres, or for games with nothing waiting).
+    pub async fn settle(&self, game_ids: &[String]) -> Result<(), StoreError> {
+        let mut answers = Vec::new();
+        for (i, shard) in self.shards.iter().enumerate() {
+            let mine: Vec<String> = game_ids.iter().filter(|id| self.shard_of(id) == i).cloned().collect();
+            if mine.is_empty() {
+                continue;
+            }
+            let (reply, done) = oneshot::channel();
+            shard.send(Job::Settle(mine, reply)).await.map_err(|_| StoreError::Closed)?;
+            answers.push(done);
+        }
+        for done in answers {
+            done.await.unwrap_or(Err(StoreError::Closed))?;
+        }
+        Ok(())
     }
 
     /// Batches handed over and not yet taken into a commit, over every
@@ -185,8 +217,10 @@ impl Journal {
     }
 }
 
-async fn run(writer: Writer, health: Arc<Health>, mut receiver: mpsc::Receiver<Job>) {
+async fn run(writer: Writer, health: Arc<Health>, mut receiver: mpsc::Receiver<Job>, mut tail: Option<Tail>) {
     let mut group: Vec<(Box<Batch>, Reply)> = Vec::with_capacity(GROUP);
+    let mut asked: Vec<String> = Vec::new();
+    let mut settled: Vec<oneshot::Sender<Result<(), StoreError>>> = Vec::new();
     let mut stop = None;
     while let Some(job) = receiver.recv().await {
         let mut next = Some(job);
@@ -195,13 +229,22 @@ async fn run(writer: Writer, health: Arc<Health>, mut receiver: mpsc::Receiver<J
         {
             match job {
                 Job::Write(batch, reply) => group.push((batch, reply)),
+                Job::Settle(games, reply) => {
+                    asked.extend(games);
+                    settled.push(reply);
+                }
                 Job::Stop(reply) => {
                     stop = Some(reply);
                     break;
                 }
             }
         }
-        commit_group(&writer, &health, &mut group).await;
+        let ask = if stop.is_some() { Ask::Everything } else { Ask::Games(&asked) };
+        let answer = commit_group(&writer, &health, &mut group, tail.as_mut(), ask).await;
+        for reply in settled.drain(..) {
+            let _ = reply.send(answer.as_ref().map(|_| ()).map_err(same_again));
+        }
+        asked.clear();
         if let Some(reply) = stop.take() {
             let _ = reply.send(());
             return;
@@ -209,27 +252,38 @@ async fn run(writer: Writer, health: Arc<Health>, mut receiver: mpsc::Receiver<J
     }
 }
 
-/// Commits a group in one transaction. A transient failure fails the whole
-/// group at once; a permanent one is looked for batch by batch, so that a bad
-/// batch fails only its own table.
-async fn commit_group(writer: &Writer, health: &Health, group: &mut Vec<(Box<Batch>, Reply)>) {
-    if group.is_empty() {
-        return;
+/// Commits a group in one transaction, filing besides what `ask` asks for
+/// from the tail. A transient failure fails the whole group at once; a
+/// permanent one is looked for batch by batch, so that a bad batch fails
+/// only its own table. Returns whether what was asked for is filed.
+async fn commit_group(
+    writer: &Writer,
+    health: &Health,
+    group: &mut Vec<(Box<Batch>, Reply)>,
+    mut tail: Option<&mut Tail>,
+    ask: Ask<'_>,
+) -> Result<(), StoreError> {
+    let asks_anything = tail.as_ref().is_some_and(|t| t.holds_any(ask));
+    if group.is_empty() && !asks_anything {
+        return Ok(());
     }
     if let Some(why) = health.down_because() {
         for (batch, reply) in group.drain(..) {
             let _ = reply.send(Err(Unwritten::unavailable(why.clone(), batch)));
         }
-        return;
+        return Err(StoreError::Unavailable(why));
     }
-    let batches: Vec<&Batch> = group.iter().map(|(b, _)| b.as_ref()).collect();
     let started = std::time::Instant::now();
-    match writer.commit(&batches).await {
+    // (Counted first: the tail takes the rows it keeps out of the batches.)
+    let rows = group.iter().map(|(b, _)| b.rows()).sum();
+    let committed = commit_planned(writer, group, tail.as_deref_mut(), ask).await;
+    match committed {
         Ok(()) => {
-            crate::metrics::store_commit(started.elapsed(), batches.len(), batches.iter().map(|b| b.rows()).sum());
+            crate::metrics::store_commit(started.elapsed(), group.len(), rows);
             for (_, reply) in group.drain(..) {
                 let _ = reply.send(Ok(()));
             }
+            Ok(())
         }
         Err(e) if is_transient(&e) => {
             let why = Arc::new(e);
@@ -237,43 +291,90 @@ async fn commit_group(writer: &Writer, health: &Health, group: &mut Vec<(Box<Bat
             for (batch, reply) in group.drain(..) {
                 let _ = reply.send(Err(Unwritten::unavailable(why.clone(), batch)));
             }
+            Err(StoreError::Unavailable(why))
         }
-        Err(e) if group.len() == 1 => {
-            let (batch, reply) = group.remove(0);
-            tracing::error!(game = %batch.game_id, "the database refused a batch: {e}");
-            let _ = reply.send(Err(Unwritten::refused(StoreError::Rejected(Arc::new(e)))));
+        Err(e) if group.is_empty() => {
+            tracing::error!("the database refused the filing of the log's tail: {e}");
+            Err(StoreError::Rejected(Arc::new(e)))
         }
         Err(e) => {
-            tracing::warn!("the database refused a group of {} batches ({e}); committing them one by one", group.len());
-            isolate(writer, health, group).await;
+            if group.len() == 1 {
+                let (batch, reply) = group.remove(0);
+                tracing::error!(game = %batch.game_id, "the database refused a batch: {e}");
+                let _ = reply.send(Err(Unwritten::refused(StoreError::Rejected(Arc::new(e)))));
+            } else {
+                tracing::warn!(
+                    "the database refused a group of {} batches ({e}); committing them one by one",
+                    group.len()
+                );
+                isolate(writer, health, group, tail.as_deref_mut()).await;
+            }
+            // What was asked for, alone.
+            Box::pin(commit_group(writer, health, group, tail, ask)).await
         }
     }
+}
+
+/// The same failure of [`commit_group`] again, for each reader that waited
+/// on it (it fails only as unavailable or refused).
+fn same_again(e: &StoreError) -> StoreError {
+    match e {
+        StoreError::Unavailable(why) => StoreError::Unavailable(why.clone()),
+        StoreError::Rejected(why) => StoreError::Rejected(why.clone()),
+        _ => StoreError::Closed,
+    }
+}
+
+/// Commits `group`'s batches in one transaction, their inputs and events
+/// where the tail's plan puts them (all at once without a tail); on success
+/// the tail takes in what was put there.
+async fn commit_planned(
+    writer: &Writer,
+    group: &mut [(Box<Batch>, Reply)],
+    tail: Option<&mut Tail>,
+    ask: Ask<'_>,
+) -> Result<(), sqlx::Error> {
+    let now = std::time::Instant::now();
+    let batches: Vec<&Batch> = group.iter().map(|(b, _)| b.as_ref()).collect();
+    let Some(tail) = tail else {
+        return writer.commit(&batches, &Filing::at_once(batches.len()), None).await;
+    };
+    let filing = tail.plan(&batches, ask, now);
+    writer.commit(&batches, &filing, Some(tail)).await?;
+    let mut batches: Vec<&mut Batch> = group.iter_mut().map(|(b, _)| b.as_mut()).collect();
+    tail.committed(filing, &mut batches, now);
+    Ok(())
 }
 
 /// Commits each batch of a refused group alone. A game whose batch is
 /// refused has its later batches of the group refused with it (they follow
 /// from it); a transient failure meanwhile fails the rest as unavailable.
-async fn isolate(writer: &Writer, health: &Health, group: &mut Vec<(Box<Batch>, Reply)>) {
+async fn isolate(writer: &Writer, health: &Health, group: &mut Vec<(Box<Batch>, Reply)>, mut tail: Option<&mut Tail>) {
     let mut refused: Vec<(String, Arc<sqlx::Error>)> = Vec::new();
     for (batch, reply) in group.drain(..) {
-        let answer = if let Some(why) = health.down_because() {
-            Err(Unwritten::unavailable(why, batch))
-        } else if let Some((_, why)) = refused.iter().find(|(game, _)| *game == batch.game_id) {
-            Err(Unwritten::refused(StoreError::Rejected(why.clone())))
-        } else {
-            match writer.commit(&[batch.as_ref()]).await {
-                Ok(()) => Ok(()),
-                Err(e) if is_transient(&e) => {
-                    let why = Arc::new(e);
-                    health.down(why.clone());
-                    Err(Unwritten::unavailable(why, batch))
-                }
-                Err(e) => {
-                    tracing::error!(game = %batch.game_id, "the database refused a batch: {e}");
-                    let why = Arc::new(e);
-                    refused.push((batch.game_id.clone(), why.clone()));
-                    Err(Unwritten::refused(StoreError::Rejected(why)))
-                }
+        if let Some(why) = health.down_because() {
+            let _ = reply.send(Err(Unwritten::unavailable(why, batch)));
+            continue;
+        }
+        if let Some((_, why)) = refused.iter().find(|(game, _)| *game == batch.game_id) {
+            let _ = reply.send(Err(Unwritten::refused(StoreError::Rejected(why.clone()))));
+            continue;
+        }
+        let mut alone = [(batch, reply)];
+        let committed = commit_planned(writer, &mut alone, tail.as_deref_mut(), Ask::Games(&[])).await;
+        let [(batch, reply)] = alone;
+        let answer = match committed {
+            Ok(()) => Ok(()),
+            Err(e) if is_transient(&e) => {
+                let why = Arc::new(e);
+                health.down(why.clone());
+                Err(Unwritten::unavailable(why, batch))
+            }
+            Err(e) => {
+                tracing::error!(game = %batch.game_id, "the database refused a batch: {e}");
+                let why = Arc::new(e);
+                refused.push((batch.game_id.clone(), why.clone()));
+                Err(Unwritten::refused(StoreError::Rejected(why)))
             }
         };
         let _ = reply.send(answer);

@@ -27,6 +27,7 @@ pub mod projection;
 pub mod queries;
 pub mod records;
 pub mod saved;
+pub mod tail;
 pub mod writer;
 
 use std::str::FromStr;
@@ -174,6 +175,14 @@ impl Store {
     /// it is `false`, writes fail at once with [`StoreError::Unavailable`].
     pub fn available(&self) -> tokio::sync::watch::Receiver<bool> {
         self.journal.available()
+    }
+
+    /// Files the rows of these games still waiting in SQLite's log tail
+    /// (see [`tail`]), so that a read of their inputs and events that
+    /// follows sees them all. Every read of `inputs` and `events` of a game
+    /// that may be playing calls it first.
+    pub async fn settle(&self, game_ids: &[String]) -> Result<(), StoreError> {
+        self.journal.settle(game_ids).await
     }
 
     /// Batches waiting for the journal (to be taken into a commit).
