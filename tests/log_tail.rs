@@ -10,32 +10,18 @@
 
 mod common;
 
-use common::db::{TestDb, playing_row};
-use mahjong::rules::event::Audience;
-use mahjong::store::{Batch, EventRow, HandOutcome, HandRow, Input, InputRow, Store, StoreError};
+use common::db::{TestDb, events_batch};
+use mahjong::store::{Batch, HandOutcome, HandRow, Input, InputRow, Store, StoreError};
 use sqlx::Connection;
 
-/// A batch of game `id` holding the events `seqs` and the inputs `ns`; a
-/// game's first batch (from seq 1) carries its settings.
+/// A batch of game `id` holding the events `seqs` and the inputs `ns`.
 fn batch(id: &str, seqs: std::ops::RangeInclusive<i64>, ns: std::ops::RangeInclusive<i64>) -> Batch {
-    let mut b = Batch::new(id, playing_row("tail", *seqs.end()));
-    if *seqs.start() == 1 {
-        b.settings = Some("{}".into());
-    }
+    let mut b = events_batch(id, "tail", seqs.clone());
     b.inputs = ns
         .map(|n| InputRow {
             n,
             seq: *seqs.start() - 1,
             input: Input::SetOption { name: "Timeout".into(), value: n.to_string() },
-        })
-        .collect();
-    b.events = seqs
-        .map(|seq| EventRow {
-            seq,
-            at_us: seq,
-            hand: 1,
-            audience: Audience::Everyone,
-            body: format!("{{\"n\":{seq}}}"),
         })
         .collect();
     b

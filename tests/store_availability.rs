@@ -12,10 +12,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use common::app::Api;
-use common::db::{TestDb, playing_row};
+use common::db::{TestDb, events_batch};
 use mahjong::protocol::ws::{ClientMessage, ErrorCode, ServerMessage};
-use mahjong::rules::event::Audience;
-use mahjong::store::{Batch, EventRow, Store, StoreError};
+use mahjong::store::{Batch, Store, StoreError};
 use mahjong::table::TableDefaults;
 use mahjong::tools::client::{SeatPlan, TableSocket, play_seat, preferred};
 use serde_json::json;
@@ -23,23 +22,9 @@ use sqlx::Connection;
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::JoinHandle;
 
-/// A batch of game `id` holding the events `seqs`; the first batch of a
-/// game (from seq 1) carries its settings.
+/// A batch of game `id` holding the events `seqs`.
 fn batch(id: &str, seqs: std::ops::RangeInclusive<i64>) -> Batch {
-    let mut b = Batch::new(id, playing_row("availability", *seqs.end()));
-    if *seqs.start() == 1 {
-        b.settings = Some("{}".into());
-    }
-    b.events = seqs
-        .map(|seq| EventRow {
-            seq,
-            at_us: seq,
-            hand: 1,
-            audience: Audience::Everyone,
-            body: format!("{{\"n\":{seq}}}"),
-        })
-        .collect();
-    b
+    events_batch(id, "availability", seqs)
 }
 
 /// The sequence numbers stored for a game.

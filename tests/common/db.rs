@@ -95,3 +95,23 @@ pub fn playing_row(name: &str, last_seq: i64) -> mahjong::store::GameRow {
         rng_pos: 0,
     }
 }
+
+/// A batch of game `id` (named `name`) holding the events `seqs`, each one
+/// public with the body `{"n":SEQ}`; a game's first batch (from seq 1)
+/// carries its settings.
+pub fn events_batch(id: &str, name: &str, seqs: std::ops::RangeInclusive<i64>) -> mahjong::store::Batch {
+    let mut b = mahjong::store::Batch::new(id, playing_row(name, *seqs.end()));
+    if *seqs.start() == 1 {
+        b.settings = Some("{}".into());
+    }
+    b.events = seqs
+        .map(|seq| mahjong::store::EventRow {
+            seq,
+            at_us: seq,
+            hand: 1,
+            audience: mahjong::rules::event::Audience::Everyone,
+            body: format!("{{\"n\":{seq}}}"),
+        })
+        .collect();
+    b
+}
