@@ -94,7 +94,7 @@ struct Waiting {
 }
 
 /// What one group does with its batches' inputs and events.
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Filing {
     /// The games whose rows are filed into `inputs` and `events` in this
     /// group: their rows waiting in the tail, and their batches'.
@@ -339,12 +339,7 @@ mod tests {
     /// Plans a group of `batches` and takes it in as committed.
     fn commit(tail: &mut Tail, mut batches: Vec<Batch>, ask: Ask<'_>, now: Instant) -> Filing {
         let filing = tail.plan(&batches.iter().collect::<Vec<_>>(), ask, now);
-        let kept = Filing {
-            filed: filing.filed.clone(),
-            tail_ids: filing.tail_ids.clone(),
-            next_id: filing.next_id,
-            truncate_below: filing.truncate_below,
-        };
+        let kept = filing.clone();
         tail.committed(filing, &mut batches.iter_mut().collect::<Vec<_>>(), now);
         kept
     }
