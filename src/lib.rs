@@ -10,6 +10,7 @@
 
 pub mod auth;
 pub mod bots;
+pub mod classic;
 pub mod game_file;
 pub mod http;
 pub mod metrics;

@@ -577,7 +577,18 @@ fn serve(args: mahjong::server::ServeArgs) -> ExitCode {
         };
         // A loaded game not over opens as a table once the unfinished games
         // in the store have resumed.
-        let serving = mahjong::server::Serving { require_accounts: args.require_accounts, ..Default::default() };
+        let classic = match &args.classic_listen {
+            Some(address) => match mahjong::classic::ClassicListener::bind(address).await {
+                Ok(l) => Some(l),
+                Err(e) => {
+                    eprintln!("cannot listen for classic clients on {address}: {e}");
+                    return ExitCode::from(2);
+                }
+            },
+            None => None,
+        };
+        let serving =
+            mahjong::server::Serving { require_accounts: args.require_accounts, classic, ..Default::default() };
         let stop = mahjong::server::shutdown_signal();
         match mahjong::server::serve_loading(listener, defaults, store, serving, load, stop).await {
             Ok(()) => {

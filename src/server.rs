@@ -130,6 +130,16 @@ pub struct ServeArgs {
     /// Only logged-in players may sit at a table (guests may still watch).
     #[arg(long, env = "MAHJONG_REQUIRE_ACCOUNTS")]
     pub require_accounts: bool,
+    /// Also serve mj-server's classic protocol (version 1110, for xmj and
+    /// mj-player) on this address: `HOST:PORT` for TCP, or a Unix socket's
+    /// path when it has no colon (as mj-server's `--server`).
+    #[arg(long, env = "MAHJONG_CLASSIC_LISTEN")]
+    pub classic_listen: Option<String>,
+    /// A file of walls, one per line: hand N of every table is dealt the
+    /// wall on line N, later hands are shuffled (a debugging aid beside
+    /// `--wallfile`, e.g. to replay a recorded game's deals).
+    #[arg(long, env = "MAHJONG_WALLS", conflicts_with = "wallfile")]
+    pub walls: Option<PathBuf>,
     /// A game file (or an mj-server game log) to load into a new table at
     /// start-up; its people's seat tokens are logged. A game that is over is
     /// only stored.
@@ -178,6 +188,8 @@ impl ServeArgs {
             end_on_disconnect: false,
             disconnect_penalties: Penalties::default(),
             require_accounts: false,
+            classic_listen: None,
+            walls: None,
             load_game: None,
         }
     }
@@ -204,6 +216,27 @@ impl ServeArgs {
             }
             None => None,
         };
+        let mut later_walls = Vec::new();
+        let first_wall = match &self.walls {
+            Some(path) => {
+                let text = read(path)?;
+                let mut walls = Vec::new();
+                for line in text.lines().filter(|l| !l.trim().is_empty()) {
+                    let tiles = parse_tiles(line.trim())
+                        .map_err(|source| ConfigError::WallTiles { path: path.clone(), source })?;
+                    if let Some(options) = &options {
+                        Wall::from_tiles(tiles.clone(), options)
+                            .map_err(|source| ConfigError::Wall { path: path.clone(), source })?;
+                    }
+                    walls.push(tiles);
+                }
+                let mut walls = walls.into_iter();
+                let first = walls.next();
+                later_walls = walls.collect();
+                first
+            }
+            None => first_wall,
+        };
         Ok(TableDefaults {
             options: defaults,
             pause_deciseconds: self.pause,
@@ -212,6 +245,7 @@ impl ServeArgs {
             no_special_scores: self.no_special_scores,
             seed: self.seed,
             first_wall,
+            later_walls,
             robot_takeover_secs: self.robot_takeover,
             end_on_disconnect: self.end_on_disconnect,
             disconnect_penalties: self.disconnect_penalties.0,
@@ -274,8 +308,9 @@ pub struct LoadGame {
     pub source: Source,
 }
 
-/// How the HTTP side serves: its time limits, its accounts, its policy.
-#[derive(Clone, Copy, Debug, Default)]
+/// How the server serves: its time limits, its accounts, its policy, and
+/// the classic protocol's listener if any.
+#[derive(Debug, Default)]
 pub struct Serving {
     /// The REST requests' time limits.
     pub timeouts: Timeouts,
@@ -283,6 +318,8 @@ pub struct Serving {
     pub accounts: AccountSettings,
     /// `--require-accounts`: guests may not sit.
     pub require_accounts: bool,
+    /// `--classic-listen`: where xmj and mj-player connect (bound already).
+    pub classic: Option<crate::classic::ClassicListener>,
 }
 
 /// Serves on an already-bound listener until `shutdown` completes, with the
@@ -390,6 +427,10 @@ pub async fn serve_loading(
     });
     let accounts = Arc::new(Accounts::new(store.clone(), serving.accounts).map_err(std::io::Error::other)?);
     forget_expired_sessions(accounts.clone(), stopping.clone());
+    if let Some(listener) = serving.classic {
+        let front = Arc::new(crate::classic::ClassicFront::new(lobby.clone(), rulebook.clone(), defaults.clone()));
+        tokio::spawn(listener.run(front, stopping.clone()));
+    }
     let state = AppState {
         lobby: lobby.clone(),
         defaults: Arc::new(defaults),

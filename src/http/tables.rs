@@ -87,6 +87,12 @@ pub struct CreateTable {
     /// Start the game at once (all four seats must be robots).
     #[serde(default)]
     pub start: bool,
+    /// Play as mj-server's game does, for tables shared with classic
+    /// clients (xmj, mj-player): the game starts by itself once four players
+    /// sit and are connected, and each hand's play starts once every person
+    /// but East has said `ready`.
+    #[serde(default)]
+    pub classic: bool,
 }
 
 refusals!(
@@ -124,6 +130,7 @@ pub async fn create(
         robots: request.robots.iter().map(|r| RobotSeat { seat: r.seat, strategy: r.strategy }).collect(),
         pause_deciseconds: request.pause_deciseconds,
         start: request.start,
+        classic: request.classic,
     };
     let rules = state.rulebook.current();
     let setup = state

@@ -105,7 +105,8 @@ pub async fn upgrade(
     });
     let handle = state.lobby.get(&id)?;
     let (token, since) = (query.token, query.since);
-    let connection = handle.ask(|reply| TableCommand::Connect { token, account, since, reply }).await??;
+    let connection =
+        handle.ask(|reply| TableCommand::Connect { token, account, since, replay_hand: false, reply }).await??;
     Ok(ws
         .read_buffer_size(READ_BUFFER)
         .write_buffer_size(WRITE_BUFFER)

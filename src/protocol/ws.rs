@@ -119,6 +119,13 @@ pub enum TableEvent {
         /// Why.
         reason: String,
     },
+    /// On a table for classic clients, the deal's declarations are over:
+    /// play starts once every person but East has said `ready` (mj-server's
+    /// pause "to start play"); `waiting_for_ready` follows.
+    PlayStarting {
+        /// East's seat: exempt, it moves first.
+        east: u8,
+    },
     /// Everybody is ready again after a pause (or after the server
     /// restarted mid-hand): play resumes where it stopped.
     Resumed,

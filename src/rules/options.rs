@@ -663,6 +663,14 @@ impl GameOptions {
     }
 }
 
+/// The options mj-server 1.12 knows, in its order (the catalogue's first
+/// part, up to `NumRounds`): what its clients are told. The options after
+/// them are this server's own (the settlement variants of seeds 000-003).
+pub fn mj_server_catalogue() -> &'static [OptionSpec] {
+    let known = CATALOGUE.iter().position(|s| s.name == "NumRounds").map_or(CATALOGUE.len(), |i| i + 1);
+    &CATALOGUE[..known]
+}
+
 /// An option file read but not applied: its `Preset NAME` line, if any, and
 /// its `GameOption` entries in order, each with its line number (from 1).
 /// Entries are parsed, not yet checked against the catalogue.

@@ -36,7 +36,7 @@ use crate::bots::Robot;
 use crate::bots::strategy::Strategy;
 use crate::protocol::ws::{ClientMessage, ErrorCode, ServerMessage, StreamEvent, TableEvent, TableInfo, TableState};
 use crate::rules::command::{Action, Command, GameError, PlayerId, WallSource};
-use crate::rules::event::{Audience, Emitted};
+use crate::rules::event::{Audience, Emitted, Event};
 use crate::rules::game::Game;
 use crate::rules::hand::Phase;
 use crate::rules::rebuild::{Input, new_game};
@@ -283,6 +283,9 @@ impl Actor {
             TableCommand::Info { reply } => {
                 let _ = reply.send(self.info());
             }
+            TableCommand::Options { reply } => {
+                let _ = reply.send(self.game.as_ref().map_or(&self.settings.options, Game::options).clone());
+            }
             TableCommand::Sit { name, seat, account, reply } => {
                 let answer = self.sit(&name, seat, account);
                 self.flush().await?;
@@ -295,6 +298,7 @@ impl Actor {
             }
             TableCommand::AddRobot { seat, strategy, asker, reply } => {
                 let answer = self.may_manage(&asker).and_then(|()| self.add_robot(seat, strategy));
+                self.start_if_classic_and_full();
                 self.flush().await?;
                 let _ = reply.send(answer);
             }
@@ -308,8 +312,9 @@ impl Actor {
                 self.flush().await?;
                 let _ = reply.send(answer);
             }
-            TableCommand::Connect { token, account, since, reply } => {
-                let _ = reply.send(self.connect(token.as_deref(), account, since));
+            TableCommand::Connect { token, account, since, replay_hand, reply } => {
+                let _ = reply.send(self.connect(token.as_deref(), account, since, replay_hand));
+                self.start_if_classic_and_full();
             }
             TableCommand::Abort { reply } => {
                 self.abort();
@@ -334,6 +339,9 @@ impl Actor {
         match command {
             TableCommand::Info { reply } => {
                 let _ = reply.send(self.info());
+            }
+            TableCommand::Options { reply } => {
+                let _ = reply.send(self.game.as_ref().map_or(&self.settings.options, Game::options).clone());
             }
             TableCommand::Sit { reply, .. } => {
                 let _ = reply.send(Err(TableError::StoreUnavailable));
@@ -470,6 +478,20 @@ impl Actor {
 
     pub fn start(&mut self, asker: &Asker) -> Result<(), TableError> {
         self.may_manage(asker)?;
+        self.begin()
+    }
+
+    /// A classic table starts by itself, as mj-server's game does, once its
+    /// four seats are taken and every person in them is connected.
+    fn start_if_classic_and_full(&mut self) {
+        let everyone_here = self.seats.occupied().all(|(_, s)| s.is_robot() || s.connection.is_some());
+        if self.settings.classic && self.state == TableState::Open && self.seats.full() && everyone_here {
+            let _ = self.begin();
+        }
+    }
+
+    /// Starts the game: the seats are full.
+    fn begin(&mut self) -> Result<(), TableError> {
         if self.state != TableState::Open {
             return Err(TableError::NotNow("the game has already started"));
         }
@@ -508,6 +530,23 @@ impl Actor {
         self.deal_if_ready();
     }
 
+    /// mj-server's pause "to start play": on a classic table, once the
+    /// deal's declarations are over, play waits until every person but East
+    /// has said ready (East is exempt: it is the one to move).
+    fn await_ready_to_play(&mut self, east: u8) {
+        self.paused = true;
+        self.claim_deadline = None;
+        self.broadcast_table(TableEvent::PlayStarting { east });
+        self.waiting_ready = true;
+        self.seats.ask_ready();
+        if let Some(s) = self.seats.get_mut(east) {
+            s.ready = true;
+        }
+        let seats = self.unready();
+        self.broadcast_table(TableEvent::WaitingForReady { seats });
+        self.deal_if_ready();
+    }
+
     pub fn unready(&self) -> Vec<u8> {
         self.seats.unready(self.settings.robot_takeover)
     }
@@ -540,9 +579,13 @@ impl Actor {
         if game.is_over() || game.hand_in_progress() {
             return;
         }
-        let wall = match self.settings.first_wall.take() {
-            Some(tiles) if game.hands_started() == 0 => WallSource::Tiles(tiles),
-            _ => WallSource::Shuffled { seed: self.rng.next_u64() },
+        let given = match game.hands_started() {
+            0 => self.settings.first_wall.take(),
+            n => self.settings.later_walls.get(n as usize - 1).cloned(),
+        };
+        let wall = match given {
+            Some(tiles) => WallSource::Tiles(tiles),
+            None => WallSource::Shuffled { seed: self.rng.next_u64() },
         };
         let dice = Some([self.rng.gen_range(1..=6), self.rng.gen_range(1..=6)]);
         if let Err(e) = self.apply(Command::StartHand { wall, dice }) {
@@ -563,6 +606,7 @@ impl Actor {
         token: Option<&str>,
         account: Option<i64>,
         since: Option<u64>,
+        replay_hand: bool,
     ) -> Result<Connection, TableError> {
         let seat = match token {
             Some(t) => Some(self.seats.of_token(t).ok_or(TableError::BadToken)?),
@@ -586,6 +630,9 @@ impl Actor {
         if needs_snapshot {
             let snapshot = to_text(&self.snapshot(seat));
             self.stream.send_to(id, snapshot);
+            if replay_hand && self.game.as_ref().is_some_and(Game::hand_in_progress) {
+                self.stream.replay_hand(id);
+            }
         }
         if let Some(s) = seat {
             // A new connection is told what it may do, whatever it was told before.
@@ -727,8 +774,15 @@ impl Actor {
         if starts_hand {
             self.stream.new_hand();
         }
+        let play_starts = emitted.iter().find_map(|e| match e.event {
+            Event::PlayStarted { east } => Some(east.0),
+            _ => None,
+        });
         for e in emitted {
             self.broadcast(e);
+        }
+        if let Some(east) = play_starts.filter(|_| self.settings.classic) {
+            self.await_ready_to_play(east);
         }
         self.restart_claim_timer();
         if over {

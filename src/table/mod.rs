@@ -63,6 +63,16 @@ pub struct TableSettings {
     pub disconnect_penalties: [i64; 3],
     /// Messages that may wait for one subscriber before it is dropped as too slow.
     pub subscriber_queue: usize,
+    /// The walls of the hands after the first, in order (`--walls`): hand
+    /// N + 2 is dealt `later_walls[N]`; hands beyond them are shuffled.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub later_walls: Vec<Vec<Tile>>,
+    /// Opened for the classic protocol's clients (xmj, mj-player): as
+    /// mj-server's game, it starts by itself once four players sit and are
+    /// connected, and each hand's play starts only once every person but
+    /// East has said ready (mj-server's pause "to start play").
+    #[serde(default)]
+    pub classic: bool,
 }
 
 impl TableSettings {
@@ -82,6 +92,8 @@ impl TableSettings {
             end_on_disconnect: false,
             disconnect_penalties: [0; 3],
             subscriber_queue: 1024,
+            later_walls: Vec::new(),
+            classic: false,
         }
     }
 }
@@ -184,6 +196,11 @@ pub enum TableCommand {
         /// The answer.
         reply: oneshot::Sender<TableInfo>,
     },
+    /// The game options in force (the game's once it has started).
+    Options {
+        /// The answer.
+        reply: oneshot::Sender<GameOptions>,
+    },
     /// A person sits down.
     Sit {
         /// The name to show.
@@ -239,6 +256,9 @@ pub enum TableCommand {
         account: Option<i64>,
         /// The last sequence number the client saw, to resume without a snapshot.
         since: Option<u64>,
+        /// After the snapshot, send again the events of the hand being
+        /// played (the classic protocol's reconnection; with `since: None`).
+        replay_hand: bool,
         /// The subscription.
         reply: oneshot::Sender<Result<Connection, TableError>>,
     },

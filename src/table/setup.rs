@@ -35,8 +35,11 @@ pub struct TableDefaults {
     pub no_special_scores: bool,
     /// `--seed`: table n is seeded with seed + n, so runs repeat.
     pub seed: Option<u64>,
-    /// `--wallfile`: the first hand's wall at every table.
+    /// `--wallfile`: the first hand's wall at every table (or `--walls`: the
+    /// first of the walls).
     pub first_wall: Option<Vec<Tile>>,
+    /// `--walls`: the walls of the later hands, in order.
+    pub later_walls: Vec<Vec<Tile>>,
     /// Seconds before a robot plays for a disconnected player.
     pub robot_takeover_secs: Option<u64>,
     /// `--end-on-disconnect`.
@@ -57,6 +60,7 @@ impl Default for TableDefaults {
             no_special_scores: false,
             seed: None,
             first_wall: None,
+            later_walls: Vec::new(),
             robot_takeover_secs: None,
             end_on_disconnect: false,
             disconnect_penalties: [0; 3],
@@ -80,6 +84,8 @@ pub struct NewTable {
     pub pause_deciseconds: Option<u32>,
     /// Start the game at once (all four seats must be robots).
     pub start: bool,
+    /// A table for the classic protocol's clients (see [`TableSettings::classic`]).
+    pub classic: bool,
 }
 
 /// Why a new table was refused; nothing was opened.
@@ -145,6 +151,8 @@ impl TableDefaults {
             end_on_disconnect: self.end_on_disconnect,
             disconnect_penalties: self.disconnect_penalties,
             subscriber_queue: self.subscriber_queue,
+            later_walls: self.later_walls.clone(),
+            classic: request.classic,
         };
         Ok(TableSetup { settings, robots: request.robots, start: request.start })
     }

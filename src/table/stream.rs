@@ -197,6 +197,28 @@ impl Stream {
         self.subscribers.get(&id).map(|s| s.seat)
     }
 
+    /// Sends connection `id` again the events of the hand being played that
+    /// it may see, from the deal on (only those already stored): the
+    /// classic protocol's reconnection replays the hand, as mj-server's
+    /// does. A queue too small for them drops the subscriber.
+    pub fn replay_hand(&mut self, id: u64) -> Option<Dropped> {
+        let sub = self.subscribers.get(&id)?;
+        let viewer = sub.seat.map(PlayerId);
+        let stored = self.seq - self.outbox.len() as u64;
+        let hand: Vec<Arc<str>> = self
+            .log
+            .iter()
+            .filter(|e| e.seq >= self.hand_started && e.seq <= stored && e.to.includes(viewer))
+            .map(|e| e.text.clone())
+            .collect();
+        for text in hand {
+            if let Some(dropped) = self.send_to(id, text) {
+                return Some(dropped);
+            }
+        }
+        None
+    }
+
     /// Sends one message to one connection, outside the numbered stream (an
     /// answer, an error, a prompt). A full queue drops the subscriber.
     pub fn send_to(&mut self, id: u64, text: Arc<str>) -> Option<Dropped> {

@@ -128,7 +128,7 @@ impl Client {
     /// `since` if given.
     async fn connect(table: &TableHandle, token: Option<&str>, since: Option<u64>) -> Client {
         let token = token.map(str::to_string);
-        let asked = table.ask(|reply| TableCommand::Connect { token, account: None, since, reply });
+        let asked = table.ask(|reply| TableCommand::Connect { token, account: None, since, replay_hand: false, reply });
         let conn = within_real_time("connecting", asked).await.expect("the table answers").expect("connected");
         Client { table: table.clone(), conn }
     }

@@ -75,6 +75,7 @@ pub(crate) use on_both_backends;
 
 pub mod app;
 pub mod browser;
+pub mod classic;
 pub mod db;
 pub mod process;
 pub mod scenario;

@@ -1,0 +1,290 @@
+//! The classic front-end: mj-server's text-line protocol (version 1110) on a
+//! TCP or Unix socket, so that the seed's own programs (xmj, mj-player) play
+//! at our tables beside WebSocket players and robots.
+//!
+//! A classic connection is one more client of a table actor: it sits down
+//! and subscribes like a WebSocket does, and its [`session`] translates both
+//! ways: the player's lines become the table's requests (moves, `ready`,
+//! pauses, options, chat), and the table's stream becomes mj-server's
+//! controller messages ([`print`]). The table does not know the protocol;
+//! the one thing a classic table does differently (it starts by itself once
+//! four players are there, and pauses for `ready` before each hand's play) is
+//! its setting [`crate::table::TableSettings::classic`].
+//!
+//! Player ids: mj-server numbers the players of its one game 1 to 4. Here
+//! every table a classic client meets gets a number `k` (from 0, in the
+//! order they are met) and its seat `s` is player `10k + s + 1`: the first
+//! classic table's players are 1 to 4, as mj-server's, and an id names one
+//! seat of one table, so that a client reconnecting with its last id finds it.
+
+mod lines;
+pub mod print;
+mod session;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use tokio::sync::Mutex;
+
+use crate::table::{Lobby, NewTable, Rulebook, TableCommand, TableDefaults, TableError, TableHandle};
+
+pub use session::serve_connection;
+
+/// Player ids of table `k` are `IDS_PER_TABLE * k + 1` to `IDS_PER_TABLE * k + 4`.
+pub const IDS_PER_TABLE: i32 = 10;
+
+/// What a classic connection needs of the server.
+pub struct ClassicFront {
+    lobby: Arc<Lobby>,
+    rulebook: Arc<Rulebook>,
+    defaults: TableDefaults,
+    rooms: Mutex<Rooms>,
+}
+
+/// The tables classic clients have met, and their seats.
+#[derive(Default)]
+struct Rooms {
+    /// Table ids by number.
+    tables: Vec<String>,
+    /// Numbers by table id.
+    numbers: HashMap<String, i32>,
+    /// The table opened for classic clients that is filling up.
+    filling: Option<TableHandle>,
+    /// Seats taken through the classic front-end: player id → (table id,
+    /// seat token), for reconnection by id.
+    seats: HashMap<i32, (String, String)>,
+}
+
+/// A seat taken for a classic connection.
+pub struct Seated {
+    /// The table.
+    pub table: TableHandle,
+    /// Player id of the table's seat 0, less one.
+    pub base: i32,
+    /// The seat.
+    pub seat: u8,
+    /// The seat's token.
+    pub token: String,
+}
+
+/// Why a classic client could not be seated: the `ConnectReply` reason.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct Refused(pub String);
+
+impl ClassicFront {
+    /// The front-end over the server's tables.
+    pub fn new(lobby: Arc<Lobby>, rulebook: Arc<Rulebook>, defaults: TableDefaults) -> ClassicFront {
+        ClassicFront { lobby, rulebook, defaults, rooms: Mutex::new(Rooms::default()) }
+    }
+
+    /// Seats a newly connected classic player: at the table it names
+    /// (`NAME@TABLE-ID`), else at the classic table filling up, else at a new
+    /// classic table.
+    pub async fn seat(&self, name: &str) -> Result<Seated, Refused> {
+        let mut rooms = self.rooms.lock().await;
+        if let Some((name, table)) = name.rsplit_once('@') {
+            let handle = self.lobby.get(table).map_err(|e| Refused(e.to_string()))?;
+            let options = handle.ask(|reply| TableCommand::Options { reply }).await.map_err(refused)?;
+            if options.tile_swap || options.animals {
+                return Err(Refused(
+                    "that table plays East's tile swap or animal tiles, which classic clients cannot play".into(),
+                ));
+            }
+            return rooms.sit(&handle, name).await.map_err(Refused::from);
+        }
+        if let Some(handle) = rooms.filling.clone() {
+            match rooms.sit(&handle, name).await {
+                // A name the table refuses is refused anywhere.
+                Err(Sit::Name(why)) => return Err(Refused(why)),
+                // Full, started or closed: the next classic table.
+                Err(Sit::Table(_)) => rooms.filling = None,
+                Ok(seated) => return Ok(seated),
+            }
+        }
+        let handle = self.open_table(rooms.tables.len()).await?;
+        rooms.filling = Some(handle.clone());
+        rooms.sit(&handle, name).await.map_err(Refused::from)
+    }
+
+    /// The seat a player id stands for, if a classic client took it.
+    pub async fn seat_of_id(&self, id: i32) -> Option<Seated> {
+        let rooms = self.rooms.lock().await;
+        let (table, token) = rooms.seats.get(&id)?.clone();
+        let number = (id - 1) / IDS_PER_TABLE;
+        let table = self.lobby.get(&table).ok()?;
+        Some(Seated { table, base: number * IDS_PER_TABLE, seat: ((id - 1) % IDS_PER_TABLE) as u8, token })
+    }
+
+    async fn open_table(&self, number: usize) -> Result<TableHandle, Refused> {
+        let mut options = serde_json::Map::new();
+        // Classic clients know neither the tile swap nor animal tiles.
+        options.insert("TileSwap".into(), false.into());
+        options.insert("Animals".into(), false.into());
+        let request = NewTable {
+            name: Some(format!("Classic table {}", number + 1)),
+            options,
+            classic: true,
+            ..NewTable::default()
+        };
+        let setup = self
+            .defaults
+            .setup(&self.rulebook.current(), request, || self.lobby.next_number())
+            .map_err(|e| Refused(format!("cannot open a table: {e}")))?;
+        self.lobby.open(setup).await.map_err(|e| Refused(format!("cannot open a table: {e}")))
+    }
+}
+
+impl Rooms {
+    async fn sit(&mut self, handle: &TableHandle, name: &str) -> Result<Seated, Sit> {
+        let asked = handle
+            .ask(|reply| TableCommand::Sit { name: name.to_string(), seat: None, account: None, reply })
+            .await
+            .and_then(|r| r)
+            .map_err(|e| match e {
+                TableError::Invalid(why) => Sit::Name(why),
+                e => Sit::Table(e),
+            })?;
+        let number = match self.numbers.get(&handle.id) {
+            Some(n) => *n,
+            None => {
+                let n = i32::try_from(self.tables.len()).unwrap_or(i32::MAX / IDS_PER_TABLE - 1);
+                self.tables.push(handle.id.clone());
+                self.numbers.insert(handle.id.clone(), n);
+                n
+            }
+        };
+        let base = number * IDS_PER_TABLE;
+        let id = base + i32::from(asked.seat) + 1;
+        self.seats.insert(id, (handle.id.clone(), asked.token.clone()));
+        Ok(Seated { table: handle.clone(), base, seat: asked.seat, token: asked.token })
+    }
+}
+
+/// Why a table did not seat a player.
+enum Sit {
+    /// The name is refused.
+    Name(String),
+    /// The table is full, playing or closed.
+    Table(TableError),
+}
+
+impl From<Sit> for Refused {
+    fn from(e: Sit) -> Refused {
+        match e {
+            Sit::Name(why) => Refused(why),
+            Sit::Table(e) => refused(e),
+        }
+    }
+}
+
+fn refused(e: TableError) -> Refused {
+    Refused(match e {
+        TableError::Full => "Already have players".into(),
+        TableError::NotNow(_) => "the game at that table has started".into(),
+        e => e.to_string(),
+    })
+}
+
+/// The classic protocol's listening socket: TCP (`host:port`), or a Unix
+/// socket's path when the address has no colon, as mj-server's `--server`.
+#[derive(Debug)]
+pub enum ClassicListener {
+    /// A TCP listener.
+    Tcp(tokio::net::TcpListener),
+    /// A Unix socket listener.
+    Unix(tokio::net::UnixListener),
+}
+
+impl ClassicListener {
+    /// Binds `address`. A Unix socket file left by an earlier run is replaced.
+    pub async fn bind(address: &str) -> std::io::Result<ClassicListener> {
+        if address.contains(':') {
+            return Ok(ClassicListener::Tcp(tokio::net::TcpListener::bind(address).await?));
+        }
+        let stale = std::fs::symlink_metadata(address).is_ok_and(|m| {
+            use std::os::unix::fs::FileTypeExt;
+            m.file_type().is_socket()
+        });
+        if stale {
+            std::fs::remove_file(address)?;
+        }
+        Ok(ClassicListener::Unix(tokio::net::UnixListener::bind(address)?))
+    }
+
+    /// Where it listens, for the log (and for tests that bound port 0).
+    pub fn local_addr(&self) -> String {
+        match self {
+            ClassicListener::Tcp(l) => l.local_addr().map_or_else(|e| e.to_string(), |a| a.to_string()),
+            ClassicListener::Unix(l) => {
+                l.local_addr().ok().and_then(|a| a.as_pathname().map(|p| p.display().to_string())).unwrap_or_default()
+            }
+        }
+    }
+
+    /// Accepts connections until `stop` turns true; each is served by its
+    /// own task, at most [`MAX_CONNECTIONS`] at once.
+    pub async fn run(self, front: Arc<ClassicFront>, mut stop: tokio::sync::watch::Receiver<bool>) {
+        tracing::info!("classic protocol listening on {}", self.local_addr());
+        let limit = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
+        loop {
+            let accepted = tokio::select! {
+                _ = stop.wait_for(|s| *s) => return,
+                accepted = self.accept() => accepted,
+            };
+            let stream = match accepted {
+                Ok(stream) => stream,
+                Err(e) => {
+                    // Out of file descriptors, say: wait rather than spin.
+                    tracing::warn!("classic listener: {e}");
+                    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                    continue;
+                }
+            };
+            let Ok(permit) = limit.clone().try_acquire_owned() else {
+                tracing::warn!("classic listener: {MAX_CONNECTIONS} connections already open; one refused");
+                continue;
+            };
+            let front = front.clone();
+            tokio::spawn(async move {
+                match stream {
+                    Accepted::Tcp(s) => serve_connection(s, front).await,
+                    Accepted::Unix(s) => serve_connection(s, front).await,
+                }
+                drop(permit);
+            });
+        }
+    }
+
+    async fn accept(&self) -> std::io::Result<Accepted> {
+        Ok(match self {
+            ClassicListener::Tcp(l) => {
+                let (stream, _) = l.accept().await?;
+                keep_alive(&stream);
+                Accepted::Tcp(stream)
+            }
+            ClassicListener::Unix(l) => Accepted::Unix(l.accept().await?.0),
+        })
+    }
+}
+
+enum Accepted {
+    Tcp(tokio::net::TcpStream),
+    Unix(tokio::net::UnixStream),
+}
+
+/// Classic connections open at once, at most.
+pub const MAX_CONNECTIONS: usize = 20_000;
+
+/// TCP keep-alive, so that a peer gone without a word (a half-open
+/// connection) is noticed within about two minutes and its seat freed.
+fn keep_alive(stream: &tokio::net::TcpStream) {
+    let probes = socket2::TcpKeepalive::new()
+        .with_time(std::time::Duration::from_secs(60))
+        .with_interval(std::time::Duration::from_secs(10))
+        .with_retries(6);
+    if let Err(e) = socket2::SockRef::from(stream).set_tcp_keepalive(&probes) {
+        tracing::debug!("classic listener: keep-alive not set: {e}");
+    }
+    let _ = stream.set_nodelay(true);
+}

@@ -1,0 +1,506 @@
+//! One classic connection: the `Connect` handshake, then two translations
+//! at once until either side ends. The player's lines become the table's
+//! requests; the table's stream (the JSON a WebSocket would get) becomes
+//! controller messages through a [`Printer`].
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+
+use super::lines::{Line, LineReader, MAX_LINE, MAX_MESSAGE};
+use super::print::{PROTOCOL_VERSION, Printer, option_entry_named, option_list};
+use super::{ClassicFront, Seated};
+use crate::protocol::classic::{ControllerMessage, PlayerMessage, PlayerOption, WireLineDecoder, encode_wire};
+use crate::protocol::ws::{ClientMessage, ErrorCode, Prompt, ServerMessage, StreamEvent, TableEvent};
+use crate::rules::command::{Action, Claim, ClosedSet, DiscardUse};
+use crate::table::{Connection, TableCommand};
+
+/// A connection must say `Connect` within this time.
+const HANDSHAKE: Duration = Duration::from_secs(30);
+
+/// A write that takes longer than this drops the connection: a client that
+/// does not read is not waited for (the table itself never waits: it drops
+/// a subscriber whose queue is full).
+const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// Serves one classic connection to its end.
+pub async fn serve_connection<S>(io: S, front: Arc<ClassicFront>)
+where
+    S: AsyncRead + AsyncWrite + Send + Unpin + 'static,
+{
+    let (read, write) = tokio::io::split(io);
+    let mut session = Session { input: Input::new(read), writer: write, seqno: 0 };
+    match tokio::time::timeout(HANDSHAKE, session.handshake(&front)).await {
+        Ok(Some(joined)) => session.play(joined).await,
+        Ok(None) => {}
+        Err(_) => {
+            let _ = session.send(&refusal("no Connect message within 30 seconds")).await;
+        }
+    }
+    let _ = session.writer.shutdown().await;
+}
+
+/// What the client sent next.
+enum Incoming {
+    /// A message line.
+    Message(String),
+    /// A line or message over the limits: skipped.
+    TooLong,
+    /// The connection has ended.
+    End,
+}
+
+/// Seated and subscribed.
+struct Joined {
+    seated: Seated,
+    connection: Connection,
+}
+
+struct Session<R, W> {
+    input: Input<R>,
+    writer: W,
+    /// How many messages the client has sent (mj-server's `seqno` of errors).
+    seqno: i32,
+}
+
+fn refusal(reason: &str) -> ControllerMessage {
+    ControllerMessage::ConnectReply { pvers: PROTOCOL_VERSION, id: 0, reason: reason.to_string() }
+}
+
+fn error(seqno: i32, error: impl Into<String>) -> ControllerMessage {
+    ControllerMessage::Error { seqno, error: error.into() }
+}
+
+impl<R, W> Session<R, W>
+where
+    R: AsyncRead + Unpin,
+    W: AsyncWrite + Unpin,
+{
+    async fn send(&mut self, message: &ControllerMessage) -> std::io::Result<()> {
+        let wire = encode_wire(&message.to_string());
+        match tokio::time::timeout(WRITE_TIMEOUT, self.writer.write_all(wire.as_bytes())).await {
+            Ok(done) => done,
+            Err(_) => Err(std::io::Error::new(std::io::ErrorKind::TimedOut, "the client does not read")),
+        }
+    }
+
+    async fn send_all(&mut self, messages: &[ControllerMessage]) -> std::io::Result<()> {
+        for m in messages {
+            self.send(m).await?;
+        }
+        Ok(())
+    }
+
+    async fn next(&mut self) -> Incoming {
+        self.input.next().await
+    }
+
+    /// Waits for `Connect` and seats the player; `None` if the connection
+    /// was refused or ended.
+    async fn handshake(&mut self, front: &ClassicFront) -> Option<Joined> {
+        loop {
+            let line = match self.next().await {
+                Incoming::End => return None,
+                Incoming::TooLong => {
+                    self.seqno += 1;
+                    let e = error(self.seqno, format!("line too long: a line is at most {MAX_LINE} bytes"));
+                    self.send(&e).await.ok()?;
+                    continue;
+                }
+                Incoming::Message(line) => line,
+            };
+            self.seqno += 1;
+            let (pvers, last_id, name) = match PlayerMessage::parse(&line) {
+                Ok(PlayerMessage::Connect { pvers, last_id, name }) => (pvers, last_id, name),
+                Ok(other) => {
+                    let e = error(self.seqno, format!("say Connect first, not {}", other.message_type()));
+                    self.send(&e).await.ok()?;
+                    continue;
+                }
+                Err(e) => {
+                    self.send(&error(self.seqno, e.to_string())).await.ok()?;
+                    continue;
+                }
+            };
+            let refused = |reason: String| refusal(&reason);
+            if pvers / 1000 != PROTOCOL_VERSION / 1000 {
+                let _ = self.send(&refused("Protocol major version mismatch".into())).await;
+                return None;
+            }
+            let name = name.trim();
+            if name.is_empty() {
+                let _ = self.send(&refused("A non-empty name must be given".into())).await;
+                return None;
+            }
+            // A known id comes back to its seat, unless the seat is
+            // connected (as mj-server: "already connected elsewhere"); any
+            // other id gets a new seat.
+            let seated = match front.seat_of_id(last_id).await {
+                Some(seated) if last_id != 0 => {
+                    let info = seated.table.ask(|reply| TableCommand::Info { reply }).await;
+                    let connected = info.ok().and_then(|i| i.seats.get(usize::from(seated.seat)).map(|s| s.connected));
+                    if connected != Some(false) {
+                        let _ = self.send(&refused("Your id is already connected elsewhere".into())).await;
+                        return None;
+                    }
+                    Ok(seated)
+                }
+                _ => front.seat(name).await,
+            };
+            let seated = match seated {
+                Ok(seated) => seated,
+                Err(why) => {
+                    let _ = self.send(&refused(why.0)).await;
+                    return None;
+                }
+            };
+            let token = seated.token.clone();
+            let connection = seated
+                .table
+                .ask(|reply| TableCommand::Connect {
+                    token: Some(token),
+                    account: None,
+                    since: None,
+                    replay_hand: true,
+                    reply,
+                })
+                .await
+                .and_then(|r| r);
+            let connection = match connection {
+                Ok(c) => c,
+                Err(e) => {
+                    let _ = self.send(&refused(e.to_string())).await;
+                    return None;
+                }
+            };
+            let id = seated.base + i32::from(seated.seat) + 1;
+            let reply = ControllerMessage::ConnectReply { pvers: PROTOCOL_VERSION, id, reason: String::new() };
+            if self.send(&reply).await.is_err() {
+                let _ = seated.table.send(TableCommand::Disconnect { connection: connection.id }).await;
+                return None;
+            }
+            return Some(Joined { seated, connection });
+        }
+    }
+
+    /// Plays until the client leaves, the table drops the connection, or a
+    /// write fails.
+    async fn play(&mut self, joined: Joined) {
+        let Joined { seated, mut connection } = joined;
+        let table = seated.table.clone();
+        let mut seat = Seat {
+            printer: Printer::new(seated.base, seated.seat),
+            prompt: None,
+            answered: None,
+            table: table.clone(),
+        };
+        let connection_id = connection.id;
+        loop {
+            tokio::select! {
+                // The table's messages first, so that what the client answers
+                // has been printed before its answer is read.
+                biased;
+                out = connection.outbound.recv() => {
+                    let Some(text) = out else {
+                        // The table dropped this connection (it fell behind, or
+                        // another connection took the seat).
+                        break;
+                    };
+                    let messages = match serde_json::from_str::<ServerMessage>(&text) {
+                        Ok(message) => seat.server_message(message, self.seqno).await,
+                        Err(e) => {
+                            tracing::error!("classic session: unreadable table message: {e}");
+                            Vec::new()
+                        }
+                    };
+                    if self.send_all(&messages).await.is_err() { break }
+                }
+                incoming = self.input.next() => {
+                    let line = match incoming {
+                        Incoming::End => break,
+                        Incoming::TooLong => {
+                            self.seqno += 1;
+                            let e = error(self.seqno, format!("line too long: a line is at most {MAX_LINE} bytes, a message {MAX_MESSAGE}"));
+                            if self.send(&e).await.is_err() { break }
+                            continue;
+                        }
+                        Incoming::Message(line) => line,
+                    };
+                    self.seqno += 1;
+                    let answer = match PlayerMessage::parse(&line) {
+                        Ok(message) => seat.request(message, connection_id).await,
+                        Err(e) => Answer::Reply(vec![error(self.seqno, e.to_string())]),
+                    };
+                    match answer {
+                        Answer::Reply(messages) => {
+                            let messages: Vec<_> = messages.into_iter().map(|m| match m {
+                                ControllerMessage::Error { error, .. } => ControllerMessage::Error { seqno: self.seqno, error },
+                                m => m,
+                            }).collect();
+                            if self.send_all(&messages).await.is_err() { break }
+                        }
+                        Answer::Close => break,
+                    }
+                }
+            }
+        }
+        let _ = table.send(TableCommand::Disconnect { connection: connection_id }).await;
+    }
+}
+
+/// The client's side of the connection: physical lines, bounded, and the
+/// message lines they make. Cancel-safe, as [`LineReader`] is: everything
+/// read so far is kept here.
+struct Input<R> {
+    lines: LineReader<BufReader<R>>,
+    decoder: WireLineDecoder,
+    /// Bytes of the message being reassembled so far.
+    total: usize,
+}
+
+impl<R: AsyncRead + Unpin> Input<R> {
+    fn new(read: R) -> Input<R> {
+        Input { lines: LineReader::new(BufReader::new(read), MAX_LINE), decoder: WireLineDecoder::new(), total: 0 }
+    }
+
+    /// The next message line, reassembled from its physical lines; a
+    /// message over the limits is skipped whole.
+    async fn next(&mut self) -> Incoming {
+        loop {
+            let physical = match self.lines.next().await {
+                Ok(Line::Text(text)) => text,
+                Ok(Line::TooLong) => {
+                    self.decoder = WireLineDecoder::new();
+                    self.total = 0;
+                    return Incoming::TooLong;
+                }
+                Ok(Line::End) | Err(_) => return Incoming::End,
+            };
+            self.total += physical.len();
+            if self.total > MAX_MESSAGE {
+                self.decoder = WireLineDecoder::new();
+                self.total = 0;
+                return Incoming::TooLong;
+            }
+            if let Some(line) = self.decoder.push_line(&physical) {
+                self.total = 0;
+                if line.trim().is_empty() {
+                    // mj-server ignores blank lines.
+                    continue;
+                }
+                return Incoming::Message(line);
+            }
+        }
+    }
+}
+
+/// What to do with a player's message.
+enum Answer {
+    /// Send these to the client (possibly nothing).
+    Reply(Vec<ControllerMessage>),
+    /// End the connection.
+    Close,
+}
+
+/// The player's seat as the session sees it.
+struct Seat {
+    printer: Printer,
+    /// The table's last prompt: what the player may do now.
+    prompt: Option<Prompt>,
+    /// The last pause this player said `Ready` to.
+    answered: Option<u64>,
+    table: crate::table::TableHandle,
+}
+
+impl Seat {
+    async fn tell(&self, connection: u64, message: ClientMessage) -> Answer {
+        if self.table.send(TableCommand::Message { connection, message }).await.is_err() {
+            return Answer::Close;
+        }
+        Answer::Reply(Vec::new())
+    }
+
+    async fn options(&self) -> Option<crate::rules::options::GameOptions> {
+        self.table.ask(|reply| TableCommand::Options { reply }).await.ok()
+    }
+
+    /// A player's message: a move, a request to the table, or a question
+    /// answered here.
+    async fn request(&mut self, message: PlayerMessage, connection: u64) -> Answer {
+        use PlayerMessage as P;
+        let reply = |m: ControllerMessage| Answer::Reply(vec![m]);
+        let refuse = |why: &str| Answer::Reply(vec![error(0, why)]);
+        match message {
+            P::Connect { .. } => refuse("You already have a player ID"),
+            P::Disconnect => Answer::Close,
+            P::Ready => {
+                // mj-server ignores a Ready nobody waits for, or said twice
+                // (mj-player often says it twice). Judged by the pauses
+                // printed (the prompt saying so may still be on its way).
+                let awaited = self.printer.awaited_ready();
+                if awaited.is_some() && awaited != self.answered {
+                    self.answered = awaited;
+                    self.tell(connection, ClientMessage::Ready).await
+                } else {
+                    Answer::Reply(Vec::new())
+                }
+            }
+            P::RequestPause { reason } => self.tell(connection, ClientMessage::RequestPause { reason }).await,
+            P::SendMessage { text, .. } => self.tell(connection, ClientMessage::Chat { text }).await,
+            P::SetGameOption { optname, optvalue } => {
+                let message = ClientMessage::SetOption { name: optname, value: optvalue.trim().into() };
+                self.tell(connection, message).await
+            }
+            P::ListGameOptions { .. } => match self.options().await {
+                Some(options) => Answer::Reply(option_list(&options)),
+                None => Answer::Close,
+            },
+            P::QueryGameOption { optname } => {
+                let Some(options) = self.options().await else { return Answer::Close };
+                match options.get(&optname).ok().and_then(|v| option_entry_named(&optname, &v.raw())) {
+                    Some(optentry) => reply(ControllerMessage::GameOption { id: 0, optentry }),
+                    None => refuse(&format!("unknown game option {optname}")),
+                }
+            }
+            P::QueryMahJong { tile } => {
+                let actions = self.prompt.as_ref().map_or(&[][..], |p| &p.actions[..]);
+                let answer = match tile {
+                    None => actions.contains(&Action::MahJong),
+                    Some(t) => {
+                        self.prompt.as_ref().and_then(|p| p.claimable.as_ref()).is_some_and(|c| c.tile == t)
+                            && actions.iter().any(|a| matches!(a, Action::Claim { claim: Claim::MahJong, .. }))
+                    }
+                };
+                reply(ControllerMessage::CanMahJong { tile, answer })
+            }
+            P::SetPlayerOption { option, ack, value, text } => {
+                let set = ControllerMessage::PlayerOptionSet { option, ack: true, value, text: text.clone() };
+                match option {
+                    PlayerOption::DelayTime if value < 0 => refuse("Bad value for DelayTime"),
+                    PlayerOption::DelayTime => {
+                        let deciseconds = value.clamp(0, 50) as u32;
+                        if self
+                            .table
+                            .send(TableCommand::Message {
+                                connection,
+                                message: ClientMessage::SetPause { deciseconds },
+                            })
+                            .await
+                            .is_err()
+                        {
+                            return Answer::Close;
+                        }
+                        if ack { Answer::Reply(Vec::new()) } else { reply(set) }
+                    }
+                    PlayerOption::InfoTiles if !(0..=1).contains(&value) => refuse("Bad value for InfoTiles"),
+                    // This server always times claims itself: a request for
+                    // local timeouts is not granted (mj-server grants it only
+                    // when all four ask), and dropping them is granted.
+                    PlayerOption::LocalTimeouts if ack || value != 0 => Answer::Reply(Vec::new()),
+                    PlayerOption::Unknown => refuse("Unknown option"),
+                    _ if ack => Answer::Reply(Vec::new()),
+                    _ => reply(set),
+                }
+            }
+            P::SaveState { .. } | P::LoadState { .. } => {
+                refuse("games are stored as they are played; saving and loading state is not supported")
+            }
+            P::AuthInfo { .. } => refuse("no authentication was asked for"),
+            P::NewAuthInfo { .. } => refuse("Password changing not supported"),
+            P::RequestReconnect => refuse("reconnect by connecting again with your id"),
+            P::ChangeManager { .. } => refuse("the game manager cannot be changed here"),
+            P::DeclareWashOut => refuse("a hand cannot be declared washed out"),
+            P::SwapTile { .. } => refuse("Debugging not enabled"),
+            move_message => match self.action(&move_message) {
+                Some(action) => self.tell(connection, ClientMessage::Act { action }).await,
+                None => refuse("not a move"),
+            },
+        }
+    }
+
+    /// The move a classic message means now. mj-server reads `Chow`, `Pung`
+    /// and `MahJong` by the state of the hand; the serial they carry says it
+    /// as well, since a discard's serial is never 0: with a serial they claim
+    /// (or, for a chow granted without a position, say the position), and
+    /// with 0 they use the Mah-Jong discard or go out on one's own draw.
+    fn action(&self, message: &PlayerMessage) -> Option<Action> {
+        use PlayerMessage as P;
+        let serial = |d: &i32| u32::try_from(*d).unwrap_or(0);
+        Some(match message {
+            P::DeclareSpecial { tile: Some(tile) } => Action::DeclareBonus { tile: *tile },
+            P::DeclareSpecial { tile: None } => Action::FinishDeclaring,
+            P::Discard { tile, calling } => Action::Discard { tile: *tile, calling: *calling },
+            P::NoClaim { discard } => Action::Pass { discard: serial(discard) },
+            P::Chow { discard: 0, cpos } => Action::UseDiscard { use_as: DiscardUse::Chow(*cpos) },
+            P::Chow { discard, cpos } => match cpos {
+                Some(position) if self.printer.chow_position_pending() => {
+                    Action::ChooseChowPosition { position: *position }
+                }
+                _ => Action::Claim { discard: serial(discard), claim: Claim::Chow(*cpos) },
+            },
+            P::Pung { discard: 0 } => Action::UseDiscard { use_as: DiscardUse::Pung },
+            P::Pung { discard } => Action::Claim { discard: serial(discard), claim: Claim::Pung },
+            P::Kong { discard } => Action::Claim { discard: serial(discard), claim: Claim::Kong },
+            P::MahJong { discard: 0 } => Action::MahJong,
+            P::MahJong { discard } => Action::Claim { discard: serial(discard), claim: Claim::MahJong },
+            P::DeclareClosedKong { tile } => Action::DeclareClosedKong { tile: *tile },
+            P::AddToPung { tile } => Action::AddToPung { tile: *tile },
+            P::Pair => Action::UseDiscard { use_as: DiscardUse::Pair },
+            P::SpecialSet => Action::UseDiscard { use_as: DiscardUse::SpecialSet },
+            P::FormClosedPung { tile } => Action::FormClosedSet { set: ClosedSet::Pung(*tile) },
+            P::FormClosedChow { tile } => Action::FormClosedSet { set: ClosedSet::Chow(*tile) },
+            P::FormClosedPair { tile } => Action::FormClosedSet { set: ClosedSet::Pair(*tile) },
+            P::FormClosedSpecialSet => Action::FormClosedSet { set: ClosedSet::SpecialSet },
+            P::ShowTiles => Action::ShowTiles,
+            _ => return None,
+        })
+    }
+
+    /// A message of the table's stream, printed for the classic client.
+    async fn server_message(&mut self, message: ServerMessage, seqno: i32) -> Vec<ControllerMessage> {
+        match message {
+            ServerMessage::Snapshot { seat, table, game } => {
+                let mut out: Vec<ControllerMessage> = table
+                    .seats
+                    .iter()
+                    .filter(|s| Some(s.seat) != seat)
+                    .filter_map(|s| {
+                        let name = s.name.clone()?;
+                        Some(ControllerMessage::Player { id: self.printer.id(s.seat), name })
+                    })
+                    .collect();
+                if let Some(view) = game {
+                    // Back in a game under way: the seating, the scores and
+                    // the options, as mj-server tells a player who reconnects.
+                    if let Some(hand) = &view.hand {
+                        self.printer.set_east(hand.east.0);
+                    }
+                    out.push(self.printer.game_message(view.round, view.scores, table.manager));
+                    out.extend(option_list(&view.options));
+                }
+                out
+            }
+            ServerMessage::Event { event: StreamEvent::Table(TableEvent::GameStarted), .. } => {
+                let options = self.options().await.unwrap_or_default();
+                let manager = match self.table.ask(|reply| TableCommand::Info { reply }).await {
+                    Ok(info) => info.manager,
+                    Err(_) => None,
+                };
+                let mut out = vec![self.printer.game_message(crate::rules::tile::Wind::East, [0; 4], manager)];
+                out.extend(option_list(&options));
+                out
+            }
+            ServerMessage::Event { event, .. } => self.printer.event(&event),
+            ServerMessage::Prompt(prompt) => {
+                self.prompt = Some(prompt);
+                Vec::new()
+            }
+            ServerMessage::Error { code: ErrorCode::IllegalMove, message } => {
+                vec![error(seqno, message)]
+            }
+            ServerMessage::Error { message, .. } => vec![error(seqno, message)],
+            ServerMessage::Pong => Vec::new(),
+        }
+    }
+}
