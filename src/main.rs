@@ -587,8 +587,12 @@ fn serve(args: mahjong::server::ServeArgs) -> ExitCode {
             },
             None => None,
         };
-        let serving =
-            mahjong::server::Serving { require_accounts: args.require_accounts, classic, ..Default::default() };
+        let serving = mahjong::server::Serving {
+            require_accounts: args.require_accounts,
+            classic,
+            classic_refuses_accounts: args.classic_no_accounts,
+            ..Default::default()
+        };
         let stop = mahjong::server::shutdown_signal();
         match mahjong::server::serve_loading(listener, defaults, store, serving, load, stop).await {
             Ok(()) => {

@@ -135,6 +135,10 @@ pub struct ServeArgs {
     /// path when it has no colon (as mj-server's `--server`).
     #[arg(long, env = "MAHJONG_CLASSIC_LISTEN")]
     pub classic_listen: Option<String>,
+    /// Refuse classic logins that name a registered account (their password
+    /// would travel in clear); without it they must give the password.
+    #[arg(long, env = "MAHJONG_CLASSIC_NO_ACCOUNTS")]
+    pub classic_no_accounts: bool,
     /// A file of walls, one per line: hand N of every table is dealt the
     /// wall on line N, later hands are shuffled (a debugging aid beside
     /// `--wallfile`, e.g. to replay a recorded game's deals).
@@ -189,6 +193,7 @@ impl ServeArgs {
             disconnect_penalties: Penalties::default(),
             require_accounts: false,
             classic_listen: None,
+            classic_no_accounts: false,
             walls: None,
             load_game: None,
         }
@@ -320,6 +325,8 @@ pub struct Serving {
     pub require_accounts: bool,
     /// `--classic-listen`: where xmj and mj-player connect (bound already).
     pub classic: Option<crate::classic::ClassicListener>,
+    /// `--classic-no-accounts`: classic logins naming an account are refused.
+    pub classic_refuses_accounts: bool,
 }
 
 /// Serves on an already-bound listener until `shutdown` completes, with the
@@ -428,7 +435,12 @@ pub async fn serve_loading(
     let accounts = Arc::new(Accounts::new(store.clone(), serving.accounts).map_err(std::io::Error::other)?);
     forget_expired_sessions(accounts.clone(), stopping.clone());
     if let Some(listener) = serving.classic {
-        let front = Arc::new(crate::classic::ClassicFront::new(lobby.clone(), rulebook.clone(), defaults.clone()));
+        let front = crate::classic::ClassicFront::new(lobby.clone(), rulebook.clone(), defaults.clone()).with_accounts(
+            accounts.clone(),
+            serving.classic_refuses_accounts,
+            serving.require_accounts,
+        );
+        let front = Arc::new(front);
         tokio::spawn(listener.run(front, stopping.clone()));
     }
     let state = AppState {

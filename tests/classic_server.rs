@@ -297,3 +297,72 @@ async fn a_unix_socket_serves_the_classic_protocol_too() {
     app.finish().await;
     let _ = std::fs::remove_file(&path);
 }
+
+#[tokio::test]
+async fn a_player_who_leaves_before_the_game_starts_frees_its_seat() {
+    let (app, addr) = classic_server(mahjong::table::TableDefaults::default()).await;
+    let (ann, ann_id) = join(addr, "Ann", 0).await;
+    let (mut bob, bob_id) = join(addr, "Bob", 0).await;
+    assert_eq!((ann_id, bob_id), (1, 2));
+    assert_eq!(bob.message().await, ControllerMessage::Player { id: 1, name: "Ann".into() });
+    ann.close().await;
+    // Bob is told Ann is gone (a Player message with no name), and her seat is free again.
+    loop {
+        match bob.message().await {
+            ControllerMessage::Player { id: 1, name } if name.is_empty() => break,
+            _ => continue,
+        }
+    }
+    let (_cy, cy_id) = join(addr, "Cy", 0).await;
+    assert_eq!(cy_id, 1, "Cy takes the seat Ann left, at the same table");
+    assert_eq!(bob.message().await, ControllerMessage::Player { id: 1, name: "Cy".into() });
+    app.finish().await;
+}
+
+/// Connects as `name` to an account-named seat; answers `AuthReqd` with
+/// `password`: the `ConnectReply`.
+async fn connect_with_password(addr: SocketAddr, name: &str, password: Option<&str>) -> ControllerMessage {
+    let mut client = ClassicClient::connect(addr).await;
+    client.send(&format!("Connect 1110 0 {name}")).await;
+    let mut reply = client.message().await;
+    if let (ControllerMessage::AuthReqd { authtype, .. }, Some(password)) = (&reply, password) {
+        assert_eq!(authtype, "basic");
+        client.send(&format!("AuthInfo basic {password}")).await;
+        reply = client.message().await;
+    }
+    reply
+}
+
+#[tokio::test]
+async fn a_registered_name_must_give_its_password_or_is_refused_when_the_server_says_so() {
+    let (app, addr) = classic_server(mahjong::table::TableDefaults::default()).await;
+    app.api.register("Dora", "a long enough password").await;
+    let refused = connect_with_password(addr, "Dora", Some("not her password")).await;
+    assert!(
+        matches!(&refused, ControllerMessage::ConnectReply { id: 0, reason, .. } if reason == "Authentication failure"),
+        "{refused}"
+    );
+    let asked = connect_with_password(addr, "Dora", None).await;
+    assert!(matches!(asked, ControllerMessage::AuthReqd { .. }), "{asked}");
+    let accepted = connect_with_password(addr, "Dora", Some("a long enough password")).await;
+    assert!(matches!(accepted, ControllerMessage::ConnectReply { id: 1, .. }), "{accepted}");
+    let guest = connect_with_password(addr, "Eve", None).await;
+    assert!(
+        matches!(guest, ControllerMessage::ConnectReply { id: 2, .. }),
+        "a name of no account plays as a guest: {guest}"
+    );
+    app.finish().await;
+
+    // `--classic-no-accounts`: an account's name is refused outright.
+    let listener = ClassicListener::bind("127.0.0.1:0").await.unwrap();
+    let addr: SocketAddr = listener.local_addr().parse().unwrap();
+    let serving = Serving { classic: Some(listener), classic_refuses_accounts: true, ..Serving::default() };
+    let app = TestApp::spawn_serving("memory", mahjong::table::TableDefaults::default(), serving).await;
+    app.api.register("Dora", "a long enough password").await;
+    let refused = connect_with_password(addr, "Dora", Some("a long enough password")).await;
+    assert!(
+        matches!(&refused, ControllerMessage::ConnectReply { id: 0, reason, .. } if reason.contains("registered account")),
+        "{refused}"
+    );
+    app.finish().await;
+}

@@ -191,6 +191,16 @@ impl Accounts {
 
     /// Logs `name` in from `addr`.
     pub async fn login(&self, addr: IpAddr, name: &str, password: &str) -> Result<NewSession, AuthError> {
+        let user = self.check_password(addr, name, password).await?;
+        tracing::info!(user = user.id, "logged in");
+        self.new_session(user).await
+    }
+
+    /// The account `name` if `password` is its password, checked as a login
+    /// is (the same limits, as slow for an unknown name), without opening a
+    /// session: for the classic protocol, whose clients send the password
+    /// on each connection.
+    pub async fn check_password(&self, addr: IpAddr, name: &str, password: &str) -> Result<UserRow, AuthError> {
         self.per_address.check(&addr).map_err(AuthError::Limited)?;
         self.per_name.check(&crate::store::accounts::name_key(name)).map_err(AuthError::Limited)?;
         let user = self.store.user_by_name(name).await?;
@@ -203,8 +213,12 @@ impl Accounts {
         if user.disabled {
             return Err(AuthError::Disabled);
         }
-        tracing::info!(user = user.id, "logged in");
-        self.new_session(user).await
+        Ok(user)
+    }
+
+    /// Whether an account has this name.
+    pub async fn exists(&self, name: &str) -> Result<bool, AuthError> {
+        Ok(self.store.user_by_name(name).await?.is_some())
     }
 
     async fn new_session(&self, user: UserRow) -> Result<NewSession, AuthError> {

@@ -26,6 +26,7 @@ use std::sync::Arc;
 
 use tokio::sync::Mutex;
 
+use crate::auth::Accounts;
 use crate::table::{Lobby, NewTable, Rulebook, TableCommand, TableDefaults, TableError, TableHandle};
 
 pub use session::serve_connection;
@@ -39,6 +40,12 @@ pub struct ClassicFront {
     rulebook: Arc<Rulebook>,
     defaults: TableDefaults,
     rooms: Mutex<Rooms>,
+    /// The accounts: a `Connect` naming one must give its password.
+    accounts: Option<Arc<Accounts>>,
+    /// Refuse classic logins that name an account (`--classic-no-accounts`).
+    refuse_accounts: bool,
+    /// Only accounts may sit (`--require-accounts`).
+    require_accounts: bool,
 }
 
 /// The tables classic clients have met, and their seats.
@@ -67,6 +74,15 @@ pub struct Seated {
     pub token: String,
 }
 
+/// Whether a classic player must log in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Login {
+    /// No account has its name: it plays as a guest.
+    Guest,
+    /// Its name is an account's: it must give the password.
+    Password,
+}
+
 /// Why a classic client could not be seated: the `ConnectReply` reason.
 #[derive(Debug, thiserror::Error)]
 #[error("{0}")]
@@ -75,15 +91,65 @@ pub struct Refused(pub String);
 impl ClassicFront {
     /// The front-end over the server's tables.
     pub fn new(lobby: Arc<Lobby>, rulebook: Arc<Rulebook>, defaults: TableDefaults) -> ClassicFront {
-        ClassicFront { lobby, rulebook, defaults, rooms: Mutex::new(Rooms::default()) }
+        ClassicFront {
+            lobby,
+            rulebook,
+            defaults,
+            rooms: Mutex::new(Rooms::default()),
+            accounts: None,
+            refuse_accounts: false,
+            require_accounts: false,
+        }
     }
 
-    /// Seats a newly connected classic player: at the table it names
-    /// (`NAME@TABLE-ID`), else at the classic table filling up, else at a new
-    /// classic table.
-    pub async fn seat(&self, name: &str) -> Result<Seated, Refused> {
+    /// The same, where a `Connect` naming an account must give the account's
+    /// password (mj-server's `--auth-basic`), or is refused when
+    /// `refuse_accounts`; with `require_accounts` only accounts may play.
+    pub fn with_accounts(
+        mut self,
+        accounts: Arc<Accounts>,
+        refuse_accounts: bool,
+        require_accounts: bool,
+    ) -> ClassicFront {
+        self.accounts = Some(accounts);
+        self.refuse_accounts = refuse_accounts;
+        self.require_accounts = require_accounts;
+        self
+    }
+
+    /// What a player's name asks of the accounts.
+    pub async fn login_needed(&self, name: &str) -> Result<Login, Refused> {
+        let Some(accounts) = &self.accounts else { return Ok(Login::Guest) };
+        match accounts.exists(name).await {
+            Ok(false) if self.require_accounts => Err(Refused(format!(
+                "only registered accounts may play here, and {name} is not one: register in the browser first"
+            ))),
+            Ok(false) => Ok(Login::Guest),
+            Ok(true) if self.refuse_accounts => Err(Refused(format!(
+                "{name} is a registered account, and this server does not let accounts play over the classic \
+                 protocol (its passwords travel in clear): play in the browser, or choose another name"
+            ))),
+            Ok(true) => Ok(Login::Password),
+            Err(e) => Err(Refused(format!("cannot check the accounts now: {e}"))),
+        }
+    }
+
+    /// The account `name` if `password` is its password (limited as logins are).
+    pub async fn log_in(&self, addr: std::net::IpAddr, name: &str, password: &str) -> Result<i64, Refused> {
+        let Some(accounts) = &self.accounts else { return Err(Refused("no accounts here".into())) };
+        match accounts.check_password(addr, name, password).await {
+            Ok(user) => Ok(user.id),
+            Err(crate::auth::AuthError::WrongCredentials) => Err(Refused("Authentication failure".into())),
+            Err(e) => Err(Refused(e.to_string())),
+        }
+    }
+
+    /// Seats a newly connected classic player (as account `account`, if it
+    /// logged in): at the table it names (`NAME@TABLE-ID`), else at the
+    /// classic table filling up, else at a new classic table.
+    pub async fn seat(&self, name: &str, table: Option<&str>, account: Option<i64>) -> Result<Seated, Refused> {
         let mut rooms = self.rooms.lock().await;
-        if let Some((name, table)) = name.rsplit_once('@') {
+        if let Some(table) = table {
             let handle = self.lobby.get(table).map_err(|e| Refused(e.to_string()))?;
             let options = handle.ask(|reply| TableCommand::Options { reply }).await.map_err(refused)?;
             if options.tile_swap || options.animals {
@@ -91,10 +157,10 @@ impl ClassicFront {
                     "that table plays East's tile swap or animal tiles, which classic clients cannot play".into(),
                 ));
             }
-            return rooms.sit(&handle, name).await.map_err(Refused::from);
+            return rooms.sit(&handle, name, account).await.map_err(Refused::from);
         }
         if let Some(handle) = rooms.filling.clone() {
-            match rooms.sit(&handle, name).await {
+            match rooms.sit(&handle, name, account).await {
                 // A name the table refuses is refused anywhere.
                 Err(Sit::Name(why)) => return Err(Refused(why)),
                 // Full, started or closed: the next classic table.
@@ -104,7 +170,7 @@ impl ClassicFront {
         }
         let handle = self.open_table(rooms.tables.len()).await?;
         rooms.filling = Some(handle.clone());
-        rooms.sit(&handle, name).await.map_err(Refused::from)
+        rooms.sit(&handle, name, account).await.map_err(Refused::from)
     }
 
     /// The seat a player id stands for, if a classic client took it.
@@ -136,9 +202,9 @@ impl ClassicFront {
 }
 
 impl Rooms {
-    async fn sit(&mut self, handle: &TableHandle, name: &str) -> Result<Seated, Sit> {
+    async fn sit(&mut self, handle: &TableHandle, name: &str, account: Option<i64>) -> Result<Seated, Sit> {
         let asked = handle
-            .ask(|reply| TableCommand::Sit { name: name.to_string(), seat: None, account: None, reply })
+            .ask(|reply| TableCommand::Sit { name: name.to_string(), seat: None, account, reply })
             .await
             .and_then(|r| r)
             .map_err(|e| match e {
@@ -248,8 +314,11 @@ impl ClassicListener {
             let front = front.clone();
             tokio::spawn(async move {
                 match stream {
-                    Accepted::Tcp(s) => serve_connection(s, front).await,
-                    Accepted::Unix(s) => serve_connection(s, front).await,
+                    Accepted::Tcp(s) => {
+                        let peer = s.peer_addr().map_or(LOCAL, |a| a.ip());
+                        serve_connection(s, peer, front).await
+                    }
+                    Accepted::Unix(s) => serve_connection(s, LOCAL, front).await,
                 }
                 drop(permit);
             });
@@ -272,6 +341,9 @@ enum Accepted {
     Tcp(tokio::net::TcpStream),
     Unix(tokio::net::UnixStream),
 }
+
+/// The address a Unix socket's clients are counted under (for the limits on logins).
+const LOCAL: std::net::IpAddr = std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST);
 
 /// Classic connections open at once, at most.
 pub const MAX_CONNECTIONS: usize = 20_000;

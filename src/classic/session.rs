@@ -10,11 +10,11 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 
 use super::lines::{Line, LineReader, MAX_LINE, MAX_MESSAGE};
 use super::print::{PROTOCOL_VERSION, Printer, option_entry_named, option_list};
-use super::{ClassicFront, Seated};
+use super::{ClassicFront, Login, Refused, Seated};
 use crate::protocol::classic::{ControllerMessage, PlayerMessage, PlayerOption, WireLineDecoder, encode_wire};
-use crate::protocol::ws::{ClientMessage, ErrorCode, Prompt, ServerMessage, StreamEvent, TableEvent};
+use crate::protocol::ws::{ClientMessage, ErrorCode, Prompt, ServerMessage, StreamEvent, TableEvent, TableState};
 use crate::rules::command::{Action, Claim, ClosedSet, DiscardUse};
-use crate::table::{Connection, TableCommand};
+use crate::table::{Asker, Connection, TableCommand};
 
 /// A connection must say `Connect` within this time.
 const HANDSHAKE: Duration = Duration::from_secs(30);
@@ -25,13 +25,13 @@ const HANDSHAKE: Duration = Duration::from_secs(30);
 const WRITE_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// Serves one classic connection to its end.
-pub async fn serve_connection<S>(io: S, front: Arc<ClassicFront>)
+pub async fn serve_connection<S>(io: S, peer: std::net::IpAddr, front: Arc<ClassicFront>)
 where
     S: AsyncRead + AsyncWrite + Send + Unpin + 'static,
 {
     let (read, write) = tokio::io::split(io);
     let mut session = Session { input: Input::new(read), writer: write, seqno: 0 };
-    match tokio::time::timeout(HANDSHAKE, session.handshake(&front)).await {
+    match tokio::time::timeout(HANDSHAKE, session.handshake(&front, peer)).await {
         Ok(Some(joined)) => session.play(joined).await,
         Ok(None) => {}
         Err(_) => {
@@ -98,7 +98,7 @@ where
 
     /// Waits for `Connect` and seats the player; `None` if the connection
     /// was refused or ended.
-    async fn handshake(&mut self, front: &ClassicFront) -> Option<Joined> {
+    async fn handshake(&mut self, front: &ClassicFront, peer: std::net::IpAddr) -> Option<Joined> {
         loop {
             let line = match self.next().await {
                 Incoming::End => return None,
@@ -128,11 +128,31 @@ where
                 let _ = self.send(&refused("Protocol major version mismatch".into())).await;
                 return None;
             }
-            let name = name.trim();
+            // `NAME@TABLE-ID` asks for a table.
+            let (name, table) = match name.rsplit_once('@') {
+                Some((name, table)) => (name.trim(), Some(table.trim())),
+                None => (name.trim(), None),
+            };
             if name.is_empty() {
                 let _ = self.send(&refused("A non-empty name must be given".into())).await;
                 return None;
             }
+            // A registered account's name needs its password (mj-server's
+            // `--auth-basic`: AuthReqd, then AuthInfo with the password).
+            let account = match front.login_needed(name).await {
+                Ok(Login::Guest) => None,
+                Ok(Login::Password) => match self.password(front, peer, name).await {
+                    Ok(user) => Some(user),
+                    Err(why) => {
+                        let _ = self.send(&refused(why.0)).await;
+                        return None;
+                    }
+                },
+                Err(why) => {
+                    let _ = self.send(&refused(why.0)).await;
+                    return None;
+                }
+            };
             // A known id comes back to its seat, unless the seat is
             // connected (as mj-server: "already connected elsewhere"); any
             // other id gets a new seat.
@@ -146,7 +166,7 @@ where
                     }
                     Ok(seated)
                 }
-                _ => front.seat(name).await,
+                _ => front.seat(name, table, account).await,
             };
             let seated = match seated {
                 Ok(seated) => seated,
@@ -181,6 +201,27 @@ where
                 return None;
             }
             return Some(Joined { seated, connection });
+        }
+    }
+
+    /// Asks for the account's password and checks it.
+    async fn password(&mut self, front: &ClassicFront, peer: std::net::IpAddr, name: &str) -> Result<i64, Refused> {
+        let ask = ControllerMessage::AuthReqd { authtype: "basic".into(), authdata: String::new() };
+        self.send(&ask).await.map_err(|e| Refused(e.to_string()))?;
+        let line = match self.next().await {
+            Incoming::Message(line) => line,
+            Incoming::TooLong => return Err(Refused("line too long".into())),
+            Incoming::End => return Err(Refused("the connection ended".into())),
+        };
+        self.seqno += 1;
+        match PlayerMessage::parse(&line) {
+            Ok(PlayerMessage::AuthInfo { authtype, authdata }) if authtype == "basic" => {
+                front.log_in(peer, name, &authdata).await
+            }
+            Ok(PlayerMessage::AuthInfo { authtype, .. }) => {
+                Err(Refused(format!("unknown authentication type {authtype}: only basic")))
+            }
+            _ => Err(Refused("expected AuthInfo basic PASSWORD".into())),
         }
     }
 
@@ -246,6 +287,14 @@ where
             }
         }
         let _ = table.send(TableCommand::Disconnect { connection: connection_id }).await;
+        // Gone before the game started: the seat is freed, as mj-server
+        // forgets a player who leaves before its game (otherwise the table
+        // would wait for it for ever).
+        let open = table.ask(|reply| TableCommand::Info { reply }).await.is_ok_and(|i| i.state == TableState::Open);
+        if open {
+            let asker = Asker { token: Some(seated.token.clone()), ..Asker::default() };
+            let _ = table.ask(|reply| TableCommand::Leave { asker, reply }).await;
+        }
     }
 }
 
