@@ -13,13 +13,11 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 
 use serde::Serialize;
 
+use crate::protocol::classic::MoveContext;
 use crate::protocol::{ControllerMessage, Direction, LogError, LogMessage, LogRecord, PlayerMessage, read_log};
 use crate::rules::options::{GameOptions, OptionLine};
 use crate::rules::rebuild::Input;
-use crate::rules::{
-    Action, Claim, ClosedSet, Command, DiscardUse, Emitted, Event, Game, GameError, PlayerId, Tile, WallSource,
-    hand::Phase,
-};
+use crate::rules::{Action, Command, Emitted, Event, Game, GameError, PlayerId, Tile, WallSource, hand::Phase};
 
 /// One hand as our engine played and scored it, keyed by the log's player ids.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -540,46 +538,9 @@ fn rebuild_wall(options: &GameOptions, draws: &VecDeque<LoggedDraw>) -> Result<V
 /// `Pung` and `MahJong` mean different things at different moments).
 /// Requests that are not moves (Ready, option queries...) give `None`.
 pub fn to_action(m: &PlayerMessage, hand: &crate::rules::hand::Hand) -> Option<Action> {
-    let serial = |d: &i32| (*d).max(0) as u32;
-    let mah_jonging = hand.phase() == Phase::MahJonging;
-    Some(match m {
-        PlayerMessage::DeclareSpecial { tile: Some(t) } => Action::DeclareBonus { tile: *t },
-        PlayerMessage::DeclareSpecial { tile: None } => Action::FinishDeclaring,
-        PlayerMessage::Discard { tile, calling } => Action::Discard { tile: *tile, calling: *calling },
-        PlayerMessage::NoClaim { discard } => Action::Pass { discard: serial(discard) },
-        PlayerMessage::Chow { discard, cpos } => {
-            if mah_jonging {
-                Action::UseDiscard { use_as: DiscardUse::Chow(*cpos) }
-            } else if hand.chow_position_pending() && cpos.is_some() {
-                Action::ChooseChowPosition { position: (*cpos)? }
-            } else {
-                Action::Claim { discard: serial(discard), claim: Claim::Chow(*cpos) }
-            }
-        }
-        PlayerMessage::Pung { discard } => {
-            if mah_jonging {
-                Action::UseDiscard { use_as: DiscardUse::Pung }
-            } else {
-                Action::Claim { discard: serial(discard), claim: Claim::Pung }
-            }
-        }
-        PlayerMessage::Kong { discard } => Action::Claim { discard: serial(discard), claim: Claim::Kong },
-        PlayerMessage::MahJong { discard } => {
-            if hand.claim_window_open() {
-                Action::Claim { discard: serial(discard), claim: Claim::MahJong }
-            } else {
-                Action::MahJong
-            }
-        }
-        PlayerMessage::DeclareClosedKong { tile } => Action::DeclareClosedKong { tile: *tile },
-        PlayerMessage::AddToPung { tile } => Action::AddToPung { tile: *tile },
-        PlayerMessage::Pair => Action::UseDiscard { use_as: DiscardUse::Pair },
-        PlayerMessage::SpecialSet => Action::UseDiscard { use_as: DiscardUse::SpecialSet },
-        PlayerMessage::FormClosedPung { tile } => Action::FormClosedSet { set: ClosedSet::Pung(*tile) },
-        PlayerMessage::FormClosedChow { tile } => Action::FormClosedSet { set: ClosedSet::Chow(*tile) },
-        PlayerMessage::FormClosedPair { tile } => Action::FormClosedSet { set: ClosedSet::Pair(*tile) },
-        PlayerMessage::FormClosedSpecialSet => Action::FormClosedSet { set: ClosedSet::SpecialSet },
-        PlayerMessage::ShowTiles => Action::ShowTiles,
-        _ => return None,
+    m.to_action(MoveContext {
+        mah_jonging: hand.phase() == Phase::MahJonging,
+        chow_position_pending: hand.chow_position_pending(),
+        claim_window_open: hand.claim_window_open(),
     })
 }

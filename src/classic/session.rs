@@ -11,9 +11,11 @@ use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
 use super::lines::{Line, LineReader, MAX_LINE, MAX_MESSAGE};
 use super::print::{PROTOCOL_VERSION, Printer, option_entry_named, option_list};
 use super::{ClassicFront, Login, Refused, Seated};
-use crate::protocol::classic::{ControllerMessage, PlayerMessage, PlayerOption, WireLineDecoder, encode_wire};
+use crate::protocol::classic::{
+    ControllerMessage, MoveContext, PlayerMessage, PlayerOption, WireLineDecoder, encode_wire,
+};
 use crate::protocol::ws::{ClientMessage, ErrorCode, Prompt, ServerMessage, StreamEvent, TableEvent, TableState};
-use crate::rules::command::{Action, Claim, ClosedSet, DiscardUse};
+use crate::rules::command::{Action, Claim};
 use crate::table::{Asker, Connection, TableCommand};
 
 /// A connection must say `Connect` within this time.
@@ -474,35 +476,16 @@ impl Seat {
     /// (or, for a chow granted without a position, say the position), and
     /// with 0 they use the Mah-Jong discard or go out on one's own draw.
     fn action(&self, message: &PlayerMessage) -> Option<Action> {
-        use PlayerMessage as P;
-        let serial = |d: &i32| u32::try_from(*d).unwrap_or(0);
-        Some(match message {
-            P::DeclareSpecial { tile: Some(tile) } => Action::DeclareBonus { tile: *tile },
-            P::DeclareSpecial { tile: None } => Action::FinishDeclaring,
-            P::Discard { tile, calling } => Action::Discard { tile: *tile, calling: *calling },
-            P::NoClaim { discard } => Action::Pass { discard: serial(discard) },
-            P::Chow { discard: 0, cpos } => Action::UseDiscard { use_as: DiscardUse::Chow(*cpos) },
-            P::Chow { discard, cpos } => match cpos {
-                Some(position) if self.printer.chow_position_pending() => {
-                    Action::ChooseChowPosition { position: *position }
-                }
-                _ => Action::Claim { discard: serial(discard), claim: Claim::Chow(*cpos) },
-            },
-            P::Pung { discard: 0 } => Action::UseDiscard { use_as: DiscardUse::Pung },
-            P::Pung { discard } => Action::Claim { discard: serial(discard), claim: Claim::Pung },
-            P::Kong { discard } => Action::Claim { discard: serial(discard), claim: Claim::Kong },
-            P::MahJong { discard: 0 } => Action::MahJong,
-            P::MahJong { discard } => Action::Claim { discard: serial(discard), claim: Claim::MahJong },
-            P::DeclareClosedKong { tile } => Action::DeclareClosedKong { tile: *tile },
-            P::AddToPung { tile } => Action::AddToPung { tile: *tile },
-            P::Pair => Action::UseDiscard { use_as: DiscardUse::Pair },
-            P::SpecialSet => Action::UseDiscard { use_as: DiscardUse::SpecialSet },
-            P::FormClosedPung { tile } => Action::FormClosedSet { set: ClosedSet::Pung(*tile) },
-            P::FormClosedChow { tile } => Action::FormClosedSet { set: ClosedSet::Chow(*tile) },
-            P::FormClosedPair { tile } => Action::FormClosedSet { set: ClosedSet::Pair(*tile) },
-            P::FormClosedSpecialSet => Action::FormClosedSet { set: ClosedSet::SpecialSet },
-            P::ShowTiles => Action::ShowTiles,
-            _ => return None,
+        let serial = match message {
+            PlayerMessage::Chow { discard, .. }
+            | PlayerMessage::Pung { discard }
+            | PlayerMessage::MahJong { discard } => Some(*discard),
+            _ => None,
+        };
+        message.to_action(MoveContext {
+            mah_jonging: serial == Some(0),
+            chow_position_pending: self.printer.chow_position_pending(),
+            claim_window_open: serial.is_some_and(|d| d != 0),
         })
     }
 

@@ -27,6 +27,7 @@ use std::str::FromStr;
 
 use serde::{Deserialize, Serialize};
 
+use crate::rules::command::{Action, Claim, ClosedSet, DiscardUse};
 use crate::rules::tile::{Tile, Wind};
 use crate::rules::tileset::ChowPosition;
 
@@ -1165,6 +1166,55 @@ messages! {
             /// Tile to put in its place.
             newtile: Tile = TileCode,
         },
+    }
+}
+
+/// What a move's meaning depends on, in the hand's state: mj-server reads
+/// `Chow`, `Pung` and `MahJong` differently at different moments.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MoveContext {
+    /// The player has gone out on a discard and is saying how it uses it.
+    pub mah_jonging: bool,
+    /// A chow of the player's was granted without a position.
+    pub chow_position_pending: bool,
+    /// A discard (or a kong) is open to claims.
+    pub claim_window_open: bool,
+}
+
+impl PlayerMessage {
+    /// The engine's move this message makes in `context`; `None` for a
+    /// message that is not a move (`Ready`, option queries...).
+    pub fn to_action(&self, context: MoveContext) -> Option<Action> {
+        use PlayerMessage as P;
+        let serial = |d: &i32| u32::try_from(*d).unwrap_or(0);
+        Some(match self {
+            P::DeclareSpecial { tile: Some(t) } => Action::DeclareBonus { tile: *t },
+            P::DeclareSpecial { tile: None } => Action::FinishDeclaring,
+            P::Discard { tile, calling } => Action::Discard { tile: *tile, calling: *calling },
+            P::NoClaim { discard } => Action::Pass { discard: serial(discard) },
+            P::Chow { cpos, .. } if context.mah_jonging => Action::UseDiscard { use_as: DiscardUse::Chow(*cpos) },
+            P::Chow { cpos: Some(position), .. } if context.chow_position_pending => {
+                Action::ChooseChowPosition { position: *position }
+            }
+            P::Chow { discard, cpos } => Action::Claim { discard: serial(discard), claim: Claim::Chow(*cpos) },
+            P::Pung { .. } if context.mah_jonging => Action::UseDiscard { use_as: DiscardUse::Pung },
+            P::Pung { discard } => Action::Claim { discard: serial(discard), claim: Claim::Pung },
+            P::Kong { discard } => Action::Claim { discard: serial(discard), claim: Claim::Kong },
+            P::MahJong { discard } if context.claim_window_open => {
+                Action::Claim { discard: serial(discard), claim: Claim::MahJong }
+            }
+            P::MahJong { .. } => Action::MahJong,
+            P::DeclareClosedKong { tile } => Action::DeclareClosedKong { tile: *tile },
+            P::AddToPung { tile } => Action::AddToPung { tile: *tile },
+            P::Pair => Action::UseDiscard { use_as: DiscardUse::Pair },
+            P::SpecialSet => Action::UseDiscard { use_as: DiscardUse::SpecialSet },
+            P::FormClosedPung { tile } => Action::FormClosedSet { set: ClosedSet::Pung(*tile) },
+            P::FormClosedChow { tile } => Action::FormClosedSet { set: ClosedSet::Chow(*tile) },
+            P::FormClosedPair { tile } => Action::FormClosedSet { set: ClosedSet::Pair(*tile) },
+            P::FormClosedSpecialSet => Action::FormClosedSet { set: ClosedSet::SpecialSet },
+            P::ShowTiles => Action::ShowTiles,
+            _ => return None,
+        })
     }
 }
 
