@@ -51,9 +51,7 @@ pub struct ClassicFront {
 /// The tables classic clients have met, and their seats.
 #[derive(Default)]
 struct Rooms {
-    /// Table ids by number.
-    tables: Vec<String>,
-    /// Numbers by table id.
+    /// Numbers by table id (the next table met takes the next number).
     numbers: HashMap<String, i32>,
     /// The table opened for classic clients that is filling up.
     filling: Option<TableHandle>,
@@ -168,7 +166,7 @@ impl ClassicFront {
                 Ok(seated) => return Ok(seated),
             }
         }
-        let handle = self.open_table(rooms.tables.len()).await?;
+        let handle = self.open_table(rooms.numbers.len()).await?;
         rooms.filling = Some(handle.clone());
         rooms.sit(&handle, name, account).await.map_err(Refused::from)
     }
@@ -211,15 +209,8 @@ impl Rooms {
                 TableError::Invalid(why) => Sit::Name(why),
                 e => Sit::Table(e),
             })?;
-        let number = match self.numbers.get(&handle.id) {
-            Some(n) => *n,
-            None => {
-                let n = i32::try_from(self.tables.len()).unwrap_or(i32::MAX / IDS_PER_TABLE - 1);
-                self.tables.push(handle.id.clone());
-                self.numbers.insert(handle.id.clone(), n);
-                n
-            }
-        };
+        let next = i32::try_from(self.numbers.len()).unwrap_or(i32::MAX / IDS_PER_TABLE - 1);
+        let number = *self.numbers.entry(handle.id.clone()).or_insert(next);
         let base = number * IDS_PER_TABLE;
         let id = base + i32::from(asked.seat) + 1;
         self.seats.insert(id, (handle.id.clone(), asked.token.clone()));

@@ -57,12 +57,6 @@ impl Printer {
         self.base + i32::from(seat) + 1
     }
 
-    /// The seat of a player id, if it is one of this table's.
-    pub fn seat_of(&self, id: i32) -> Option<u8> {
-        let seat = id - self.base - 1;
-        (0..4).contains(&seat).then_some(seat as u8)
-    }
-
     /// The pause the table waits for this player's `Ready` in, if any (its
     /// number: a `Ready` answers it once).
     pub fn awaited_ready(&self) -> Option<u64> {

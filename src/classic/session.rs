@@ -14,7 +14,7 @@ use super::{ClassicFront, Login, Refused, Seated};
 use crate::protocol::classic::{
     ControllerMessage, MoveContext, PlayerMessage, PlayerOption, WireLineDecoder, encode_wire,
 };
-use crate::protocol::ws::{ClientMessage, ErrorCode, Prompt, ServerMessage, StreamEvent, TableEvent, TableState};
+use crate::protocol::ws::{ClientMessage, Prompt, ServerMessage, StreamEvent, TableEvent, TableState};
 use crate::rules::command::{Action, Claim};
 use crate::table::{Asker, Connection, TableCommand};
 
@@ -527,9 +527,6 @@ impl Seat {
             ServerMessage::Prompt(prompt) => {
                 self.prompt = Some(prompt);
                 Vec::new()
-            }
-            ServerMessage::Error { code: ErrorCode::IllegalMove, message } => {
-                vec![error(seqno, message)]
             }
             ServerMessage::Error { message, .. } => vec![error(seqno, message)],
             ServerMessage::Pong => Vec::new(),

@@ -284,7 +284,7 @@ impl Actor {
                 let _ = reply.send(self.info());
             }
             TableCommand::Options { reply } => {
-                let _ = reply.send(self.game.as_ref().map_or(&self.settings.options, Game::options).clone());
+                let _ = reply.send(self.options().clone());
             }
             TableCommand::Sit { name, seat, account, reply } => {
                 let answer = self.sit(&name, seat, account);
@@ -341,7 +341,7 @@ impl Actor {
                 let _ = reply.send(self.info());
             }
             TableCommand::Options { reply } => {
-                let _ = reply.send(self.game.as_ref().map_or(&self.settings.options, Game::options).clone());
+                let _ = reply.send(self.options().clone());
             }
             TableCommand::Sit { reply, .. } => {
                 let _ = reply.send(Err(TableError::StoreUnavailable));
@@ -515,6 +515,11 @@ impl Actor {
         self.seats.brief_robots(options);
     }
 
+    /// The options in force: the game's, or the table's before it starts.
+    fn options(&self) -> &crate::rules::options::GameOptions {
+        self.game.as_ref().map_or(&self.settings.options, Game::options)
+    }
+
     /// Takes the game (new, or rebuilt) and follows its hands by the seated names.
     pub fn start_following(&mut self, game: Game) {
         self.game = Some(game);
@@ -523,8 +528,16 @@ impl Actor {
 
     /// Between hands (and at the start): every person must say ready.
     pub fn await_ready(&mut self) {
+        self.await_ready_but(None);
+    }
+
+    /// Every person but `exempt` must say ready.
+    fn await_ready_but(&mut self, exempt: Option<u8>) {
         self.waiting_ready = true;
         self.seats.ask_ready();
+        if let Some(s) = exempt.and_then(|e| self.seats.get_mut(e)) {
+            s.ready = true;
+        }
         let seats = self.unready();
         self.broadcast_table(TableEvent::WaitingForReady { seats });
         self.deal_if_ready();
@@ -537,14 +550,7 @@ impl Actor {
         self.paused = true;
         self.claim_deadline = None;
         self.broadcast_table(TableEvent::PlayStarting { east });
-        self.waiting_ready = true;
-        self.seats.ask_ready();
-        if let Some(s) = self.seats.get_mut(east) {
-            s.ready = true;
-        }
-        let seats = self.unready();
-        self.broadcast_table(TableEvent::WaitingForReady { seats });
-        self.deal_if_ready();
+        self.await_ready_but(Some(east));
     }
 
     pub fn unready(&self) -> Vec<u8> {
