@@ -86,9 +86,10 @@ enum Commands {
     /// Measure the store: events persisted per second while many tables
     /// write at once (SQLite or Postgres).
     Storebench(mahjong::tools::storebench::StorebenchArgs),
-    /// Write a stored game as a game file (JSON). Unlike the REST export, an
-    /// unfinished game too: its file then holds every concealed tile and the
-    /// walls to come (mj-server's --save-on-exit).
+    /// Write a stored game as a game file (JSON), or as an mj-server game
+    /// log. Unlike the REST export, an unfinished game too: its file then
+    /// holds every concealed tile and the walls to come (mj-server's
+    /// --save-on-exit).
     Export {
         /// The store (as `serve --database`).
         #[arg(long, env = "DATABASE_URL", default_value = mahjong::store::DEFAULT_DATABASE)]
@@ -98,6 +99,10 @@ enum Commands {
         /// Write the file here rather than to standard output.
         #[arg(short = 'o', long)]
         output: Option<PathBuf>,
+        /// `game-file` (JSON), or `mj-server` (the log mj-server would have
+        /// written of the game: the import reads it back as the same game).
+        #[arg(long, value_enum, default_value_t = ExportFormat::GameFile)]
+        format: ExportFormat,
     },
     /// Print the OpenAPI document of the REST API (the one the server serves
     /// at /api/v1/openapi.json and commits as openapi/openapi.json).
@@ -121,6 +126,15 @@ enum Commands {
         /// The game file or mj-server log.
         file: PathBuf,
     },
+}
+
+/// What `export` writes.
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ExportFormat {
+    /// Our game file (JSON).
+    GameFile,
+    /// An mj-server game log.
+    MjServer,
 }
 
 #[derive(Subcommand)]
@@ -165,7 +179,9 @@ fn main() -> ExitCode {
             }
         }
         Commands::Settle { database } => settle(database.as_deref()),
-        Commands::Export { database, game_id, output } => export(&database, &game_id, output.as_deref()),
+        Commands::Export { database, game_id, output, format } => {
+            export(&database, &game_id, output.as_deref(), format)
+        }
         Commands::Import { database, file } => import(&database, &file),
         Commands::Admin { command: AdminCommand::CreateUser { database, name, role } } => {
             create_user(&database, &name, &role)
@@ -436,8 +452,8 @@ fn create_user(database: &str, name: &str, role: &str) -> ExitCode {
     })
 }
 
-/// `export`: a stored game as a game file.
-fn export(database: &str, game_id: &str, output: Option<&std::path::Path>) -> ExitCode {
+/// `export`: a stored game as a game file or an mj-server log.
+fn export(database: &str, game_id: &str, output: Option<&std::path::Path>, format: ExportFormat) -> ExitCode {
     block_on(async {
         let store = match open_store(database).await {
             Ok(s) => s,
@@ -461,10 +477,16 @@ fn export(database: &str, game_id: &str, output: Option<&std::path::Path>) -> Ex
                 "game {game_id} is not over: the file holds every player's concealed tiles and the walls to come"
             );
         }
-        let text = match serde_json::to_string(&file) {
-            Ok(t) => t + "\n",
+        let text = match format {
+            ExportFormat::GameFile => serde_json::to_string(&file).map(|t| t + "\n").map_err(anyhow::Error::from),
+            ExportFormat::MjServer => mahjong::game_file::check(&file)
+                .and_then(|checked| mahjong::game_file::mj_server::log(&checked))
+                .map_err(anyhow::Error::from),
+        };
+        let text = match text {
+            Ok(t) => t,
             Err(e) => {
-                eprintln!("cannot write the game file: {e}");
+                eprintln!("cannot write game {game_id}: {e}");
                 return ExitCode::FAILURE;
             }
         };

@@ -173,6 +173,9 @@ struct Setup {
     /// Each log id's name, as the reference announced it.
     names: HashMap<i32, String>,
     options: GameOptions,
+    /// The index of the record that ends the opening option list (`End`):
+    /// options told after it are changes.
+    options_end: usize,
 }
 
 impl Setup {
@@ -203,9 +206,14 @@ impl Setup {
         // The option list follows the first Game message on the same connection.
         let cnx = records[game_at].connection;
         let mut options = GameOptions::default();
-        for r in records[game_at + 1..].iter().filter(|r| r.connection == cnx && r.direction == Direction::Sent) {
+        let mut options_end = records.len();
+        for (i, r) in records.iter().enumerate().skip(game_at + 1) {
+            if r.connection != cnx || r.direction != Direction::Sent {
+                continue;
+            }
             let LogMessage::Controller(ControllerMessage::GameOption { optentry, .. }) = &r.message else { continue };
             if optentry.name == "End" {
+                options_end = i;
                 break;
             }
             let line = OptionLine {
@@ -219,7 +227,7 @@ impl Setup {
                 .apply_line(&line)
                 .map_err(|e| ReplayError::Setup(format!("line {}: option {}: {e}", r.line, optentry.name)))?;
         }
-        Ok(Setup { ids, cnx_ids, names, options })
+        Ok(Setup { ids, cnx_ids, names, options, options_end })
     }
 
     fn player(&self, id: i32) -> Option<PlayerId> {
@@ -266,6 +274,20 @@ impl Driver {
                     Direction::Sent,
                     LogMessage::Controller(ControllerMessage::PlayerDoesntClaim { timeout: true, discard, .. }),
                 ) => self.timeout(r, *discard)?,
+                // A hand our engine is still playing was washed out by the
+                // table (a player left for good): it is abandoned.
+                (Direction::Sent, LogMessage::Controller(ControllerMessage::WashOut { .. }))
+                    if self.game.as_ref().is_some_and(Game::hand_in_progress) =>
+                {
+                    self.abandon(r)?
+                }
+                // An option changed after the opening list (the manager, between
+                // hands): told to every connection, applied once.
+                (Direction::Sent, LogMessage::Controller(ControllerMessage::GameOption { optentry, .. }))
+                    if i > self.setup.options_end && optentry.name != "End" =>
+                {
+                    self.option_changed(r, &optentry.name, &optentry.value)?
+                }
                 _ => {}
             }
         }
@@ -381,6 +403,43 @@ impl Driver {
         };
         self.captured(command, &events);
         self.absorb(&events, r.line)
+    }
+
+    fn abandon(&mut self, r: &LogRecord) -> Result<(), ReplayError> {
+        let Some(game) = self.game.as_mut() else { return Ok(()) };
+        let events = game
+            .apply(Command::AbandonHand)
+            .map_err(|e| ReplayError::Diverged { line: r.line, what: format!("cannot wash the hand out: {e}") })?;
+        // The hand's remaining draws were never made.
+        self.expected_draws.clear();
+        self.captured(Command::AbandonHand, &events);
+        self.absorb(&events, r.line)
+    }
+
+    fn option_changed(&mut self, r: &LogRecord, name: &str, value: &str) -> Result<(), ReplayError> {
+        let refused = |e: crate::rules::options::OptionError| ReplayError::Setup(format!("line {}: {e}", r.line));
+        let current = match &self.game {
+            Some(game) => game.options(),
+            None => &self.setup.options,
+        };
+        let mut changed = current.clone();
+        changed.set_checked(name, value).map_err(refused)?;
+        if changed == *current {
+            // Every connection is told (and told the whole list again when
+            // it reconnects): the first telling changed it.
+            return Ok(());
+        }
+        match self.game.as_mut() {
+            // Before the first hand the game starts with it.
+            None => self.setup.options.set_checked(name, value).map_err(refused),
+            Some(game) => {
+                game.set_option(name, value).map_err(refused)?;
+                if let Some(steps) = self.steps.as_mut() {
+                    steps.push((Input::SetOption { name: name.into(), value: value.into() }, Vec::new()));
+                }
+                Ok(())
+            }
+        }
     }
 
     fn timeout(&mut self, r: &LogRecord, discard: i32) -> Result<(), ReplayError> {

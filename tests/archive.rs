@@ -402,7 +402,17 @@ async fn every_mj_server_log_imports_with_the_reference_results(backend: &str) {
         let answer = post_text(addr, "/api/v1/games/import-mj-server", &log, &admin).await;
         assert_eq!(answer.status, 201, "{}: {}", game.display(), answer.body);
         assert_eq!((answer.body["state"].as_str(), answer.body["seats"].clone()), (Some("over"), json!([])));
-        assert_eq!(check_against_expected(&store, answer.body["id"].as_str().unwrap(), game).await, "mj-server");
+        let id = answer.body["id"].as_str().unwrap();
+        assert_eq!(check_against_expected(&store, id, game).await, "mj-server");
+        // Written out as an mj-server log again, it imports as the same game.
+        let exported = api.ask(&format!("/api/v1/games/{id}/export-mj-server"), None).await;
+        assert_eq!(exported.status, 200, "{}: {}", game.display(), exported.body);
+        let again = exported.body.as_str().expect("the log is text");
+        let answer = post_text(addr, "/api/v1/games/import-mj-server", again, &admin).await;
+        assert_eq!(answer.status, 201, "{}: the export imports: {}", game.display(), answer.body);
+        let copy = answer.body["id"].as_str().unwrap();
+        assert_eq!(check_against_expected(&store, copy, game).await, "mj-server");
+        assert_eq!(played(&store, copy).await, played(&store, id).await, "{}: the same game", game.display());
     }
     let out = cli(&["import", "--database", &db.url, last.join("game.log").to_str().unwrap()]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -427,6 +437,95 @@ async fn every_mj_server_log_imports_with_the_reference_results_sqlite() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_mj_server_log_imports_with_the_reference_results_postgres() {
     every_mj_server_log_imports_with_the_reference_results("postgres").await;
+}
+
+/// What was played in a game's hands: the projections without the times and
+/// sequence numbers, which differ between two copies of a game.
+async fn played(store: &Store, game: &str) -> Vec<Vec<Vec<String>>> {
+    vec![
+        rows(store, "hands", "hand, round, east, outcome, winners, how, discarder, settlement", "hand", game).await,
+        rows(store, "hand_players", "hand, player, name, wind, won, points, score, delta, total", "hand, player", game)
+            .await,
+        rows(store, "payments", "hand, n, from_player, to_player, amount, kind", "hand, n", game).await,
+    ]
+}
+
+/// A game played here, written as an mj-server log: a log mj-server's tools
+/// read (every record parses), whose import is the same game; the command
+/// line writes the same log. Games the log cannot record are refused.
+async fn a_game_played_here_exports_as_an_mj_server_log(backend: &str) {
+    let app = TestApp::spawn(backend, TableDefaults::default()).await;
+    let admin = app.admin_token().await;
+    let (addr, api, store, db) = (app.addr, app.api, app.store.clone(), &app.db);
+    // One of this server's own options too: the log carries it.
+    let options = json!({"NumRounds": 1, "RoundMode": "up", "RoundUnit": 10});
+    let id = api.create_table(json!({"robots": [{}, {}, {}, {}], "start": true, "options": options})).await;
+    api.wait_over(&id).await;
+
+    let exported = api.ask(&format!("/api/v1/games/{id}/export-mj-server"), None).await;
+    assert_eq!(exported.status, 200, "{}", exported.body);
+    assert_eq!(exported.header("content-type"), Some("text/plain; charset=utf-8"));
+    assert_eq!(
+        exported.header("content-disposition").map(str::to_string),
+        Some(format!("attachment; filename=\"mahjong-game-{id}.log\""))
+    );
+    let log = exported.body.as_str().expect("the log is text").to_string();
+    let records = mahjong::protocol::read_log(&log).expect("every record of the log reads");
+    let first: Vec<&str> = records.iter().take(2).map(|r| r.raw.as_str()).collect();
+    assert!(first[0].starts_with("Connect 1110 0 ") && first[1] == "ConnectReply 1110 1 ", "{first:?}");
+    for wanted in [
+        "Game 1 2 3 4 E ",
+        "GameOption 0 RoundMode string 1110 1 up ",
+        "NewHand ",
+        "PlayerDraws ",
+        "PlayerDiscards ",
+        "HandScore ",
+        "Settlement ",
+        "GameOver",
+    ] {
+        assert!(records.iter().any(|r| r.raw.starts_with(wanted)), "the log has no {wanted:?}");
+    }
+    assert!(log.contains("<cnx2 NoClaim ") && log.contains("<cnx3 Discard "), "the players' moves are logged");
+    assert!(!log.contains("token"), "no token in the log");
+
+    let answer = post_text(addr, "/api/v1/games/import-mj-server", &log, &admin).await;
+    assert_eq!(answer.status, 201, "the export imports: {}", answer.body);
+    let copy = answer.body["id"].as_str().unwrap();
+    let hands = played(&store, &id).await;
+    assert!(hands[0].len() >= 4, "a round has four hands at least");
+    assert_eq!(played(&store, copy).await, hands, "the imported log is the game played");
+    let original = api.get(&format!("/api/v1/games/{id}")).await;
+    let imported = api.get(&format!("/api/v1/games/{copy}")).await;
+    assert_eq!(imported["scores"], original["scores"]);
+
+    let out = cli(&["export", "--database", &db.url, "--format", "mj-server", &id]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8_lossy(&out.stdout), log, "the command line writes the same log");
+
+    // A game not over is not handed out; a game with East's tile swap
+    // cannot be written in mj-server's protocol.
+    let open = api.create_table(json!({"options": {"NumRounds": 1}})).await;
+    let refused = api.ask(&format!("/api/v1/games/{open}/export-mj-server"), None).await;
+    assert_eq!((refused.status, error_code(&refused)), (409, "not_finished"), "{}", refused.body);
+    let swap = json!({"robots": [{}, {}, {}, {}], "start": true, "options": {"NumRounds": 1, "TileSwap": true}});
+    let swapped = api.create_table(swap).await;
+    api.wait_over(&swapped).await;
+    let refused = api.ask(&format!("/api/v1/games/{swapped}/export-mj-server"), None).await;
+    assert_eq!((refused.status, error_code(&refused)), (422, "unrecordable"), "{}", refused.body);
+    assert!(error_message(&refused).contains("TileSwap"), "{}", refused.body);
+    let missing = api.ask("/api/v1/games/00000000-0000-4000-8000-000000000000/export-mj-server", None).await;
+    assert_eq!((missing.status, error_code(&missing)), (404, "no_such_game"), "{}", missing.body);
+    app.finish().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_played_here_exports_as_an_mj_server_log_sqlite() {
+    a_game_played_here_exports_as_an_mj_server_log("sqlite").await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_game_played_here_exports_as_an_mj_server_log_postgres() {
+    a_game_played_here_exports_as_an_mj_server_log("postgres").await;
 }
 
 // ----- refusals ------------------------------------------------------------------

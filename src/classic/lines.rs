@@ -1,8 +1,12 @@
 //! Reading a classic client's lines with a bound: a physical line longer
 //! than the bound is skipped to its end and reported, never buffered whole,
-//! so that a client cannot make the server hold an endless line.
+//! so that a client cannot make the server hold an endless line. A
+//! [`MessageReader`] joins continued physical lines into the message lines a
+//! session parses; it is what the fuzz target `classic_lines` drives.
 
-use tokio::io::{AsyncBufRead, AsyncBufReadExt};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncRead, BufReader};
+
+use crate::protocol::classic::WireLineDecoder;
 
 /// Longest physical line a client may send, in bytes (line feed excluded).
 /// mj-server's clients send lines of a few dozen bytes.
@@ -73,6 +77,68 @@ impl<R: AsyncBufRead + Unpin> LineReader<R> {
             Line::TooLong
         } else {
             Line::Text(String::from_utf8_lossy(&line).into_owned())
+        }
+    }
+}
+
+/// What the client sent next.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Incoming {
+    /// A message line (continued physical lines joined with line feeds).
+    Message(String),
+    /// A line or message over the limits: skipped.
+    TooLong,
+    /// The connection has ended.
+    End,
+}
+
+/// The client's side of the connection: physical lines, bounded, and the
+/// message lines they make. Cancel-safe, as [`LineReader`] is: everything
+/// read so far is kept here.
+pub struct MessageReader<R> {
+    lines: LineReader<BufReader<R>>,
+    decoder: WireLineDecoder,
+    /// Bytes of the message being reassembled so far.
+    total: usize,
+}
+
+impl<R: AsyncRead + Unpin> MessageReader<R> {
+    /// Message lines from `read`, within [`MAX_LINE`] and [`MAX_MESSAGE`].
+    pub fn new(read: R) -> MessageReader<R> {
+        MessageReader {
+            lines: LineReader::new(BufReader::new(read), MAX_LINE),
+            decoder: WireLineDecoder::new(),
+            total: 0,
+        }
+    }
+
+    /// The next message line, reassembled from its physical lines; a
+    /// message over the limits is skipped whole, and blank lines are
+    /// skipped as mj-server skips them.
+    pub async fn next(&mut self) -> Incoming {
+        loop {
+            let physical = match self.lines.next().await {
+                Ok(Line::Text(text)) => text,
+                Ok(Line::TooLong) => {
+                    self.decoder = WireLineDecoder::new();
+                    self.total = 0;
+                    return Incoming::TooLong;
+                }
+                Ok(Line::End) | Err(_) => return Incoming::End,
+            };
+            self.total += physical.len();
+            if self.total > MAX_MESSAGE {
+                self.decoder = WireLineDecoder::new();
+                self.total = 0;
+                return Incoming::TooLong;
+            }
+            if let Some(line) = self.decoder.push_line(&physical) {
+                self.total = 0;
+                if line.trim().is_empty() {
+                    continue;
+                }
+                return Incoming::Message(line);
+            }
         }
     }
 }

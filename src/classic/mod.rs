@@ -6,7 +6,7 @@
 //! and subscribes like a WebSocket does, and its [`session`] translates both
 //! ways: the player's lines become the table's requests (moves, `ready`,
 //! pauses, options, chat), and the table's stream becomes mj-server's
-//! controller messages ([`print`]). The table does not know the protocol;
+//! controller messages ([`crate::protocol::printer`]). The table does not know the protocol;
 //! the one thing a classic table does differently (it starts by itself once
 //! four players are there, and pauses for `ready` before each hand's play) is
 //! its setting [`crate::table::TableSettings::classic`].
@@ -17,8 +17,7 @@
 //! classic table's players are 1 to 4, as mj-server's, and an id names one
 //! seat of one table, so that a client reconnecting with its last id finds it.
 
-mod lines;
-pub mod print;
+pub mod lines;
 mod session;
 
 use std::collections::HashMap;

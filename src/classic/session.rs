@@ -6,14 +6,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 
-use super::lines::{Line, LineReader, MAX_LINE, MAX_MESSAGE};
-use super::print::{PROTOCOL_VERSION, Printer, option_entry_named, option_list};
+use super::lines::{Incoming, MAX_LINE, MAX_MESSAGE, MessageReader};
 use super::{ClassicFront, Login, Refused, Seated};
-use crate::protocol::classic::{
-    ControllerMessage, MoveContext, PlayerMessage, PlayerOption, WireLineDecoder, encode_wire,
-};
+use crate::protocol::classic::{ControllerMessage, MoveContext, PlayerMessage, PlayerOption, encode_wire};
+use crate::protocol::printer::{PROTOCOL_VERSION, Printer, option_entry_named, option_list};
 use crate::protocol::ws::{ClientMessage, Prompt, ServerMessage, StreamEvent, TableEvent, TableState};
 use crate::rules::command::{Action, Claim};
 use crate::table::{Asker, Connection, TableCommand};
@@ -32,7 +30,7 @@ where
     S: AsyncRead + AsyncWrite + Send + Unpin + 'static,
 {
     let (read, write) = tokio::io::split(io);
-    let mut session = Session { input: Input::new(read), writer: write, seqno: 0 };
+    let mut session = Session { input: MessageReader::new(read), writer: write, seqno: 0 };
     match tokio::time::timeout(HANDSHAKE, session.handshake(&front, peer)).await {
         Ok(Some(joined)) => session.play(joined).await,
         Ok(None) => {}
@@ -43,16 +41,6 @@ where
     let _ = session.writer.shutdown().await;
 }
 
-/// What the client sent next.
-enum Incoming {
-    /// A message line.
-    Message(String),
-    /// A line or message over the limits: skipped.
-    TooLong,
-    /// The connection has ended.
-    End,
-}
-
 /// Seated and subscribed.
 struct Joined {
     seated: Seated,
@@ -60,7 +48,7 @@ struct Joined {
 }
 
 struct Session<R, W> {
-    input: Input<R>,
+    input: MessageReader<R>,
     writer: W,
     /// How many messages the client has sent (mj-server's `seqno` of errors).
     seqno: i32,
@@ -296,52 +284,6 @@ where
         if open {
             let asker = Asker { token: Some(seated.token.clone()), ..Asker::default() };
             let _ = table.ask(|reply| TableCommand::Leave { asker, reply }).await;
-        }
-    }
-}
-
-/// The client's side of the connection: physical lines, bounded, and the
-/// message lines they make. Cancel-safe, as [`LineReader`] is: everything
-/// read so far is kept here.
-struct Input<R> {
-    lines: LineReader<BufReader<R>>,
-    decoder: WireLineDecoder,
-    /// Bytes of the message being reassembled so far.
-    total: usize,
-}
-
-impl<R: AsyncRead + Unpin> Input<R> {
-    fn new(read: R) -> Input<R> {
-        Input { lines: LineReader::new(BufReader::new(read), MAX_LINE), decoder: WireLineDecoder::new(), total: 0 }
-    }
-
-    /// The next message line, reassembled from its physical lines; a
-    /// message over the limits is skipped whole.
-    async fn next(&mut self) -> Incoming {
-        loop {
-            let physical = match self.lines.next().await {
-                Ok(Line::Text(text)) => text,
-                Ok(Line::TooLong) => {
-                    self.decoder = WireLineDecoder::new();
-                    self.total = 0;
-                    return Incoming::TooLong;
-                }
-                Ok(Line::End) | Err(_) => return Incoming::End,
-            };
-            self.total += physical.len();
-            if self.total > MAX_MESSAGE {
-                self.decoder = WireLineDecoder::new();
-                self.total = 0;
-                return Incoming::TooLong;
-            }
-            if let Some(line) = self.decoder.push_line(&physical) {
-                self.total = 0;
-                if line.trim().is_empty() {
-                    // mj-server ignores blank lines.
-                    continue;
-                }
-                return Incoming::Message(line);
-            }
         }
     }
 }

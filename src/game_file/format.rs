@@ -126,6 +126,9 @@ pub enum ArchiveError {
     /// An mj-server log that does not replay.
     #[error("the mj-server log is refused: {0}")]
     Log(String),
+    /// A game an mj-server log cannot record (its export as one is refused).
+    #[error("{0}")]
+    Unrecordable(String),
 }
 
 pub(super) fn invalid(why: impl Into<String>) -> ArchiveError {

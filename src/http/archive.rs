@@ -29,7 +29,11 @@ use crate::store::idempotency::{Remembered, RequestKey};
 /// The game files' routes (under `/api/v1`), without their limits (see
 /// `http::game_files`).
 pub fn routes() -> OpenApiRouter<AppState> {
-    OpenApiRouter::new().routes(routes!(export)).routes(routes!(import)).routes(routes!(import_mj_server))
+    OpenApiRouter::new()
+        .routes(routes!(export))
+        .routes(routes!(export_mj_server))
+        .routes(routes!(import))
+        .routes(routes!(import_mj_server))
 }
 
 /// The largest game file or log these routes take, in bytes: a long game's
@@ -125,6 +129,7 @@ impl From<ArchiveError> for ApiError {
             ArchiveError::Format(_) | ArchiveError::Version(_) => ErrorCode::UnsupportedFile,
             ArchiveError::Invalid(_) => ErrorCode::InvalidGame,
             ArchiveError::Log(_) => ErrorCode::InvalidLog,
+            ArchiveError::Unrecordable(_) => ErrorCode::Unrecordable,
         };
         ApiError::refused(code, e.to_string())
     }
@@ -149,7 +154,14 @@ refusals!(
     )
 )]
 pub async fn export(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    let file = game_file::export(state.lobby.store(), super::games::game_id(&id)?)
+    let file = finished_game(&state, &id).await?;
+    let disposition = format!("attachment; filename=\"mahjong-game-{id}.json\"");
+    Ok(([(header::CONTENT_DISPOSITION, disposition)], Json(file)).into_response())
+}
+
+/// A stored game's file, if the game is over.
+async fn finished_game(state: &AppState, id: &str) -> Result<GameFile, ApiError> {
+    let file = game_file::export(state.lobby.store(), super::games::game_id(id)?)
         .await?
         .ok_or_else(|| ApiError::refused(ErrorCode::NoSuchGame, format!("no game {id}")))?;
     if file.game.state != TableState::Over.as_str() {
@@ -163,8 +175,44 @@ pub async fn export(State(state): State<AppState>, Path(id): Path<String>) -> Re
             ),
         ));
     }
-    let disposition = format!("attachment; filename=\"mahjong-game-{id}.json\"");
-    Ok(([(header::CONTENT_DISPOSITION, disposition)], Json(file)).into_response())
+    Ok(file)
+}
+
+refusals!(
+    /// Why a game is not exported as an mj-server log.
+    ExportLogRefusals: NoSuchGame, NotFinished, Unrecordable, StoreUnavailable
+);
+
+/// A finished game as the log mj-server would have written of it (the
+/// format of mj-server's `--logfile` and of the reference corpus): what each
+/// player's connection received and sent, every tile included. Importing it
+/// (`POST /games/import-mj-server`) gives the same game. A game played with
+/// rules the log cannot record (tile swap, animals, double dice, no special
+/// scores) is refused.
+#[utoipa::path(
+    get,
+    path = "/games/{id}/export-mj-server",
+    operation_id = "export_mj_server_log",
+    tag = "game files",
+    params(("id" = String, Path, description = "The game's id.")),
+    responses(
+        (status = 200, description = "The log, as an attachment", content_type = "text/plain", body = String,
+            headers(("content-disposition" = String, description = "`attachment; filename=\"mahjong-game-ID.log\"`"))),
+        ExportLogRefusals
+    )
+)]
+pub async fn export_mj_server(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {
+    let file = finished_game(&state, &id).await?;
+    // The file is replayed (checked) to read it: off the async threads.
+    let log = tokio::task::spawn_blocking(move || game_file::check(&file).and_then(|c| game_file::mj_server::log(&c)))
+        .await
+        .map_err(|e| ApiError::internal(format!("writing an mj-server log: {e}")))??;
+    let disposition = format!("attachment; filename=\"mahjong-game-{id}.log\"");
+    Ok((
+        [(header::CONTENT_TYPE, "text/plain; charset=utf-8".to_string()), (header::CONTENT_DISPOSITION, disposition)],
+        log,
+    )
+        .into_response())
 }
 
 /// Reads and checks off the async threads: a long game replays for a while.

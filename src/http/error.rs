@@ -56,6 +56,8 @@ pub enum ErrorCode {
     InvalidGame,
     /// 422: an mj-server log that does not replay.
     InvalidLog,
+    /// 422: the game played rules an mj-server log cannot record.
+    Unrecordable,
     /// 431: the request's headers are too large.
     HeadersTooLarge,
     /// 401: no account session, or one that has expired or ended.
@@ -106,7 +108,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code.
-    pub const ALL: [ErrorCode; 39] = [
+    pub const ALL: [ErrorCode; 40] = [
         ErrorCode::BadRequest,
         ErrorCode::UnsupportedFile,
         ErrorCode::BadToken,
@@ -125,6 +127,7 @@ impl ErrorCode {
         ErrorCode::UriTooLong,
         ErrorCode::InvalidGame,
         ErrorCode::InvalidLog,
+        ErrorCode::Unrecordable,
         ErrorCode::HeadersTooLarge,
         ErrorCode::Unauthenticated,
         ErrorCode::WrongCredentials,
@@ -169,6 +172,7 @@ impl ErrorCode {
             ErrorCode::UriTooLong => "uri_too_long",
             ErrorCode::InvalidGame => "invalid_game",
             ErrorCode::InvalidLog => "invalid_log",
+            ErrorCode::Unrecordable => "unrecordable",
             ErrorCode::HeadersTooLarge => "headers_too_large",
             ErrorCode::Unauthenticated => "unauthenticated",
             ErrorCode::WrongCredentials => "wrong_credentials",
@@ -226,9 +230,10 @@ impl ErrorCode {
             ErrorCode::Closed => StatusCode::GONE,
             ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ErrorCode::UriTooLong => StatusCode::URI_TOO_LONG,
-            ErrorCode::InvalidGame | ErrorCode::InvalidLog | ErrorCode::IdempotencyKeyReused => {
-                StatusCode::UNPROCESSABLE_ENTITY
-            }
+            ErrorCode::InvalidGame
+            | ErrorCode::InvalidLog
+            | ErrorCode::Unrecordable
+            | ErrorCode::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
             ErrorCode::HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
             ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
             ErrorCode::StoreUnavailable | ErrorCode::Recovering => StatusCode::SERVICE_UNAVAILABLE,
@@ -277,6 +282,10 @@ impl ErrorCode {
             ErrorCode::UriTooLong => "the URI is over its limit",
             ErrorCode::InvalidGame => "a game file that is malformed or does not add up",
             ErrorCode::InvalidLog => "an mj-server log that does not replay",
+            ErrorCode::Unrecordable => {
+                "the game played rules an mj-server log cannot record (tile swap, animals, double dice, no special \
+                 scores)"
+            }
             ErrorCode::HeadersTooLarge => "the request's head is too large",
             ErrorCode::Unauthenticated => "no account session, or one that has expired or ended: log in",
             ErrorCode::WrongCredentials => "wrong name or password",

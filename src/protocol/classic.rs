@@ -1216,6 +1216,51 @@ impl PlayerMessage {
             _ => return None,
         })
     }
+
+    /// The message an mj-server client sends for the engine's move: the
+    /// inverse of [`PlayerMessage::to_action`] in the move's own context
+    /// (`discard` is the serial of the discard open to claims, which a chow's
+    /// position refers to). `None` for East's tile swap, which the protocol
+    /// cannot say.
+    pub fn from_action(action: &Action, discard: u32) -> Option<PlayerMessage> {
+        use PlayerMessage as P;
+        let serial = |d: u32| i32::try_from(d).unwrap_or(i32::MAX);
+        Some(match action {
+            Action::DeclareBonus { tile } => P::DeclareSpecial { tile: Some(*tile) },
+            Action::FinishDeclaring => P::DeclareSpecial { tile: None },
+            Action::Discard { tile, calling } => P::Discard { tile: *tile, calling: *calling },
+            Action::Pass { discard } => P::NoClaim { discard: serial(*discard) },
+            Action::Claim { discard, claim } => {
+                let discard = serial(*discard);
+                match claim {
+                    Claim::Chow(cpos) => P::Chow { discard, cpos: *cpos },
+                    Claim::Pung => P::Pung { discard },
+                    Claim::Kong => P::Kong { discard },
+                    Claim::MahJong => P::MahJong { discard },
+                }
+            }
+            Action::ChooseChowPosition { position } => P::Chow { discard: serial(discard), cpos: Some(*position) },
+            // Going out on one's own draw, and using the Mah-Jong discard:
+            // serial 0, as mj-server's clients send them.
+            Action::MahJong => P::MahJong { discard: 0 },
+            Action::UseDiscard { use_as } => match use_as {
+                DiscardUse::Chow(cpos) => P::Chow { discard: 0, cpos: *cpos },
+                DiscardUse::Pung => P::Pung { discard: 0 },
+                DiscardUse::Pair => P::Pair,
+                DiscardUse::SpecialSet => P::SpecialSet,
+            },
+            Action::DeclareClosedKong { tile } => P::DeclareClosedKong { tile: *tile },
+            Action::AddToPung { tile } => P::AddToPung { tile: *tile },
+            Action::FormClosedSet { set } => match set {
+                ClosedSet::Pung(tile) => P::FormClosedPung { tile: *tile },
+                ClosedSet::Chow(tile) => P::FormClosedChow { tile: *tile },
+                ClosedSet::Pair(tile) => P::FormClosedPair { tile: *tile },
+                ClosedSet::SpecialSet => P::FormClosedSpecialSet,
+            },
+            Action::ShowTiles => P::ShowTiles,
+            Action::ChooseSwap { .. } | Action::PassTile { .. } => return None,
+        })
+    }
 }
 
 /// Escapes one message line for a socket and appends CR LF, as the reference
@@ -1305,6 +1350,47 @@ mod tests {
         let m = PlayerMessage::parse(line).unwrap_or_else(|e| panic!("{line:?}: {e}"));
         assert_eq!(m.to_string(), line, "round trip of {line:?}");
         m
+    }
+
+    #[test]
+    fn every_move_is_written_as_the_message_that_reads_back_as_it() {
+        use crate::rules::command::{Action, Claim, ClosedSet, DiscardUse};
+        let tile = t("5D");
+        let open = MoveContext { claim_window_open: true, ..MoveContext::default() };
+        let going_out = MoveContext { mah_jonging: true, ..MoveContext::default() };
+        let placing = MoveContext { chow_position_pending: true, ..MoveContext::default() };
+        let plain = MoveContext::default();
+        let moves = [
+            (Action::DeclareBonus { tile: t("2F") }, plain, "DeclareSpecial 2F"),
+            (Action::FinishDeclaring, plain, "DeclareSpecial --"),
+            (Action::Discard { tile, calling: true }, plain, "Discard 5D 1"),
+            (Action::Pass { discard: 7 }, open, "NoClaim 7"),
+            (Action::Claim { discard: 7, claim: Claim::Chow(None) }, open, "Chow 7 AnyPos"),
+            (Action::Claim { discard: 7, claim: Claim::Chow(Some(ChowPosition::Upper)) }, open, "Chow 7 Upper"),
+            (Action::Claim { discard: 7, claim: Claim::Pung }, open, "Pung 7"),
+            (Action::Claim { discard: 7, claim: Claim::Kong }, open, "Kong 7"),
+            (Action::Claim { discard: 7, claim: Claim::MahJong }, open, "MahJong 7"),
+            (Action::ChooseChowPosition { position: ChowPosition::Middle }, placing, "Chow 7 Middle"),
+            (Action::MahJong, plain, "MahJong 0"),
+            (Action::UseDiscard { use_as: DiscardUse::Chow(Some(ChowPosition::Lower)) }, going_out, "Chow 0 Lower"),
+            (Action::UseDiscard { use_as: DiscardUse::Pung }, going_out, "Pung 0"),
+            (Action::UseDiscard { use_as: DiscardUse::Pair }, going_out, "Pair"),
+            (Action::UseDiscard { use_as: DiscardUse::SpecialSet }, going_out, "SpecialSet"),
+            (Action::DeclareClosedKong { tile }, plain, "DeclareClosedKong 5D"),
+            (Action::AddToPung { tile }, plain, "AddToPung 5D"),
+            (Action::FormClosedSet { set: ClosedSet::Pung(tile) }, plain, "FormClosedPung 5D"),
+            (Action::FormClosedSet { set: ClosedSet::Chow(tile) }, plain, "FormClosedChow 5D"),
+            (Action::FormClosedSet { set: ClosedSet::Pair(tile) }, plain, "FormClosedPair 5D"),
+            (Action::FormClosedSet { set: ClosedSet::SpecialSet }, plain, "FormClosedSpecialSet"),
+            (Action::ShowTiles, plain, "ShowTiles"),
+        ];
+        for (action, context, line) in moves {
+            let message = PlayerMessage::from_action(&action, 7).unwrap_or_else(|| panic!("{action:?}"));
+            assert_eq!(message.to_string(), line, "{action:?}");
+            assert_eq!(message.to_action(context), Some(action.clone()), "{line} in {context:?}");
+        }
+        assert_eq!(PlayerMessage::from_action(&Action::ChooseSwap { lots: 1 }, 7), None, "no words for the swap");
+        assert_eq!(PlayerMessage::from_action(&Action::PassTile { tile }, 7), None);
     }
 
     #[test]

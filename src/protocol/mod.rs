@@ -2,11 +2,14 @@
 //! messages of the WebSocket protocol.
 //!
 //! `classic` parses and prints the message lines of protocol version 1110;
+//! `printer` turns a table's stream into those messages for one player (the
+//! classic sessions, and the export of a game as an mj-server log);
 //! `reference_log` reads the reference server's game logs into those messages;
 //! `ws` is the WebSocket protocol (docs/protocol.md).
 
 pub mod classic;
 pub mod json;
+pub mod printer;
 pub mod reference_log;
 pub mod text;
 pub mod ws;

@@ -8,7 +8,7 @@ use crate::protocol::classic::{ControllerMessage, GameOptionEntry};
 use crate::protocol::ws::{StreamEvent, TableEvent};
 use crate::rules::command::Claim;
 use crate::rules::event::Event;
-use crate::rules::options::{GameOptions, OptionType, mj_server_catalogue};
+use crate::rules::options::{GameOptions, OptionSpec, OptionType, mj_server_catalogue};
 use crate::rules::tile::Wind;
 
 /// The protocol version this server speaks (mj-server 1.12's).
@@ -305,17 +305,23 @@ pub fn option_list(options: &GameOptions) -> Vec<ControllerMessage> {
 /// One option's entry, if the option is one of mj-server's.
 pub fn option_entry_named(name: &str, value: &str) -> Option<GameOptionEntry> {
     let spec = mj_server_catalogue().iter().find(|s| s.name == name)?;
-    Some(GameOptionEntry {
+    Some(option_entry(spec, value))
+}
+
+/// An option's entry with this value, as a `GameOption` message carries it.
+pub fn option_entry(spec: &OptionSpec, value: &str) -> GameOptionEntry {
+    GameOptionEntry {
         name: spec.name.into(),
         option_type: spec.kind.word().into(),
         protversion: i32::try_from(spec.min_protocol).unwrap_or(0),
         enabled: true,
         value: value.into(),
         desc: spec.description.into(),
-    })
+    }
 }
 
-fn end_entry() -> GameOptionEntry {
+/// The pseudo-option `End` that closes an option list.
+pub fn end_entry() -> GameOptionEntry {
     GameOptionEntry {
         name: "End".into(),
         option_type: OptionType::Bool.word().into(),
