@@ -212,6 +212,7 @@ async fn a_mixed_table_of_two_classic_clients_a_websocket_player_and_a_robot_pla
         }
     };
     assert_eq!(again, ann_id, "a client reconnecting with its id gets its seat back");
+    assert_eq!(ann_log.started, 1, "StartPlay once, at the first hand");
     common::classic::NaivePlayer::new(ann_id).play(&mut ann, None, &mut ann_log).await;
     let bob_log = tokio::time::timeout(std::time::Duration::from_secs(120), bob).await.expect("in time").unwrap();
     let cy_log = tokio::time::timeout(std::time::Duration::from_secs(120), cy).await.expect("in time").unwrap();
@@ -222,6 +223,7 @@ async fn a_mixed_table_of_two_classic_clients_a_websocket_player_and_a_robot_pla
     // it) and answers its old discards too: those answers are refused.
     assert!(bob_log.errors.is_empty(), "no move of Bob's refused: {bob_log:?}");
     assert!(ann_log.hands_scored > 0, "{ann_log:?}");
+    assert_eq!(ann_log.started, 2, "StartPlay again once the hand was told again after the reconnection");
     let info = app.api.table_info(&table).await;
     assert_eq!(info["state"], "over", "{info}");
     app.finish().await;

@@ -224,6 +224,7 @@ where
             printer: Printer::new(seated.base, seated.seat),
             prompt: None,
             answered: None,
+            resuming: false,
             table: table.clone(),
         };
         let connection_id = connection.id;
@@ -303,6 +304,11 @@ struct Seat {
     prompt: Option<Prompt>,
     /// The last pause this player said `Ready` to.
     answered: Option<u64>,
+    /// Back in a game under way: once the hand so far has been told again
+    /// (the table's first prompt follows it), `StartPlay` lets the client
+    /// act, as mj-server ends a resumption (its clients keep a game
+    /// inactive until they are told to start).
+    resuming: bool,
     table: crate::table::TableHandle,
 }
 
@@ -452,6 +458,12 @@ impl Seat {
                     }
                     out.push(self.printer.game_message(view.round, view.scores, table.manager));
                     out.extend(option_list(&view.options));
+                    self.resuming = !view.game_over;
+                    // Waiting for players to say ready: the pause too.
+                    if !table.waiting_for_ready.is_empty() {
+                        let waiting = TableEvent::WaitingForReady { seats: table.waiting_for_ready.clone() };
+                        out.extend(self.printer.event(&StreamEvent::Table(waiting)));
+                    }
                 }
                 out
             }
@@ -468,6 +480,11 @@ impl Seat {
             ServerMessage::Event { event, .. } => self.printer.event(&event),
             ServerMessage::Prompt(prompt) => {
                 self.prompt = Some(prompt);
+                if std::mem::take(&mut self.resuming) {
+                    // 0: whoever is to act acts (the clients look at the
+                    // game's state), as mj-server says when claims are open.
+                    return vec![ControllerMessage::StartPlay { id: 0 }];
+                }
                 Vec::new()
             }
             ServerMessage::Error { message, .. } => vec![error(seqno, message)],

@@ -78,6 +78,9 @@ pub struct NaiveLog {
     pub errors: Vec<String>,
     /// The game ended (`GameOver`).
     pub game_over: bool,
+    /// `StartPlay` messages received (mj-server's clients act only once
+    /// told to start, at the first hand and after a reconnection).
+    pub started: usize,
 }
 
 /// The simplest classic player: it never claims and never goes out; it
@@ -216,6 +219,7 @@ impl NaivePlayer {
                     log.game_over = true;
                     return;
                 }
+                C::StartPlay { .. } => log.started += 1,
                 _ => {}
             }
             // The deal's declarations, in turn from East.
