@@ -229,6 +229,77 @@ async fn a_mixed_table_of_two_classic_clients_a_websocket_player_and_a_robot_pla
     app.finish().await;
 }
 
+/// Reads until a message `wanted` picks out comes (it is the answer).
+async fn until<T>(client: &mut ClassicClient, mut wanted: impl FnMut(ControllerMessage) -> Option<T>) -> T {
+    let read = async {
+        loop {
+            if let Some(found) = wanted(client.message().await) {
+                return found;
+            }
+        }
+    };
+    tokio::time::timeout(std::time::Duration::from_secs(30), read).await.expect("the message came")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_manager_hands_the_role_on_as_mj_server_allows() {
+    use serde_json::json;
+    let (app, addr) = classic_server(mahjong::table::TableDefaults::default()).await;
+    let table = app
+        .api
+        .create_table(json!({"classic": true, "robots": [{"seat": 2}, {"seat": 3}], "options": {"NumRounds": 1}}))
+        .await;
+    let (mut ann, ann_id) = join(addr, &format!("Ann@{table}"), 0).await;
+    let (mut bob, bob_id) = join(addr, &format!("Bob@{table}"), 0).await;
+    // The game starts (and waits for their Ready): `Game` names Ann, the first seated.
+    for client in [&mut ann, &mut bob] {
+        let manager = until(client, |m| match m {
+            ControllerMessage::Game { manager, .. } => Some(manager),
+            _ => None,
+        })
+        .await;
+        assert_eq!(manager, ann_id);
+    }
+    let error = |m| match m {
+        ControllerMessage::Error { error, .. } => Some(error),
+        _ => None,
+    };
+    let changed = |m| match m {
+        ControllerMessage::ChangeManager { manager, .. } => Some(manager),
+        _ => None,
+    };
+    let manager = |info: serde_json::Value| info["manager"].clone();
+    bob.send(&format!("ChangeManager {bob_id}")).await;
+    assert!(until(&mut bob, error).await.contains("only the game manager"));
+    ann.send(&format!("ChangeManager {}", ann_id + 2)).await;
+    assert!(until(&mut ann, error).await.contains("not a person's"), "a robot does not manage");
+    ann.send("ChangeManager 99").await;
+    assert!(until(&mut ann, error).await.contains("no player 99"));
+    assert_eq!(manager(app.api.table_info(&table).await), json!(0), "nothing changed");
+    // Ann hands it to Bob; both are told.
+    ann.send(&format!("ChangeManager {bob_id}")).await;
+    assert_eq!(until(&mut ann, changed).await, bob_id);
+    assert_eq!(until(&mut bob, changed).await, bob_id);
+    assert_eq!(manager(app.api.table_info(&table).await), json!(1));
+    // Bob gives it up; then anybody may take it.
+    bob.send("ChangeManager 0").await;
+    assert_eq!(until(&mut bob, changed).await, 0);
+    assert_eq!(until(&mut ann, changed).await, 0);
+    assert_eq!(manager(app.api.table_info(&table).await), json!(null));
+    ann.send(&format!("ChangeManager {ann_id}")).await;
+    assert_eq!(until(&mut ann, changed).await, ann_id);
+    assert_eq!(manager(app.api.table_info(&table).await), json!(0));
+    app.finish().await;
+
+    // With --no-manager nobody manages, and nobody may.
+    let defaults = mahjong::table::TableDefaults { no_manager: true, ..mahjong::table::TableDefaults::default() };
+    let (app, addr) = classic_server(defaults).await;
+    let (mut cy, cy_id) = join(addr, "Cy", 0).await;
+    cy.send(&format!("ChangeManager {cy_id}")).await;
+    assert!(until(&mut cy, error).await.contains("no game manager"));
+    app.finish().await;
+}
+
 #[tokio::test]
 async fn bad_and_over_long_lines_get_the_protocol_error_and_change_nothing() {
     let (app, addr) = classic_server(mahjong::table::TableDefaults::default()).await;

@@ -408,7 +408,17 @@ impl Seat {
             P::AuthInfo { .. } => refuse("no authentication was asked for"),
             P::NewAuthInfo { .. } => refuse("Password changing not supported"),
             P::RequestReconnect => refuse("reconnect by connecting again with your id"),
-            P::ChangeManager { .. } => refuse("the game manager cannot be changed here"),
+            P::ChangeManager { manager } => {
+                // An id of this table's, or 0 for nobody (as mj-server).
+                let seat = match manager {
+                    0 => None,
+                    id => match id.checked_sub(self.printer.id(0)).map(u8::try_from) {
+                        Some(Ok(seat)) if seat < 4 => Some(seat),
+                        _ => return refuse(&format!("no player {id} at this table")),
+                    },
+                };
+                self.tell(connection, ClientMessage::SetManager { seat }).await
+            }
             P::DeclareWashOut => refuse("a hand cannot be declared washed out"),
             P::SwapTile { .. } => refuse("Debugging not enabled"),
             move_message => match self.action(&move_message) {
@@ -453,6 +463,7 @@ impl Seat {
                 if let Some(view) = game {
                     // Back in a game under way: the seating, the scores and
                     // the options, as mj-server tells a player who reconnects.
+                    self.printer.game_announced();
                     if let Some(hand) = &view.hand {
                         self.printer.set_east(hand.east.0);
                     }
@@ -473,6 +484,7 @@ impl Seat {
                     Ok(info) => info.manager,
                     Err(_) => None,
                 };
+                self.printer.game_announced();
                 let mut out = vec![self.printer.game_message(crate::rules::tile::Wind::East, [0; 4], manager)];
                 out.extend(option_list(&options));
                 out

@@ -251,7 +251,8 @@ impl LogWriter {
                 // seating and every option.
                 let list = option_list_of(&rebuild.options);
                 for seat in 0..4u8 {
-                    let Some(printer) = &self.printers[usize::from(seat)] else { continue };
+                    let Some(printer) = self.printers[usize::from(seat)].as_mut() else { continue };
+                    printer.game_announced();
                     let game = printer.game_message(Wind::East, [0; 4], self.manager);
                     self.send(seat, &[game]);
                     self.send(seat, &list);

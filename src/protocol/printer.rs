@@ -35,6 +35,9 @@ pub struct Printer {
     /// Counts the pauses printed, so that a player's `Ready` answers one
     /// pause once.
     pauses: u64,
+    /// The player was told the game (`Game`): from then on a change of
+    /// manager is told (before, `Game` names the manager).
+    announced: bool,
 }
 
 impl Printer {
@@ -49,6 +52,7 @@ impl Printer {
             east: 0,
             chow_pending: false,
             pauses: 0,
+            announced: false,
         }
     }
 
@@ -66,6 +70,12 @@ impl Printer {
     /// This player must say where its claimed tile goes in a chow.
     pub fn chow_position_pending(&self) -> bool {
         self.chow_pending
+    }
+
+    /// The player has been told the game (`Game`, at its start or on a
+    /// reconnection).
+    pub fn game_announced(&mut self) {
+        self.announced = true;
     }
 
     /// The hand being played has this East (after a reconnection).
@@ -92,7 +102,7 @@ impl Printer {
                 vec![C::Player { id: self.id(*seat), name: String::new() }]
             }
             // Before the game the `Game` message names the manager.
-            TableEvent::Manager { seat } if !self.first_hand => {
+            TableEvent::Manager { seat } if self.announced => {
                 vec![C::ChangeManager { id: 0, manager: seat.map_or(0, |s| self.id(s)) }]
             }
             TableEvent::WaitingForReady { seats } => {

@@ -53,6 +53,15 @@ pub enum ClientMessage {
         /// written in an option file (`"1"`, `"20"`).
         value: serde_json::Value,
     },
+    /// Hand the game manager's role to the person in `seat`, or give it up
+    /// (`seat` null: then anyone seated may take it). The manager only, or
+    /// anyone while nobody manages the game; never at a table without a
+    /// manager (`--no-manager`). mj-server's `ChangeManager`.
+    SetManager {
+        /// The new manager's seat (a person's), or null for nobody.
+        #[serde(default)]
+        seat: Option<u8>,
+    },
     /// Say something to the table.
     Chat {
         /// The text (at most [`MAX_CHAT_CHARS`] characters).

@@ -114,6 +114,27 @@ impl Actor {
                 self.broadcast_table(TableEvent::OptionChanged { name, value });
                 Ok(())
             }
+            ClientMessage::SetManager { seat: to } => {
+                if self.settings.no_manager {
+                    return refuse(ErrorCode::NotAllowed, "this table has no game manager (--no-manager)");
+                }
+                if self.seats.manager.is_some_and(|m| m != seat) {
+                    return refuse(ErrorCode::NotAllowed, "only the game manager may hand the role on");
+                }
+                if let Some(to) = to
+                    && self.seats.get(to).is_none_or(|s| s.is_robot())
+                {
+                    return refuse(
+                        ErrorCode::BadMessage,
+                        format!("seat {to} is not a person's: only a person manages"),
+                    );
+                }
+                if self.seats.manager != to {
+                    self.seats.manager = to;
+                    self.broadcast_table(TableEvent::Manager { seat: to });
+                }
+                Ok(())
+            }
             ClientMessage::Chat { text } => {
                 let text =
                     text::chat("a chat message", &text, false).map_err(|e| (ErrorCode::BadMessage, e.to_string()))?;
