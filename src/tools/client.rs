@@ -360,9 +360,11 @@ impl TableSocket {
         }
     }
 
-    /// Closes the socket.
+    /// Closes the socket: a close frame if it can be sent within 10 s (a
+    /// peer that reads nothing could hold the send for ever), then the
+    /// connection is dropped either way.
     pub async fn close(mut self) {
-        let _ = self.socket.close(None).await;
+        let _ = tokio::time::timeout(Duration::from_secs(10), self.socket.close(None)).await;
     }
 }
 
