@@ -29,7 +29,7 @@ use crate::replay::{Capture, replay_log_captured};
 use crate::rules::command::{Command, PlayerId};
 use crate::rules::event::{Audience, Emitted, Event};
 use crate::rules::options::{CATALOGUE, GameOptions, mj_server_catalogue};
-use crate::rules::rebuild::{Input, Rebuild};
+use crate::rules::rebuild::Input;
 use crate::rules::tile::Wind;
 use crate::store::records::audience_columns;
 use crate::table::TableSettings;
@@ -143,33 +143,53 @@ impl Stream {
 /// how the dice fell) or scores no special hands (mj-server's
 /// `--no-special-scores`, which its log does not say either).
 pub fn log(checked: &Checked) -> Result<String, ArchiveError> {
-    let options = &checked.settings.options;
-    let unrecordable = [
-        (options.tile_swap, "East's tile swap (TileSwap)"),
-        (options.animals, "the animal tiles (Animals)"),
-        (options.double_dice, "double dice (DoubleDice)"),
-        (checked.settings.no_special_scores, "no special scores (--no-special-scores)"),
-    ];
-    if let Some((_, what)) = unrecordable.iter().find(|(on, _)| *on) {
-        return Err(ArchiveError::Unrecordable(format!("an mj-server log cannot record a game played with {what}")));
-    }
+    let no_special_scores = checked.settings.no_special_scores;
+    // The options in force: the table's, then each change of the manager's
+    // (the check has replayed the game; no need to run the engine again).
+    let mut options = checked.settings.options.clone();
+    recordable(&options, no_special_scores)?;
     let mut writer = LogWriter::default();
-    let mut rebuild = Rebuild::new(options.clone(), checked.settings.no_special_scores);
     let mut inputs = checked.inputs.iter().peekable();
     for row in &checked.events {
         while let Some(input) = inputs.next_if(|i| i.seq < row.seq) {
-            writer.input(&input.input, &mut rebuild)?;
+            writer.input(&input.input)?;
+            changed(&input.input, &mut options, no_special_scores)?;
         }
         let message: ServerMessage =
             serde_json::from_str(&row.body).map_err(|e| ArchiveError::Invalid(format!("event {}: {e}", row.seq)))?;
         if let ServerMessage::Event { event, .. } = message {
-            writer.event(row.audience, &event, &rebuild);
+            writer.event(row.audience, &event, &options);
         }
     }
     for input in inputs {
-        writer.input(&input.input, &mut rebuild)?;
+        writer.input(&input.input)?;
     }
     Ok(writer.text)
+}
+
+/// Refuses options the log cannot record (see [`log`]).
+fn recordable(options: &GameOptions, no_special_scores: bool) -> Result<(), ArchiveError> {
+    let unrecordable = [
+        (options.tile_swap, "East's tile swap (TileSwap)"),
+        (options.animals, "the animal tiles (Animals)"),
+        (options.double_dice, "double dice (DoubleDice)"),
+        (no_special_scores, "no special scores (--no-special-scores)"),
+    ];
+    match unrecordable.iter().find(|(on, _)| *on) {
+        Some((_, what)) => {
+            Err(ArchiveError::Unrecordable(format!("an mj-server log cannot record a game played with {what}")))
+        }
+        None => Ok(()),
+    }
+}
+
+/// The options after an input: a manager's change applied (and checked
+/// recordable); any other input changes none.
+fn changed(input: &Input, options: &mut GameOptions, no_special_scores: bool) -> Result<(), ArchiveError> {
+    let Input::SetOption { name, value } = input else { return Ok(()) };
+    // The file was checked: its changes apply.
+    options.set_checked(name, value).map_err(|e| ArchiveError::Invalid(e.to_string()))?;
+    recordable(options, no_special_scores)
 }
 
 /// Which copies of a message mj-server logs.
@@ -215,21 +235,18 @@ impl LogWriter {
         }
     }
 
-    /// What a player sent for an input, if anything; the input is then
-    /// applied, so that the options in force are known.
-    fn input(&mut self, input: &Input, rebuild: &mut Rebuild) -> Result<(), ArchiveError> {
+    /// What a player sent for an input, if anything.
+    fn input(&mut self, input: &Input) -> Result<(), ArchiveError> {
         if let Input::Engine { command: Command::Act { player, action } } = input {
             let message = PlayerMessage::from_action(action, self.discard)
                 .ok_or_else(|| ArchiveError::Unrecordable("an mj-server log cannot record East's tile swap".into()))?;
             self.record(false, player.0, &message);
         }
-        // The file was checked: its inputs replay.
-        rebuild.apply(input).map_err(|e| ArchiveError::Invalid(e.to_string()))?;
         Ok(())
     }
 
     /// What the server sent for an event, to each connection that sees it.
-    fn event(&mut self, audience: Audience, event: &StreamEvent, rebuild: &Rebuild) {
+    fn event(&mut self, audience: Audience, event: &StreamEvent, options: &GameOptions) {
         // mj-server logs a message sent to everyone once, on East's
         // connection; one sent to a player on the player's; and not the
         // copies the others get with less in them (a draw's hidden tile).
@@ -249,7 +266,7 @@ impl LogWriter {
             StreamEvent::Table(TableEvent::GameStarted) => {
                 // mj-server's greeting of a game, to each player: the
                 // seating and every option.
-                let list = option_list_of(&rebuild.options);
+                let list = option_list_of(options);
                 for seat in 0..4u8 {
                     let Some(printer) = self.printers[usize::from(seat)].as_mut() else { continue };
                     printer.game_announced();
