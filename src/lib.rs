@@ -4,7 +4,8 @@
 //! `store` keeps the games; `table` runs one actor task per table;
 //! `game_file` exports, checks and loads whole games; `http` serves the REST
 //! API and the WebSockets; `server` puts them together. `metrics` is what
-//! they count, at the bottom: it only wraps the `metrics` crate. `tools` holds what
+//! they count, at the bottom: it only wraps the `metrics` crate; `limits`, beside
+//! it, is the one policy of what a client may hold and how fast it may ask. `tools` holds what
 //! stands around the product (the API client of the tests, the load test,
 //! the store benchmark); the product never imports from it.
 
@@ -13,6 +14,7 @@ pub mod bots;
 pub mod classic;
 pub mod game_file;
 pub mod http;
+pub mod limits;
 pub mod metrics;
 pub mod protocol;
 pub mod replay;

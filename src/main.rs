@@ -18,7 +18,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Commands {
     /// Serve the game: REST under /api/v1, table WebSockets, /healthz.
-    Serve(mahjong::server::ServeArgs),
+    Serve(Box<mahjong::server::ServeArgs>),
     /// Replay a game log recorded by the reference mj-server through our
     /// engine; print our scores and settlements as JSON lines.
     Replay {
@@ -156,9 +156,9 @@ enum AdminCommand {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let command = cli.command.unwrap_or(Commands::Serve(mahjong::server::ServeArgs::defaults()));
+    let command = cli.command.unwrap_or(Commands::Serve(Box::new(mahjong::server::ServeArgs::defaults())));
     match command {
-        Commands::Serve(args) => serve(args),
+        Commands::Serve(args) => serve(*args),
         Commands::Replay { reference_log } => {
             let text = match std::fs::read_to_string(&reference_log) {
                 Ok(t) => t,
@@ -610,9 +610,13 @@ fn serve(args: mahjong::server::ServeArgs) -> ExitCode {
             None => None,
         };
         let serving = mahjong::server::Serving {
+            limits: args.limits.limits(),
+            accounts: args.limits.accounts(),
             require_accounts: args.require_accounts,
             classic,
             classic_refuses_accounts: args.classic_no_accounts,
+            classic_guest_passwords: args.classic_guest_passwords,
+            allowed_origins: args.allowed_origin.clone(),
             ..Default::default()
         };
         let stop = mahjong::server::shutdown_signal();

@@ -6,21 +6,21 @@ use std::future::Future;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
+use std::time::Duration;
 
 use tokio::net::TcpListener;
 
-use crate::auth::{AccountSettings, Accounts};
+use crate::auth::{AccountSettings, Accounts, Revoked};
 use crate::game_file::{self, Checked, Source};
-use crate::http::hyper_refusals::JsonRefusals;
 use crate::http::{AppState, Timeouts, router};
+use crate::limits::{Exempt, Limits, Quotas, Rate};
 use crate::rules::options::{OptionError, OptionFile};
 use crate::rules::preset_book::{self, DefaultOptions, PresetBook, PresetError};
 use crate::rules::presets;
 use crate::rules::tile::{BadTileCode, parse_tiles};
 use crate::rules::wall::{Wall, WallError};
 use crate::store::Store;
-use crate::table::TableDefaults;
-use crate::table::{Lobby, Rulebook};
+use crate::table::{Lobby, Rulebook, TableCommand, TableDefaults, TableLimits};
 
 /// A setting of `serve` that cannot be used.
 #[derive(Debug, thiserror::Error)]
@@ -149,6 +149,124 @@ pub struct ServeArgs {
     /// only stored.
     #[arg(long, env = "MAHJONG_LOAD_GAME")]
     pub load_game: Option<PathBuf>,
+    /// Ask classic guests for a password when they first connect (xmj and
+    /// mj-player send `--password`); their seat is then given back to that
+    /// password from any address. Without it a guest's seat is given back
+    /// only to the address it played from.
+    #[arg(long, env = "MAHJONG_CLASSIC_GUEST_PASSWORDS")]
+    pub classic_guest_passwords: bool,
+    /// Other origins (`https://example.org`) whose pages may open a table
+    /// WebSocket authenticated by the session cookie, besides the server's
+    /// own; comma-separated.
+    #[arg(long, env = "MAHJONG_ALLOWED_ORIGIN", value_delimiter = ',')]
+    pub allowed_origin: Vec<String>,
+    /// What one client may hold and how fast it may ask.
+    #[command(flatten)]
+    pub limits: LimitArgs,
+}
+
+/// The limits' flags (docs/protocol.md, "Limits"); each left out keeps the
+/// default of [`Limits::default`]. A rate is written `BURST/EVERY`: `10/2s`
+/// is ten at once, then one more every two seconds.
+#[derive(clap::Args, Clone, Debug, Default)]
+pub struct LimitArgs {
+    /// HTTP connections open at once from one address (IPv6 by /64) [default: 64].
+    #[arg(long, env = "MAHJONG_MAX_CONNECTIONS_PER_ADDRESS")]
+    pub max_connections_per_address: Option<u32>,
+    /// Table WebSockets open at once from one address [default: 32].
+    #[arg(long, env = "MAHJONG_MAX_WEBSOCKETS_PER_ADDRESS")]
+    pub max_websockets_per_address: Option<u32>,
+    /// Classic-protocol connections open at once from one address [default: 8].
+    #[arg(long, env = "MAHJONG_MAX_CLASSIC_PER_ADDRESS")]
+    pub max_classic_per_address: Option<u32>,
+    /// Connections (HTTP and classic) open at once in all [default: the file
+    /// descriptor limit, raised to its hard limit, less 256].
+    #[arg(long, env = "MAHJONG_MAX_CONNECTIONS")]
+    pub max_connections: Option<u32>,
+    /// Seconds a client may take to send a request's head, and to begin the
+    /// next request on a kept-alive connection [default: 15].
+    #[arg(long, env = "MAHJONG_HEADER_TIMEOUT", value_parser = clap::value_parser!(u64).range(1..=3600))]
+    pub header_timeout: Option<u64>,
+    /// Tables one player (its account, or its address) may open [default: 10/30s].
+    #[arg(long, env = "MAHJONG_TABLES_RATE")]
+    pub tables_rate: Option<Rate>,
+    /// Tables one player has opened that wait to start [default: 4].
+    #[arg(long, env = "MAHJONG_MAX_WAITING_TABLES")]
+    pub max_waiting_tables: Option<u32>,
+    /// Seats one player holds at games not over [default: 8].
+    #[arg(long, env = "MAHJONG_MAX_SEATS")]
+    pub max_seats: Option<u32>,
+    /// Games of four robots one player has running [default: 2].
+    #[arg(long, env = "MAHJONG_MAX_ROBOT_GAMES")]
+    pub max_robot_games: Option<u32>,
+    /// Only logged-in players may start games of four robots.
+    #[arg(long, env = "MAHJONG_ROBOT_GAMES_NEED_ACCOUNT")]
+    pub robot_games_need_account: bool,
+    /// Chat messages one seat may send [default: 10/2s].
+    #[arg(long, env = "MAHJONG_CHAT_RATE")]
+    pub chat_rate: Option<Rate>,
+    /// Pauses, pause changes, option and manager changes one seat may ask
+    /// for [default: 20/500ms].
+    #[arg(long, env = "MAHJONG_TABLE_REQUESTS_RATE")]
+    pub table_requests_rate: Option<Rate>,
+    /// Chat messages a table keeps in memory for clients that reconnect (the
+    /// stored log keeps them all) [default: 200].
+    #[arg(long, env = "MAHJONG_CHAT_KEPT")]
+    pub chat_kept: Option<usize>,
+    /// Seconds a table not started, with no person connected, stays open [default: 600].
+    #[arg(long, env = "MAHJONG_IDLE_OPEN_TABLE", value_parser = clap::value_parser!(u64).range(1..))]
+    pub idle_open_table: Option<u64>,
+    /// Seconds a game with people seated and none connected goes on waiting
+    /// before it ends as it stands [default: 1800].
+    #[arg(long, env = "MAHJONG_IDLE_GAME", value_parser = clap::value_parser!(u64).range(1..))]
+    pub idle_game: Option<u64>,
+    /// Login and registration attempts per address [default: 20/3s].
+    #[arg(long, env = "MAHJONG_LOGIN_RATE")]
+    pub login_rate: Option<Rate>,
+    /// Accounts registered per address [default: 5/10min].
+    #[arg(long, env = "MAHJONG_REGISTRATIONS_RATE")]
+    pub registrations_rate: Option<Rate>,
+    /// Addresses or networks no per-address limit or per-player quota
+    /// applies to (a load test's, say): `127.0.0.1`, `10.0.0.0/8`;
+    /// comma-separated.
+    #[arg(long, env = "MAHJONG_EXEMPT_ADDRESS", value_delimiter = ',', value_parser = crate::limits::address::parse_network)]
+    pub exempt_address: Vec<ipnet::IpNet>,
+}
+
+impl LimitArgs {
+    /// The limits these flags set.
+    pub fn limits(&self) -> Limits {
+        let d = Limits::default();
+        let secs = Duration::from_secs;
+        Limits {
+            connections_per_address: self.max_connections_per_address.unwrap_or(d.connections_per_address),
+            websockets_per_address: self.max_websockets_per_address.unwrap_or(d.websockets_per_address),
+            classic_per_address: self.max_classic_per_address.unwrap_or(d.classic_per_address),
+            connections: self.max_connections.or(d.connections),
+            header_timeout: self.header_timeout.map_or(d.header_timeout, secs),
+            tables_opened: self.tables_rate.unwrap_or(d.tables_opened),
+            waiting_tables: self.max_waiting_tables.unwrap_or(d.waiting_tables),
+            seats: self.max_seats.unwrap_or(d.seats),
+            robot_games: self.max_robot_games.unwrap_or(d.robot_games),
+            robot_games_need_account: self.robot_games_need_account || d.robot_games_need_account,
+            chat: self.chat_rate.unwrap_or(d.chat),
+            table_requests: self.table_requests_rate.unwrap_or(d.table_requests),
+            chat_kept: self.chat_kept.unwrap_or(d.chat_kept),
+            idle_open_table: self.idle_open_table.map_or(d.idle_open_table, secs),
+            idle_game: self.idle_game.map_or(d.idle_game, secs),
+            exempt: Exempt::new(self.exempt_address.clone()),
+        }
+    }
+
+    /// The accounts' settings these flags set.
+    pub fn accounts(&self) -> AccountSettings {
+        let d = AccountSettings::default();
+        AccountSettings {
+            per_address: self.login_rate.unwrap_or(d.per_address),
+            registrations: self.registrations_rate.unwrap_or(d.registrations),
+            ..d
+        }
+    }
 }
 
 /// `--disconnect-penalties N1,N2,N3`.
@@ -196,6 +314,9 @@ impl ServeArgs {
             classic_no_accounts: false,
             walls: None,
             load_game: None,
+            classic_guest_passwords: false,
+            allowed_origin: Vec::new(),
+            limits: LimitArgs::default(),
         }
     }
 
@@ -317,6 +438,13 @@ pub struct LoadGame {
 /// the classic protocol's listener if any.
 #[derive(Debug, Default)]
 pub struct Serving {
+    /// What one client may hold and how fast it may ask.
+    pub limits: Limits,
+    /// `--classic-guest-passwords`: classic guests give a password.
+    pub classic_guest_passwords: bool,
+    /// `--allowed-origin`: other origins whose pages may open a WebSocket
+    /// authenticated by the session cookie.
+    pub allowed_origins: Vec<String>,
     /// The REST requests' time limits.
     pub timeouts: Timeouts,
     /// The accounts' hashing cost and rate limits.
@@ -394,7 +522,8 @@ pub async fn serve_loading(
             tracing::warn!("the wall file does not suit the defaults in force ({e}): tables will shuffle");
         }
     }
-    let lobby = Arc::new(Lobby::new(store.clone()));
+    let quotas = Quotas::new(serving.limits.clone());
+    let lobby = Arc::new(Lobby::new(store.clone(), TableLimits::from(&serving.limits)));
     // Read before anything is answered, so that a request for a table on
     // its way back is told so, and a new table (the loaded game's too)
     // neither takes a stored game's number nor is taken for one to recover.
@@ -434,12 +563,12 @@ pub async fn serve_loading(
     });
     let accounts = Arc::new(Accounts::new(store.clone(), serving.accounts).map_err(std::io::Error::other)?);
     forget_expired_sessions(accounts.clone(), stopping.clone());
+    end_seat_tokens_with_sessions(&accounts, lobby.clone(), stopping.clone());
     if let Some(listener) = serving.classic {
-        let front = crate::classic::ClassicFront::new(lobby.clone(), rulebook.clone(), defaults.clone()).with_accounts(
-            accounts.clone(),
-            serving.classic_refuses_accounts,
-            serving.require_accounts,
-        );
+        let front =
+            crate::classic::ClassicFront::new(lobby.clone(), rulebook.clone(), defaults.clone(), quotas.clone())
+                .with_accounts(accounts.clone(), serving.classic_refuses_accounts, serving.require_accounts)
+                .with_guest_passwords(serving.classic_guest_passwords);
         let front = Arc::new(front);
         tokio::spawn(listener.run(front, stopping.clone()));
     }
@@ -452,31 +581,24 @@ pub async fn serve_loading(
         accounts,
         require_accounts: serving.require_accounts,
         metrics,
+        quotas: quotas.clone(),
+        allowed_origins: Arc::new(serving.allowed_origins),
     };
     tokio::spawn(async move {
         shutdown.await;
         let _ = stop.send(true);
     });
     let mut stopping = stopping;
-    // Events are small and latency matters: no Nagle delay (with a client's
-    // delayed ACK it held a second event back by ~40 ms, measured with `loadtest`).
-    use axum::serve::ListenerExt;
-    let listener = listener.tap_io(|tcp| {
-        let _ = tcp.set_nodelay(true);
-    });
-    match axum::serve::Listener::local_addr(&listener) {
+    match listener.local_addr() {
         Ok(addr) => tracing::info!("serving on http://{addr}"),
         Err(e) => tracing::warn!("serving, address unknown: {e}"),
     }
     // WebSockets watch the same signal and close themselves, so that the
     // graceful shutdown does not wait for them forever.
-    // The client's address is known to the handlers: logins are limited per address.
-    let app = router(state).into_make_service_with_connect_info::<crate::http::hyper_refusals::ClientAddr>();
-    let served = axum::serve(JsonRefusals(listener), app)
-        .with_graceful_shutdown(async move {
-            crate::http::ws::stopped(&mut stopping).await;
-        })
-        .await;
+    let served = crate::http::serve::serve(listener, router(state), quotas, async move {
+        crate::http::ws::stopped(&mut stopping).await;
+    })
+    .await;
     lobby.shutdown().await;
     store.close().await;
     served
@@ -496,6 +618,38 @@ fn forget_expired_sessions(accounts: Arc<Accounts>, mut stopping: tokio::sync::w
                 Ok(0) => {}
                 Ok(n) => tracing::info!("{n} expired sessions forgotten"),
                 Err(e) => tracing::warn!("forgetting expired sessions: {e}"),
+            }
+        }
+    });
+}
+
+/// Ends the seat tokens of an account's seats when its sessions end (logged
+/// out, out everywhere, password changed, disabled), at every table: a seat
+/// token given to a session lives no longer than it.
+fn end_seat_tokens_with_sessions(
+    accounts: &Accounts,
+    lobby: Arc<Lobby>,
+    mut stopping: tokio::sync::watch::Receiver<bool>,
+) {
+    let mut news = accounts.revocations();
+    tokio::spawn(async move {
+        loop {
+            let revoked = tokio::select! {
+                revoked = news.recv() => revoked,
+                _ = crate::http::ws::stopped(&mut stopping) => return,
+            };
+            let (account, session, except) = match revoked {
+                Ok(Revoked::User { user, except }) => (Some(user), None, except),
+                Ok(Revoked::Session(sha)) => (None, Some(sha), None),
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
+                    tracing::warn!("{missed} ends of sessions missed: their seat tokens outlive them");
+                    continue;
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+            };
+            for table in lobby.handles() {
+                let (session, except) = (session.clone(), except.clone());
+                let _ = table.send(TableCommand::EndSeatTokens { account, session, except }).await;
             }
         }
     });

@@ -94,7 +94,7 @@ fn every_operation_has_an_id_a_success_and_error_answers() {
 /// fails rather than pass on nothing.)
 async fn served_paths() -> BTreeSet<String> {
     let store = mahjong::store::Store::open("sqlite::memory:").await.expect("a store in memory");
-    let lobby = Arc::new(Lobby::new(store.clone()));
+    let lobby = Arc::new(Lobby::new(store.clone(), Default::default()));
     let rulebook = Rulebook::load(store.clone(), DefaultOptions::default()).await.expect("the rules");
     let accounts = Arc::new(Accounts::new(store, AccountSettings::default()).expect("the accounts"));
     let (_stop, shutdown) = tokio::sync::watch::channel(false);
@@ -107,6 +107,8 @@ async fn served_paths() -> BTreeSet<String> {
         accounts,
         require_accounts: false,
         metrics: mahjong::metrics::install(),
+        quotas: mahjong::limits::Quotas::unlimited(),
+        allowed_origins: Arc::new(Vec::new()),
     };
     let text = format!("{:?}", router(state));
     let paths: BTreeSet<String> = text

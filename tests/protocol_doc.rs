@@ -185,7 +185,8 @@ fn rest_error_codes() -> Vec<&'static str> {
 }
 
 /// The WebSocket error codes (src/table/actor.rs, src/http/ws.rs).
-const WS_ERROR_CODES: &[&str] = &["bad_message", "too_large", "illegal_move", "not_now", "not_allowed", "bad_option"];
+const WS_ERROR_CODES: &[&str] =
+    &["bad_message", "too_large", "illegal_move", "not_now", "not_allowed", "bad_option", "rate_limited"];
 
 /// `GET /api/v1/tables`.
 #[derive(Serialize, Deserialize)]
@@ -541,6 +542,49 @@ fn the_limits_quoted_are_the_code_limits() {
     for q in quoted {
         assert!(doc.contains(&q), "docs/protocol.md does not quote the limit `{q}`");
     }
+}
+
+/// Every flag of the limits is in the table of limits, with its default.
+#[test]
+fn every_limit_is_documented_with_its_flag_and_default() {
+    use clap::Args;
+    let doc = document();
+    let limits = section(&doc, "Limits");
+    let d = mahjong::limits::Limits::default();
+    let a = mahjong::auth::AccountSettings::default();
+    let defaults = [
+        ("--max-connections-per-address", d.connections_per_address.to_string()),
+        ("--max-websockets-per-address", d.websockets_per_address.to_string()),
+        ("--max-classic-per-address", d.classic_per_address.to_string()),
+        ("--max-connections", "the file descriptor limit".to_string()),
+        ("--header-timeout", format!("{} seconds", d.header_timeout.as_secs())),
+        ("--tables-rate", d.tables_opened.to_string()),
+        ("--max-waiting-tables", d.waiting_tables.to_string()),
+        ("--max-seats", d.seats.to_string()),
+        ("--max-robot-games", d.robot_games.to_string()),
+        ("--robot-games-need-account", "off".to_string()),
+        ("--chat-rate", d.chat.to_string()),
+        ("--table-requests-rate", d.table_requests.to_string()),
+        ("--chat-kept", d.chat_kept.to_string()),
+        ("--idle-open-table", format!("{} seconds", d.idle_open_table.as_secs())),
+        ("--idle-game", format!("{} seconds", d.idle_game.as_secs())),
+        ("--login-rate", a.per_address.to_string()),
+        ("--registrations-rate", a.registrations.to_string()),
+        ("--exempt-address", "none".to_string()),
+    ];
+    for (flag, default) in &defaults {
+        let row =
+            limits.lines().find(|l| l.contains(&format!("`{flag}`"))).unwrap_or_else(|| panic!("no row for {flag}"));
+        assert!(row.contains(&format!("| {default}")), "the row of {flag} does not give its default {default}: {row}");
+    }
+    let flags: BTreeSet<String> = mahjong::server::LimitArgs::augment_args(clap::Command::new("serve"))
+        .get_arguments()
+        .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
+        .collect();
+    let documented: BTreeSet<String> = defaults.iter().map(|(f, _)| f.to_string()).collect();
+    assert_eq!(flags, documented, "every limit's flag, and only those");
+    let s = mahjong::auth::AccountSettings::default();
+    assert_eq!((s.per_address_and_name.burst, s.per_name.burst), (5, 50), "the fixed login limits quoted");
 }
 
 /// Every REST error code is in the table of codes, with its status.

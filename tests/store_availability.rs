@@ -276,3 +276,93 @@ async fn a_table_waits_for_its_database_and_plays_on() {
     restored.cut();
     db.remove().await;
 }
+
+/// `/readyz` and the opening of a table while the database is away: 503
+/// `store_unavailable` and nothing opened (no table answered 201 that was
+/// never stored); once it is back, 200 and 201 again.
+async fn readiness_and_new_tables_follow_the_database(
+    store: Store,
+    cut: impl AsyncFnOnce(),
+    restore: impl AsyncFnOnce(),
+) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(mahjong::server::serve(listener, TableDefaults::default(), store.clone(), std::future::pending()));
+    let api = Api::at(addr);
+    let ready = api.ask("/readyz", None).await;
+    assert_eq!(ready.status, 200, "{}", ready.body);
+    cut().await;
+    let opened = api.request("POST", "/api/v1/tables", Some(&json!({"name": "during the cut"})), None).await;
+    assert_eq!(
+        (opened.status, opened.body["error"]["code"].as_str()),
+        (503, Some("store_unavailable")),
+        "{}",
+        opened.body
+    );
+    let ready = api.ask("/readyz", None).await;
+    assert_eq!(
+        (ready.status, ready.body["error"]["code"].as_str()),
+        (503, Some("store_unavailable")),
+        "{}",
+        ready.body
+    );
+    assert!(ready.header("retry-after").is_some());
+    let listed = api.get("/api/v1/tables").await;
+    assert_eq!(listed["tables"].as_array().unwrap().len(), 0, "nothing was opened: {listed}");
+    restore().await;
+    until_available(&store, true).await;
+    let back = async {
+        while api.ask("/readyz", None).await.status != 200 {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    };
+    tokio::time::timeout(Duration::from_secs(30), back).await.expect("ready again");
+    api.create_table(json!({"name": "after the cut"})).await;
+    let stored: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM games").fetch_one(store.pool()).await.unwrap();
+    assert_eq!(stored, 1, "only the table opened after the cut is stored");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn readiness_and_new_tables_follow_the_database_postgres() {
+    let db = TestDb::new("postgres").await;
+    let (proxy, url) = through_proxy(&db.url).await;
+    let store = Store::open(&url).await.unwrap();
+    let proxy = Arc::new(Mutex::new(Some(proxy)));
+    let (cutter, restorer) = (proxy.clone(), proxy.clone());
+    readiness_and_new_tables_follow_the_database(
+        store.clone(),
+        async move || cutter.lock().unwrap().as_ref().unwrap().cut(),
+        async move || {
+            let old = restorer.lock().unwrap().take().unwrap();
+            let restored = old.restore().await;
+            *restorer.lock().unwrap() = Some(restored);
+        },
+    )
+    .await;
+    store.close().await;
+    if let Some(p) = proxy.lock().unwrap().take() {
+        p.cut();
+    }
+    db.remove().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn readiness_and_new_tables_follow_the_database_sqlite() {
+    let db = TestDb::new("sqlite").await;
+    let store = Store::open(&db.url).await.unwrap();
+    // Another process holds the write lock past the store's busy timeout.
+    let other = Arc::new(tokio::sync::Mutex::new(sqlx::SqliteConnection::connect(&db.url).await.unwrap()));
+    let (locker, unlocker) = (other.clone(), other.clone());
+    readiness_and_new_tables_follow_the_database(
+        store.clone(),
+        async move || {
+            sqlx::query("BEGIN EXCLUSIVE").execute(&mut *locker.lock().await).await.unwrap();
+        },
+        async move || {
+            sqlx::query("ROLLBACK").execute(&mut *unlocker.lock().await).await.unwrap();
+        },
+    )
+    .await;
+    store.close().await;
+    db.remove().await;
+}

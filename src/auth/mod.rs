@@ -7,12 +7,10 @@
 //! last use. Every request looks its session up in the store, so logging out,
 //! changing a password or disabling an account takes effect at once; open
 //! WebSockets hear of it through [`Accounts::revocations`]. Logins and
-//! registrations are rate-limited per client address and per name
-//! ([`limiter`]).
+//! registrations are rate-limited ([`crate::limits::rate`]).
 //!
 //! Nothing here logs a password or a token, nor stores either in clear.
 
-pub mod limiter;
 pub mod password;
 
 use std::net::IpAddr;
@@ -20,9 +18,10 @@ use std::time::Duration;
 
 use tokio::sync::broadcast;
 
+use crate::limits::AddressKey;
+use crate::limits::rate::{Limit, Rate, Strikes};
 pub use crate::store::Role;
 use crate::store::{Store, StoreError, UserRow, now_us, token_sha256};
-use limiter::{Limit, Rate};
 use password::{Cost, HashError, Passwords};
 
 /// The prefix of a session token, which tells it from a seat token.
@@ -35,10 +34,20 @@ pub struct AccountSettings {
     pub cost: Cost,
     /// How many hashes may run at once (each takes one core).
     pub concurrent_hashes: usize,
-    /// Login and registration attempts per client address.
+    /// Login and registration attempts per client address (IPv6 by /64):
+    /// what one address may make the server hash.
     pub per_address: Rate,
-    /// Login attempts per account name.
+    /// Failed logins of one name from one address: an address that guesses
+    /// a name's password is slowed down, not the name's owner elsewhere.
+    pub per_address_and_name: Rate,
+    /// Failed logins of one name from anywhere. Once a name has this many,
+    /// it is under attack: each address that has failed for it recently
+    /// must wait for its strike to drain (one guess per address and
+    /// `per_address_and_name.every`), while an address that has not (its
+    /// owner's) still logs in at once.
     pub per_name: Rate,
+    /// Accounts registered per client address.
+    pub registrations: Rate,
     /// How long a session lasts.
     pub session_lifetime: Duration,
 }
@@ -50,7 +59,9 @@ impl Default for AccountSettings {
             // One core of two for hashing, the other for the tables.
             concurrent_hashes: 1,
             per_address: Rate { burst: 20, every: Duration::from_secs(3) },
-            per_name: Rate { burst: 10, every: Duration::from_secs(6) },
+            per_address_and_name: Rate { burst: 5, every: Duration::from_secs(60) },
+            per_name: Rate { burst: 50, every: Duration::from_secs(10) },
+            registrations: Rate { burst: 5, every: Duration::from_secs(600) },
             session_lifetime: Duration::from_secs(30 * 24 * 3600),
         }
     }
@@ -68,15 +79,27 @@ pub enum AuthError {
     /// The name is taken (ignoring case).
     #[error("the name '{0}' is taken")]
     NameTaken(String),
+    /// The name looks like an account's (or a robot's).
+    #[error("the name '{name}' looks too much like {like}: choose another")]
+    LooksLike {
+        /// The name refused.
+        name: String,
+        /// What it looks like ("the account 'alice'").
+        like: String,
+    },
     /// Wrong name or password (which of the two is not told).
     #[error("wrong name or password")]
     WrongCredentials,
-    /// The account is disabled.
+    /// The account is disabled (told to a session, never to a login: a
+    /// login with the right password answers as a wrong one).
     #[error("this account is disabled")]
     Disabled,
     /// No session, or one that has expired or ended.
     #[error("{0}")]
     Unauthenticated(&'static str),
+    /// A guest asked for an account's name.
+    #[error("the name '{0}' belongs to an account: log in to use it, or choose another")]
+    NameRegistered(String),
     /// No such account.
     #[error("no account {0}")]
     NoSuchUser(i64),
@@ -149,8 +172,12 @@ const TOUCH_EVERY_US: i64 = 60_000_000;
 pub struct Accounts {
     store: Store,
     passwords: Passwords,
-    per_address: Limit<IpAddr>,
-    per_name: Limit<String>,
+    per_address: Limit<AddressKey>,
+    per_address_and_name: Strikes<(AddressKey, String)>,
+    per_name: Strikes<String>,
+    /// Failed password changes, per account (its owner, logged in).
+    password_changes: Strikes<i64>,
+    registrations: Limit<AddressKey>,
     lifetime_us: i64,
     revoked: broadcast::Sender<Revoked>,
 }
@@ -162,19 +189,30 @@ impl Accounts {
             store,
             passwords: Passwords::new(settings.cost, settings.concurrent_hashes)?,
             per_address: Limit::new(settings.per_address),
-            per_name: Limit::new(settings.per_name),
+            per_address_and_name: Strikes::new(settings.per_address_and_name),
+            per_name: Strikes::new(settings.per_name),
+            password_changes: Strikes::new(settings.per_address_and_name),
+            registrations: Limit::new(settings.registrations),
             lifetime_us: i64::try_from(settings.session_lifetime.as_micros()).unwrap_or(i64::MAX),
             revoked: broadcast::channel(1024).0,
         })
     }
 
     /// Creates an account (the command line's `admin create-user`, and
-    /// registration).
+    /// registration). The name must not look like an account's or a robot's.
     pub async fn create(&self, name: &str, password: &str, role: Role) -> Result<UserRow, AuthError> {
-        let name = crate::protocol::text::player_name(name).map_err(|e| AuthError::BadName(e.to_string()))?;
+        let name = person_name(name)?;
         password::check_new_password(password).map_err(AuthError::BadPassword)?;
+        self.create_checked(name, password, role).await
+    }
+
+    /// Creates an account whose name and password have been checked.
+    async fn create_checked(&self, name: String, password: &str, role: Role) -> Result<UserRow, AuthError> {
         if self.store.user_by_name(&name).await?.is_some() {
             return Err(AuthError::NameTaken(name));
+        }
+        if let Some(twin) = self.store.user_looking_like(&name).await? {
+            return Err(AuthError::LooksLike { name, like: format!("the account '{}'", twin.name) });
         }
         let hash = self.passwords.hash(password).await?;
         // Two registrations of one name at once: the store's unique key decides.
@@ -183,8 +221,13 @@ impl Accounts {
 
     /// Registers a player from `addr` and logs it in.
     pub async fn register(&self, addr: IpAddr, name: &str, password: &str) -> Result<NewSession, AuthError> {
-        self.per_address.check(&addr).map_err(AuthError::Limited)?;
-        let user = self.create(name, password, Role::Player).await?;
+        let address = AddressKey::of(addr);
+        self.per_address.check(&address).map_err(AuthError::Limited)?;
+        let name = person_name(name)?;
+        password::check_new_password(password).map_err(AuthError::BadPassword)?;
+        // Counted once it could make an account: a refused name costs nothing.
+        self.registrations.check(&address).map_err(AuthError::Limited)?;
+        let user = self.create_checked(name, password, Role::Player).await?;
         tracing::info!(user = user.id, "registered");
         self.new_session(user).await
     }
@@ -200,25 +243,63 @@ impl Accounts {
     /// is (the same limits, as slow for an unknown name), without opening a
     /// session: for the classic protocol, whose clients send the password
     /// on each connection.
+    ///
+    /// The limits slow the guesser, not the owner: every attempt counts
+    /// against its address ([`AccountSettings::per_address`]); a failure
+    /// counts against the address and the name together, and against the
+    /// name. An address with too many failures for the name waits; once the
+    /// name itself has too many (it is under attack from many addresses),
+    /// an address with any recent failure for it waits too, while one with
+    /// none (the owner's, usually) still tries at once. A disabled account
+    /// answers as a wrong password does, so that a guesser learns nothing.
     pub async fn check_password(&self, addr: IpAddr, name: &str, password: &str) -> Result<UserRow, AuthError> {
-        self.per_address.check(&addr).map_err(AuthError::Limited)?;
-        self.per_name.check(&crate::store::accounts::name_key(name)).map_err(AuthError::Limited)?;
-        let user = self.store.user_by_name(name).await?;
+        let address = AddressKey::of(addr);
+        self.per_address.check(&address).map_err(AuthError::Limited)?;
+        // Names are read as they are shown (trimmed, invisible edges gone),
+        // the one way every front-end reads them.
+        let name = crate::protocol::text::player_name(name).unwrap_or_default();
+        let key = crate::store::accounts::name_key(&name);
+        let allowed = if self.per_name.full(&key) { 1 } else { self.per_address_and_name_burst() };
+        let pair = (address, key.clone());
+        if let Some(wait) = self.per_address_and_name.wait(&pair, allowed) {
+            return Err(AuthError::Limited(wait));
+        }
+        let user = if name.is_empty() { None } else { self.store.user_by_name(&name).await? };
         // An unknown name is checked against a dummy hash: as slow as a known one.
         let matched = self.passwords.verify(user.as_ref().map(|u| u.password_hash.as_str()), password).await?;
-        let Some(user) = user.filter(|_| matched) else {
-            tracing::info!("login refused: wrong name or password");
-            return Err(AuthError::WrongCredentials);
-        };
-        if user.disabled {
-            return Err(AuthError::Disabled);
+        match user.filter(|u| matched && !u.disabled) {
+            Some(user) => Ok(user),
+            None => {
+                if !matched {
+                    self.per_address_and_name.add(pair);
+                    self.per_name.add(key);
+                }
+                tracing::info!("login refused: wrong name or password");
+                Err(AuthError::WrongCredentials)
+            }
         }
-        Ok(user)
+    }
+
+    fn per_address_and_name_burst(&self) -> u32 {
+        self.per_address_and_name.rate().burst
     }
 
     /// Whether an account has this name.
     pub async fn exists(&self, name: &str) -> Result<bool, AuthError> {
         Ok(self.store.user_by_name(name).await?.is_some())
+    }
+
+    /// Whether a guest may play under `name` (already by the text policy):
+    /// not an account's name, nor one that looks like it, nor a robot's.
+    pub async fn guest_name(&self, name: &str) -> Result<(), AuthError> {
+        person_name(name)?;
+        if let Some(owner) = self.store.user_by_name(name).await? {
+            return Err(AuthError::NameRegistered(owner.name));
+        }
+        if let Some(twin) = self.store.user_looking_like(name).await? {
+            return Err(AuthError::LooksLike { name: name.to_string(), like: format!("the account '{}'", twin.name) });
+        }
+        Ok(())
     }
 
     async fn new_session(&self, user: UserRow) -> Result<NewSession, AuthError> {
@@ -279,8 +360,13 @@ impl Accounts {
     pub async fn change_password(&self, session: &Authenticated, current: &str, new: &str) -> Result<(), AuthError> {
         password::check_new_password(new).map_err(AuthError::BadPassword)?;
         let user = self.store.user_by_id(session.user.id).await?.ok_or(AuthError::NoSuchUser(session.user.id))?;
-        self.per_name.check(&crate::store::accounts::name_key(&user.name)).map_err(AuthError::Limited)?;
+        // Limited by the account, on its own failures: not by the name's
+        // logins, which anyone can spend.
+        if let Some(wait) = self.password_changes.wait_full(&user.id) {
+            return Err(AuthError::Limited(wait));
+        }
         if !self.passwords.verify(Some(&user.password_hash), current).await? {
+            self.password_changes.add(user.id);
             return Err(AuthError::WrongCredentials);
         }
         let hash = self.passwords.hash(new).await?;
@@ -338,6 +424,18 @@ impl Accounts {
     pub async fn forget_expired(&self) -> Result<u64, AuthError> {
         Ok(self.store.delete_expired_sessions(now_us()).await?)
     }
+}
+
+/// A person's name by the text policy; one that looks like a robot's is
+/// refused as a look-alike.
+fn person_name(name: &str) -> Result<String, AuthError> {
+    use crate::protocol::text::{self, TextError};
+    text::person_name(name).map_err(|e| match e {
+        TextError::PosesAsRobot { found, .. } => {
+            AuthError::LooksLike { name: found, like: "a robot's name (Robot 1 to Robot 4)".into() }
+        }
+        e => AuthError::BadName(e.to_string()),
+    })
 }
 
 /// Whether `token` has a session token's shape (a seat token does not).

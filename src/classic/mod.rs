@@ -16,6 +16,10 @@
 //! order they are met) and its seat `s` is player `10k + s + 1`: the first
 //! classic table's players are 1 to 4, as mj-server's, and an id names one
 //! seat of one table, so that a client reconnecting with its last id finds it.
+//!
+//! Ids are easy to guess, so an id alone never gives a seat back: the
+//! client must show the seat's [`Credential`] (an account's password; a
+//! guest's password, or else the address it played from).
 
 pub mod lines;
 mod session;
@@ -23,9 +27,11 @@ mod session;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use sha2::{Digest, Sha256};
 use tokio::sync::Mutex;
 
 use crate::auth::Accounts;
+use crate::limits::{AddressKey, Client, Held, Quotas};
 use crate::table::{Lobby, NewTable, Rulebook, TableCommand, TableDefaults, TableError, TableHandle};
 
 pub use session::serve_connection;
@@ -45,6 +51,37 @@ pub struct ClassicFront {
     refuse_accounts: bool,
     /// Only accounts may sit (`--require-accounts`).
     require_accounts: bool,
+    /// A guest is asked for a password when it first connects
+    /// (`--classic-guest-passwords`), which alone then gives its seat back.
+    guest_passwords: bool,
+    /// What a client may hold (seats; its connections are counted by the listener).
+    quotas: Arc<Quotas>,
+    /// Salts the guests' passwords' hashes (kept in memory only).
+    salt: [u8; 16],
+}
+
+/// What a classic client must show to come back to its seat by its id.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Credential {
+    /// An account's seat: the account's password.
+    Account(i64),
+    /// A guest's seat: the password it gave when it first connected (its
+    /// salted SHA-256), or, without one, the address it played from (IPv6
+    /// by /64).
+    Guest {
+        /// The address it first connected from.
+        address: AddressKey,
+        /// Its password's hash, if it gave one.
+        password: Option<[u8; 32]>,
+    },
+}
+
+/// A seat taken through the classic front-end, for reconnection by id.
+#[derive(Clone, Debug)]
+struct ClassicSeat {
+    table: String,
+    token: String,
+    credential: Credential,
 }
 
 /// The tables classic clients have met, and their seats.
@@ -54,9 +91,8 @@ struct Rooms {
     numbers: HashMap<String, i32>,
     /// The table opened for classic clients that is filling up.
     filling: Option<TableHandle>,
-    /// Seats taken through the classic front-end: player id → (table id,
-    /// seat token), for reconnection by id.
-    seats: HashMap<i32, (String, String)>,
+    /// Seats taken through the classic front-end, by player id.
+    seats: HashMap<i32, ClassicSeat>,
 }
 
 /// A seat taken for a classic connection.
@@ -69,6 +105,8 @@ pub struct Seated {
     pub seat: u8,
     /// The seat's token.
     pub token: String,
+    /// What gives the seat back by its id.
+    pub credential: Credential,
 }
 
 /// Whether a classic player must log in.
@@ -86,8 +124,16 @@ pub enum Login {
 pub struct Refused(pub String);
 
 impl ClassicFront {
-    /// The front-end over the server's tables.
-    pub fn new(lobby: Arc<Lobby>, rulebook: Arc<Rulebook>, defaults: TableDefaults) -> ClassicFront {
+    /// The front-end over the server's tables, its clients held to `quotas`.
+    pub fn new(
+        lobby: Arc<Lobby>,
+        rulebook: Arc<Rulebook>,
+        defaults: TableDefaults,
+        quotas: Arc<Quotas>,
+    ) -> ClassicFront {
+        use rand::RngCore;
+        let mut salt = [0u8; 16];
+        rand::rngs::OsRng.fill_bytes(&mut salt);
         ClassicFront {
             lobby,
             rulebook,
@@ -96,7 +142,33 @@ impl ClassicFront {
             accounts: None,
             refuse_accounts: false,
             require_accounts: false,
+            guest_passwords: false,
+            quotas,
+            salt,
         }
+    }
+
+    /// Guests are asked for a password when they first connect
+    /// (`--classic-guest-passwords`); their seat is then given back by it,
+    /// from any address.
+    pub fn with_guest_passwords(mut self, on: bool) -> ClassicFront {
+        self.guest_passwords = on;
+        self
+    }
+
+    /// Whether guests are asked for a password.
+    pub fn asks_guests_for_passwords(&self) -> bool {
+        self.guest_passwords
+    }
+
+    /// The quotas classic clients are held to.
+    pub fn quotas(&self) -> &Arc<Quotas> {
+        &self.quotas
+    }
+
+    /// A guest's password as kept (salted SHA-256; never the password).
+    pub fn guest_password_hash(&self, password: &str) -> [u8; 32] {
+        Sha256::new().chain_update(self.salt).chain_update(password.as_bytes()).finalize().into()
     }
 
     /// The same, where a `Connect` naming an account must give the account's
@@ -114,14 +186,18 @@ impl ClassicFront {
         self
     }
 
-    /// What a player's name asks of the accounts.
+    /// What a player's name (already by the text policy) asks of the
+    /// accounts. A guest may not take a name that looks like an account's
+    /// or a robot's.
     pub async fn login_needed(&self, name: &str) -> Result<Login, Refused> {
-        let Some(accounts) = &self.accounts else { return Ok(Login::Guest) };
+        let Some(accounts) = &self.accounts else {
+            return crate::protocol::text::person_name(name).map(|_| Login::Guest).map_err(|e| Refused(e.to_string()));
+        };
         match accounts.exists(name).await {
             Ok(false) if self.require_accounts => Err(Refused(format!(
                 "only registered accounts may play here, and {name} is not one: register in the browser first"
             ))),
-            Ok(false) => Ok(Login::Guest),
+            Ok(false) => accounts.guest_name(name).await.map(|()| Login::Guest).map_err(|e| Refused(e.to_string())),
             Ok(true) if self.refuse_accounts => Err(Refused(format!(
                 "{name} is a registered account, and this server does not let accounts play over the classic \
                  protocol (its passwords travel in clear): play in the browser, or choose another name"
@@ -141,10 +217,38 @@ impl ClassicFront {
         }
     }
 
-    /// Seats a newly connected classic player (as account `account`, if it
-    /// logged in): at the table it names (`NAME@TABLE-ID`), else at the
-    /// classic table filling up, else at a new classic table.
-    pub async fn seat(&self, name: &str, table: Option<&str>, account: Option<i64>) -> Result<Seated, Refused> {
+    /// Whether `password` is account `account`'s (limited as logins are).
+    pub async fn log_in_as(&self, addr: std::net::IpAddr, account: i64, password: &str) -> Result<(), Refused> {
+        let Some(accounts) = &self.accounts else { return Err(Refused("no accounts here".into())) };
+        let user = accounts.user(account).await.map_err(|_| Refused("Authentication failure".into()))?;
+        match self.log_in(addr, &user.name, password).await? {
+            id if id == account => Ok(()),
+            _ => Err(Refused("Authentication failure".into())),
+        }
+    }
+
+    /// Seats a newly connected classic player from `peer` (as account
+    /// `account`, if it logged in; a guest's seat is given back by
+    /// `guest_password`, or else by the address): at the table it names
+    /// (`NAME@TABLE-ID`), else at the classic table filling up, else at a
+    /// new classic table. The seat counts against the player's quota.
+    pub async fn seat(
+        &self,
+        name: &str,
+        table: Option<&str>,
+        peer: std::net::IpAddr,
+        account: Option<i64>,
+        guest_password: Option<&str>,
+    ) -> Result<Seated, Refused> {
+        let credential = match account {
+            Some(a) => Credential::Account(a),
+            None => Credential::Guest {
+                address: AddressKey::of(peer),
+                password: guest_password.map(|p| self.guest_password_hash(p)),
+            },
+        };
+        let client = Client { address: peer, account, admin: false };
+        let who = Who { name, account, client: &client, credential: &credential, quotas: &self.quotas };
         let mut rooms = self.rooms.lock().await;
         if let Some(table) = table {
             let handle = self.lobby.get(table).map_err(|e| Refused(e.to_string()))?;
@@ -154,10 +258,10 @@ impl ClassicFront {
                     "that table plays East's tile swap or animal tiles, which classic clients cannot play".into(),
                 ));
             }
-            return rooms.sit(&handle, name, account).await.map_err(Refused::from);
+            return rooms.sit(&handle, &who).await.map_err(Refused::from);
         }
         if let Some(handle) = rooms.filling.clone() {
-            match rooms.sit(&handle, name, account).await {
+            match rooms.sit(&handle, &who).await {
                 // A name the table refuses is refused anywhere.
                 Err(Sit::Name(why)) => return Err(Refused(why)),
                 // Full, started or closed: the next classic table.
@@ -167,16 +271,18 @@ impl ClassicFront {
         }
         let handle = self.open_table(rooms.numbers.len()).await?;
         rooms.filling = Some(handle.clone());
-        rooms.sit(&handle, name, account).await.map_err(Refused::from)
+        rooms.sit(&handle, &who).await.map_err(Refused::from)
     }
 
-    /// The seat a player id stands for, if a classic client took it.
+    /// The seat a player id stands for, if a classic client took it (it is
+    /// given back only to a client that shows its credential).
     pub async fn seat_of_id(&self, id: i32) -> Option<Seated> {
         let rooms = self.rooms.lock().await;
-        let (table, token) = rooms.seats.get(&id)?.clone();
+        let ClassicSeat { table, token, credential } = rooms.seats.get(&id)?.clone();
         let number = (id - 1) / IDS_PER_TABLE;
         let table = self.lobby.get(&table).ok()?;
-        Some(Seated { table, base: number * IDS_PER_TABLE, seat: ((id - 1) % IDS_PER_TABLE) as u8, token })
+        let seat = ((id - 1) % IDS_PER_TABLE) as u8;
+        Some(Seated { table, base: number * IDS_PER_TABLE, seat, token, credential })
     }
 
     async fn open_table(&self, number: usize) -> Result<TableHandle, Refused> {
@@ -198,10 +304,21 @@ impl ClassicFront {
     }
 }
 
+/// Who sits down through the classic front-end.
+struct Who<'a> {
+    name: &'a str,
+    account: Option<i64>,
+    client: &'a Client,
+    credential: &'a Credential,
+    quotas: &'a Arc<Quotas>,
+}
+
 impl Rooms {
-    async fn sit(&mut self, handle: &TableHandle, name: &str, account: Option<i64>) -> Result<Seated, Sit> {
+    async fn sit(&mut self, handle: &TableHandle, who: &Who<'_>) -> Result<Seated, Sit> {
+        let hold = who.quotas.hold(who.client, Held::Seat).map_err(|r| Sit::Name(r.message))?;
+        let (name, account) = (who.name.to_string(), who.account);
         let asked = handle
-            .ask(|reply| TableCommand::Sit { name: name.to_string(), seat: None, account, reply })
+            .ask(|reply| TableCommand::Sit { name, seat: None, account, session: None, hold, reply })
             .await
             .and_then(|r| r)
             .map_err(|e| match e {
@@ -212,8 +329,10 @@ impl Rooms {
         let number = *self.numbers.entry(handle.id.clone()).or_insert(next);
         let base = number * IDS_PER_TABLE;
         let id = base + i32::from(asked.seat) + 1;
-        self.seats.insert(id, (handle.id.clone(), asked.token.clone()));
-        Ok(Seated { table: handle.clone(), base, seat: asked.seat, token: asked.token })
+        let credential = who.credential.clone();
+        let kept = ClassicSeat { table: handle.id.clone(), token: asked.token.clone(), credential: credential.clone() };
+        self.seats.insert(id, kept);
+        Ok(Seated { table: handle.clone(), base, seat: asked.seat, token: asked.token, credential })
     }
 }
 
@@ -279,7 +398,9 @@ impl ClassicListener {
     }
 
     /// Accepts connections until `stop` turns true; each is served by its
-    /// own task, at most [`MAX_CONNECTIONS`] at once.
+    /// own task, at most [`MAX_CONNECTIONS`] at once, and as many from one
+    /// address as the limits allow (`--max-classic-per-address`). A
+    /// connection over a limit is told why and closed at once.
     pub async fn run(self, front: Arc<ClassicFront>, mut stop: tokio::sync::watch::Receiver<bool>) {
         tracing::info!("classic protocol listening on {}", self.local_addr());
         let limit = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
@@ -301,16 +422,24 @@ impl ClassicListener {
                 tracing::warn!("classic listener: {MAX_CONNECTIONS} connections already open; one refused");
                 continue;
             };
+            let peer = match &stream {
+                Accepted::Tcp(s) => s.peer_addr().map_or(LOCAL, |a| a.ip()),
+                Accepted::Unix(_) => LOCAL,
+            };
+            let held = match front.quotas().hold(&Client::guest(peer), Held::Classic) {
+                Ok(held) => held,
+                Err(refusal) => {
+                    tokio::spawn(session::refuse(stream, refusal.message));
+                    continue;
+                }
+            };
             let front = front.clone();
             tokio::spawn(async move {
                 match stream {
-                    Accepted::Tcp(s) => {
-                        let peer = s.peer_addr().map_or(LOCAL, |a| a.ip());
-                        serve_connection(s, peer, front).await
-                    }
+                    Accepted::Tcp(s) => serve_connection(s, peer, front).await,
                     Accepted::Unix(s) => serve_connection(s, LOCAL, front).await,
                 }
-                drop(permit);
+                drop((permit, held));
             });
         }
     }
@@ -327,7 +456,8 @@ impl ClassicListener {
     }
 }
 
-enum Accepted {
+/// A connection accepted on the classic listener.
+pub(crate) enum Accepted {
     Tcp(tokio::net::TcpStream),
     Unix(tokio::net::UnixStream),
 }

@@ -9,7 +9,8 @@ use std::time::Duration;
 use tokio::io::{AsyncRead, AsyncWrite, AsyncWriteExt};
 
 use super::lines::{Incoming, MAX_LINE, MAX_MESSAGE, MessageReader};
-use super::{ClassicFront, Login, Refused, Seated};
+use super::{Accepted, ClassicFront, Credential, Login, Refused, Seated};
+use crate::limits::AddressKey;
 use crate::protocol::classic::{ControllerMessage, MoveContext, PlayerMessage, PlayerOption, encode_wire};
 use crate::protocol::printer::{PROTOCOL_VERSION, Printer, option_entry_named, option_list};
 use crate::protocol::ws::{ClientMessage, Prompt, ServerMessage, StreamEvent, TableEvent, TableState};
@@ -39,6 +40,25 @@ where
         }
     }
     let _ = session.writer.shutdown().await;
+}
+
+/// Tells a connection over a limit why it is refused, and closes it (a
+/// client that does not read is not waited for).
+pub(crate) async fn refuse(stream: Accepted, reason: String) {
+    let wire = encode_wire(&refusal(&reason).to_string());
+    let write = async {
+        match stream {
+            Accepted::Tcp(mut s) => {
+                let _ = s.write_all(wire.as_bytes()).await;
+                let _ = s.shutdown().await;
+            }
+            Accepted::Unix(mut s) => {
+                let _ = s.write_all(wire.as_bytes()).await;
+                let _ = s.shutdown().await;
+            }
+        }
+    };
+    let _ = tokio::time::timeout(Duration::from_secs(2), write).await;
 }
 
 /// Seated and subscribed.
@@ -118,45 +138,31 @@ where
                 let _ = self.send(&refused("Protocol major version mismatch".into())).await;
                 return None;
             }
-            // `NAME@TABLE-ID` asks for a table.
+            // `NAME@TABLE-ID` asks for a table. The name is read by the one
+            // text policy (trimmed, invisible edges gone) before anything is
+            // looked up by it, as every front-end reads names.
             let (name, table) = match name.rsplit_once('@') {
-                Some((name, table)) => (name.trim(), Some(table.trim())),
-                None => (name.trim(), None),
+                Some((name, table)) => (name, Some(table.trim())),
+                None => (name.as_str(), None),
             };
-            if name.is_empty() {
+            if name.trim().is_empty() {
                 let _ = self.send(&refused("A non-empty name must be given".into())).await;
                 return None;
             }
-            // A registered account's name needs its password (mj-server's
-            // `--auth-basic`: AuthReqd, then AuthInfo with the password).
-            let account = match front.login_needed(name).await {
-                Ok(Login::Guest) => None,
-                Ok(Login::Password) => match self.password(front, peer, name).await {
-                    Ok(user) => Some(user),
-                    Err(why) => {
-                        let _ = self.send(&refused(why.0)).await;
-                        return None;
-                    }
-                },
-                Err(why) => {
-                    let _ = self.send(&refused(why.0)).await;
+            let name = match crate::protocol::text::player_name(name) {
+                Ok(name) => name,
+                Err(e) => {
+                    let _ = self.send(&refused(e.to_string())).await;
                     return None;
                 }
             };
-            // A known id comes back to its seat, unless the seat is
-            // connected (as mj-server: "already connected elsewhere"); any
-            // other id gets a new seat.
             let seated = match front.seat_of_id(last_id).await {
-                Some(seated) if last_id != 0 => {
-                    let info = seated.table.ask(|reply| TableCommand::Info { reply }).await;
-                    let connected = info.ok().and_then(|i| i.seats.get(usize::from(seated.seat)).map(|s| s.connected));
-                    if connected != Some(false) {
-                        let _ = self.send(&refused("Your id is already connected elsewhere".into())).await;
-                        return None;
-                    }
-                    Ok(seated)
-                }
-                _ => front.seat(name, table, account).await,
+                // A known id comes back to its seat, unless the seat is
+                // connected (as mj-server: "already connected elsewhere"),
+                // and only with the seat's credential.
+                Some(seated) if last_id != 0 => self.come_back(front, peer, seated).await,
+                // Any other id gets a new seat.
+                _ => self.sit_down(front, peer, &name, table).await,
             };
             let seated = match seated {
                 Ok(seated) => seated,
@@ -194,8 +200,74 @@ where
         }
     }
 
-    /// Asks for the account's password and checks it.
-    async fn password(&mut self, front: &ClassicFront, peer: std::net::IpAddr, name: &str) -> Result<i64, Refused> {
+    /// A new player: an account's name logs in with its password; a guest
+    /// (whose name may not look like an account's or a robot's) gives a
+    /// password too when the server asks guests for one.
+    async fn sit_down(
+        &mut self,
+        front: &ClassicFront,
+        peer: std::net::IpAddr,
+        name: &str,
+        table: Option<&str>,
+    ) -> Result<Seated, Refused> {
+        // A registered account's name needs its password (mj-server's
+        // `--auth-basic`: AuthReqd, then AuthInfo with the password).
+        let account = match front.login_needed(name).await? {
+            Login::Guest => None,
+            Login::Password => {
+                let password = self.ask_password().await?;
+                Some(front.log_in(peer, name, &password).await?)
+            }
+        };
+        let guest_password = match account {
+            None if front.asks_guests_for_passwords() => Some(self.ask_password().await?),
+            _ => None,
+        };
+        front.seat(name, table, peer, account, guest_password.as_deref()).await
+    }
+
+    /// A client back with its player id: the seat must not be connected, and
+    /// the client must show the seat's credential (an id alone is easily
+    /// guessed).
+    async fn come_back(
+        &mut self,
+        front: &ClassicFront,
+        peer: std::net::IpAddr,
+        seated: Seated,
+    ) -> Result<Seated, Refused> {
+        let info = seated.table.ask(|reply| TableCommand::Info { reply }).await;
+        let connected = info.ok().and_then(|i| i.seats.get(usize::from(seated.seat)).map(|s| s.connected));
+        if connected != Some(false) {
+            return Err(Refused("Your id is already connected elsewhere".into()));
+        }
+        match &seated.credential {
+            Credential::Account(account) => {
+                let password = self.ask_password().await?;
+                front.log_in_as(peer, *account, &password).await?;
+            }
+            Credential::Guest { password: Some(hash), .. } => {
+                let password = self.ask_password().await?;
+                let given = front.guest_password_hash(&password);
+                // Compared in constant time: the hash is a secret's.
+                if !same_hash(&given, hash) {
+                    return Err(Refused("Authentication failure".into()));
+                }
+            }
+            Credential::Guest { address, password: None } => {
+                if AddressKey::of(peer) != *address {
+                    return Err(Refused(
+                        "that id was played from another address: only its own address may take it back \
+                         (connect with id 0 for a new seat)"
+                            .into(),
+                    ));
+                }
+            }
+        }
+        Ok(seated)
+    }
+
+    /// Asks for a password (`AuthReqd basic`) and reads the answer.
+    async fn ask_password(&mut self) -> Result<String, Refused> {
         let ask = ControllerMessage::AuthReqd { authtype: "basic".into(), authdata: String::new() };
         self.send(&ask).await.map_err(|e| Refused(e.to_string()))?;
         let line = match self.next().await {
@@ -205,9 +277,7 @@ where
         };
         self.seqno += 1;
         match PlayerMessage::parse(&line) {
-            Ok(PlayerMessage::AuthInfo { authtype, authdata }) if authtype == "basic" => {
-                front.log_in(peer, name, &authdata).await
-            }
+            Ok(PlayerMessage::AuthInfo { authtype, authdata }) if authtype == "basic" => Ok(authdata),
             Ok(PlayerMessage::AuthInfo { authtype, .. }) => {
                 Err(Refused(format!("unknown authentication type {authtype}: only basic")))
             }
@@ -287,6 +357,12 @@ where
             let _ = table.ask(|reply| TableCommand::Leave { asker, reply }).await;
         }
     }
+}
+
+/// Whether two hashes are equal, looking at every byte whatever the first
+/// difference (so that the time taken tells nothing).
+fn same_hash(a: &[u8; 32], b: &[u8; 32]) -> bool {
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 /// What to do with a player's message.

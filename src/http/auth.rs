@@ -130,6 +130,13 @@ fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
         .filter(|v| !v.is_empty())
 }
 
+/// Whether a request's session comes from the cookie (no `Authorization:
+/// Bearer mjs_...` header): what a page of another site could make a
+/// browser send.
+pub fn by_cookie(headers: &HeaderMap) -> bool {
+    matches!(session_token(headers), Some((_, Carried::Cookie)))
+}
+
 /// Whether the method changes nothing (the CSRF rule spares it).
 fn is_safe(method: &Method) -> bool {
     matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
@@ -273,7 +280,7 @@ fn client_ip(addr: &ConnectInfo<ClientAddr>) -> std::net::IpAddr {
 
 refusals!(
     /// Why an account is not registered.
-    RegisterRefusals: BadRequest, NameTaken, TooManyRequests, StoreUnavailable
+    RegisterRefusals: BadRequest, NameTaken, NameConfusable, TooManyRequests, StoreUnavailable
 );
 
 /// Registers a player account and logs it in: 201 with the session.

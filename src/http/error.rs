@@ -83,6 +83,16 @@ pub enum ErrorCode {
     LastAdmin,
     /// 429: too many attempts; `Retry-After` says when to try again.
     TooManyRequests,
+    /// 429: the client holds as many as it may of something (connections,
+    /// WebSockets, tables, seats, games of robots), or opened tables too
+    /// fast; `Retry-After` says when to try again.
+    QuotaExceeded,
+    /// 409: the name looks like an account's or a robot's (Unicode's
+    /// confusables).
+    NameConfusable,
+    /// 403: a WebSocket authenticated by the session cookie was opened from
+    /// a page of another origin.
+    BadOrigin,
     /// 404: no such preset.
     NoSuchPreset,
     /// 409: a preset already has that name (ignoring case).
@@ -108,7 +118,7 @@ pub enum ErrorCode {
 
 impl ErrorCode {
     /// Every code.
-    pub const ALL: [ErrorCode; 40] = [
+    pub const ALL: [ErrorCode; 43] = [
         ErrorCode::BadRequest,
         ErrorCode::UnsupportedFile,
         ErrorCode::BadToken,
@@ -140,6 +150,9 @@ impl ErrorCode {
         ErrorCode::NameTaken,
         ErrorCode::LastAdmin,
         ErrorCode::TooManyRequests,
+        ErrorCode::QuotaExceeded,
+        ErrorCode::NameConfusable,
+        ErrorCode::BadOrigin,
         ErrorCode::NoSuchPreset,
         ErrorCode::PresetExists,
         ErrorCode::ReadOnlyPreset,
@@ -185,6 +198,9 @@ impl ErrorCode {
             ErrorCode::NameTaken => "name_taken",
             ErrorCode::LastAdmin => "last_admin",
             ErrorCode::TooManyRequests => "too_many_requests",
+            ErrorCode::QuotaExceeded => "quota_exceeded",
+            ErrorCode::NameConfusable => "name_confusable",
+            ErrorCode::BadOrigin => "bad_origin",
             ErrorCode::NoSuchPreset => "no_such_preset",
             ErrorCode::PresetExists => "preset_exists",
             ErrorCode::ReadOnlyPreset => "read_only_preset",
@@ -210,6 +226,7 @@ impl ErrorCode {
             | ErrorCode::CsrfHeaderMissing
             | ErrorCode::AccountRequired
             | ErrorCode::NameRegistered
+            | ErrorCode::BadOrigin
             | ErrorCode::ReadOnlyPreset => StatusCode::FORBIDDEN,
             ErrorCode::NoSuchTable
             | ErrorCode::NoSuchGame
@@ -217,13 +234,14 @@ impl ErrorCode {
             | ErrorCode::NotFound
             | ErrorCode::NoSuchUser
             | ErrorCode::NoSuchPreset => StatusCode::NOT_FOUND,
-            ErrorCode::TooManyRequests => StatusCode::TOO_MANY_REQUESTS,
+            ErrorCode::TooManyRequests | ErrorCode::QuotaExceeded => StatusCode::TOO_MANY_REQUESTS,
             ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ErrorCode::Timeout => StatusCode::REQUEST_TIMEOUT,
             ErrorCode::SeatTaken
             | ErrorCode::NotNow
             | ErrorCode::NotFinished
             | ErrorCode::NameTaken
+            | ErrorCode::NameConfusable
             | ErrorCode::LastAdmin
             | ErrorCode::PresetExists
             | ErrorCode::PresetInUse => StatusCode::CONFLICT,
@@ -300,6 +318,14 @@ impl ErrorCode {
             ErrorCode::NameTaken => "the account name is taken",
             ErrorCode::LastAdmin => "the change would leave no enabled admin",
             ErrorCode::TooManyRequests => "too many attempts: `Retry-After` says when to try again",
+            ErrorCode::QuotaExceeded => {
+                "the client holds as many as it may of something (connections, WebSockets, tables, seats, games of \
+                 robots), or opened tables too fast: `Retry-After` says when to try again (docs/protocol.md, \"Limits\")"
+            }
+            ErrorCode::NameConfusable => "the name looks like an account's or a robot's: choose another",
+            ErrorCode::BadOrigin => {
+                "a WebSocket authenticated by the session cookie must be opened from this server's own pages"
+            }
             ErrorCode::NoSuchPreset => "no preset has this name",
             ErrorCode::PresetExists => "a preset already has that name, ignoring case",
             ErrorCode::ReadOnlyPreset => "built-in presets cannot be changed or deleted",
@@ -382,10 +408,13 @@ pub enum ApiError {
     /// `internal` for stored data that does not read) and a generic message.
     #[error("the store failed: {0}")]
     Store(#[from] StoreError),
-    /// Too many attempts: answered 429 `too_many_requests` with
-    /// `Retry-After` (whole seconds, at least 1).
-    #[error("too_many_requests: {message}")]
+    /// Too many attempts (`too_many_requests`), or a quota used up
+    /// (`quota_exceeded`): answered 429 with `Retry-After` (whole seconds,
+    /// at least 1).
+    #[error("{}: {message}", code.as_str())]
     Limited {
+        /// `too_many_requests` or `quota_exceeded`.
+        code: ErrorCode,
         /// Why, for the client.
         message: String,
         /// Seconds to wait.
@@ -417,7 +446,7 @@ impl ApiError {
     pub fn code(&self) -> ErrorCode {
         match self {
             ApiError::Refused { code, .. } => *code,
-            ApiError::Limited { .. } => ErrorCode::TooManyRequests,
+            ApiError::Limited { code, .. } => *code,
             ApiError::Store(e) if e.is_internal() => ErrorCode::Internal,
             ApiError::Store(_) => ErrorCode::StoreUnavailable,
             ApiError::Internal(_) => ErrorCode::Internal,
@@ -436,7 +465,7 @@ impl IntoResponse for ApiError {
                 }
                 response
             }
-            ApiError::Limited { message, retry_after_secs } => {
+            ApiError::Limited { message, retry_after_secs, .. } => {
                 let mut response = error_body(code.status(), code, &message);
                 response.headers_mut().insert(axum::http::header::RETRY_AFTER, retry_after_secs.into());
                 response
@@ -475,6 +504,8 @@ impl From<AuthError> for ApiError {
         let code = match &e {
             AuthError::BadName(_) | AuthError::BadPassword(_) => ErrorCode::BadRequest,
             AuthError::NameTaken(_) => ErrorCode::NameTaken,
+            AuthError::NameRegistered(_) => ErrorCode::NameRegistered,
+            AuthError::LooksLike { .. } => ErrorCode::NameConfusable,
             AuthError::WrongCredentials => ErrorCode::WrongCredentials,
             AuthError::Disabled => ErrorCode::AccountDisabled,
             AuthError::Unauthenticated(_) => ErrorCode::Unauthenticated,
@@ -483,7 +514,8 @@ impl From<AuthError> for ApiError {
             AuthError::Limited(wait) => {
                 // Rounded up: a client that waits this long is let in.
                 let retry_after_secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-                return ApiError::Limited { message: e.to_string(), retry_after_secs: retry_after_secs.max(1) };
+                let code = ErrorCode::TooManyRequests;
+                return ApiError::Limited { code, message: e.to_string(), retry_after_secs: retry_after_secs.max(1) };
             }
             AuthError::Store(_) | AuthError::Hash(_) => {
                 return match e {
@@ -493,6 +525,13 @@ impl From<AuthError> for ApiError {
             }
         };
         ApiError::refused(code, e.to_string())
+    }
+}
+
+impl From<crate::limits::Refusal> for ApiError {
+    fn from(refusal: crate::limits::Refusal) -> ApiError {
+        let retry_after_secs = refusal.retry_after_secs();
+        ApiError::Limited { code: ErrorCode::QuotaExceeded, message: refusal.message, retry_after_secs }
     }
 }
 

@@ -7,8 +7,8 @@
 //! constant), `431` for a request head over its read buffer (about 400 KiB)
 //! or with over 100 headers. hyper has no hook to shape these answers.
 //!
-//! [`JsonRefusals`] wraps a listener so that each connection's writes pass
-//! through [`RefusalWriter`], which recognises such an answer and sends it
+//! The accept loop ([`super::serve`]) wraps each connection in a
+//! [`RefusalWriter`], whose writes recognise such an answer and send it
 //! with the API's JSON error body instead. hyper writes it as a response head
 //! alone (no body follows: `content-length: 0`), with `connection: close`,
 //! at the start of a write. The API never answers these statuses without a
@@ -19,41 +19,14 @@ use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
 
-use axum::serve::Listener;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
 use super::error::ErrorCode;
 
-/// A listener whose connections give hyper's own refusals a JSON body.
-#[derive(Debug)]
-pub struct JsonRefusals<L>(pub L);
-
-impl<L: Listener> Listener for JsonRefusals<L> {
-    type Io = RefusalWriter<L::Io>;
-    type Addr = L::Addr;
-
-    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
-        let (io, addr) = self.0.accept().await;
-        (RefusalWriter::new(io), addr)
-    }
-
-    fn local_addr(&self) -> io::Result<Self::Addr> {
-        self.0.local_addr()
-    }
-}
-
 /// The address of a connection's client, as handlers extract it
-/// (`ConnectInfo<ClientAddr>`): logins are rate-limited by it.
+/// (`ConnectInfo<ClientAddr>`): logins and quotas go by it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ClientAddr(pub std::net::SocketAddr);
-
-impl<L: Listener<Addr = std::net::SocketAddr>>
-    axum::extract::connect_info::Connected<axum::serve::IncomingStream<'_, JsonRefusals<L>>> for ClientAddr
-{
-    fn connect_info(stream: axum::serve::IncomingStream<'_, JsonRefusals<L>>) -> ClientAddr {
-        ClientAddr(*stream.remote_addr())
-    }
-}
 
 /// A connection's I/O, with hyper's bodiless refusals rewritten.
 #[derive(Debug)]

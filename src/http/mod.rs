@@ -25,6 +25,7 @@ pub mod metrics;
 pub mod openapi;
 pub mod options;
 pub mod readiness;
+pub mod serve;
 pub mod tables;
 pub mod web;
 pub mod ws;
@@ -87,6 +88,11 @@ pub struct AppState {
     pub require_accounts: bool,
     /// The process's metrics recorder, rendered at `/metrics`.
     pub metrics: crate::metrics::Metrics,
+    /// What each client may hold and how fast it may ask.
+    pub quotas: std::sync::Arc<crate::limits::Quotas>,
+    /// The origins besides the server's own from which a WebSocket
+    /// authenticated by the session cookie may be opened (`--allowed-origin`).
+    pub allowed_origins: std::sync::Arc<Vec<String>>,
 }
 
 /// The whole HTTP interface.

@@ -139,8 +139,15 @@ impl utoipa::Modify for SecuritySchemes {
 pub fn document() -> Document {
     let (_, mut api) = super::api(Timeouts::default()).split_for_parts();
     // What every route passes through, whatever the route: the HTTP parser
-    // and the URI limit (`400`, `414`, `431`), the panic guard (`500`).
-    let everywhere = [ErrorCode::BadRequest, ErrorCode::UriTooLong, ErrorCode::HeadersTooLarge, ErrorCode::Internal];
+    // and the URI limit (`400`, `414`, `431`), the panic guard (`500`), and
+    // the accept loop's cap on connections per address (`429`).
+    let everywhere = [
+        ErrorCode::BadRequest,
+        ErrorCode::UriTooLong,
+        ErrorCode::QuotaExceeded,
+        ErrorCode::HeadersTooLarge,
+        ErrorCode::Internal,
+    ];
     add_refusals(&mut api, &everywhere, |_| true);
     // The body limit, for the operations that read a body.
     add_refusals(&mut api, &[ErrorCode::TooLarge], |op| op.request_body.is_some());
@@ -325,7 +332,8 @@ fn error_response(codes: &[ErrorCode]) -> Response {
         .content("application/json", ContentBuilder::new().schema(Some(body)).build());
     // The codes that say when to ask again (`recovering` alongside
     // `store_unavailable`, which does not: the header is optional).
-    if codes.iter().any(|&c| c == ErrorCode::TooManyRequests || c.retry_after().is_some()) {
+    let says_when = |c: ErrorCode| matches!(c, ErrorCode::TooManyRequests | ErrorCode::QuotaExceeded);
+    if codes.iter().any(|&c| says_when(c) || c.retry_after().is_some()) {
         let seconds = ObjectBuilder::new().schema_type(SchemaType::new(Type::Integer)).minimum(Some(1));
         let header =
             HeaderBuilder::new().schema(seconds).description(Some("Whole seconds to wait before trying again"));

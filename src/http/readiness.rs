@@ -1,5 +1,5 @@
-//! `GET /readyz`: whether the server has brought back the tables of its
-//! stored games after a (re)start.
+//! `GET /readyz`: whether the server can serve players: it has brought back
+//! the tables of its stored games after a (re)start, and its database answers.
 //!
 //! The server answers from the moment it listens: `/healthz` (liveness) at
 //! once, the tables already back, the score queries. Meanwhile the
@@ -58,7 +58,7 @@ impl From<RecoveryProgress> for Readiness {
 
 refusals!(
     /// Why the server is not ready.
-    ReadyRefusals: Recovering
+    ReadyRefusals: StoreUnavailable, Recovering
 );
 
 /// The answer of `GET /readyz` while games are still coming back: the
@@ -71,7 +71,9 @@ struct NotReady<'a> {
 }
 
 /// Readiness: `200` once the tables of the stored games are back after a
-/// (re)start; `503 recovering`, with `Retry-After`, while they come back.
+/// (re)start and while the database answers; `503 recovering`, with
+/// `Retry-After`, while they come back; `503 store_unavailable` while the
+/// database does not answer (asked at most once a second, within 2 s).
 ///
 /// The `503` body is the API's error body with the progress beside
 /// `error`, in the fields of the `200` answer (`ready` is `false`):
@@ -92,6 +94,13 @@ struct NotReady<'a> {
 pub async fn readyz(State(state): State<AppState>) -> Response {
     let progress = Readiness::from(state.lobby.recovery());
     if progress.ready {
+        if !state.lobby.store().answers().await {
+            let message = "the game store does not answer: games wait for it";
+            let code = ErrorCode::StoreUnavailable;
+            let mut response = super::error::error_body(code.status(), code, message);
+            response.headers_mut().insert(axum::http::header::RETRY_AFTER, 1.into());
+            return response;
+        }
         return Json(progress).into_response();
     }
     let message = format!(

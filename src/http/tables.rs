@@ -3,7 +3,7 @@
 
 use axum::Json;
 use axum::body::Bytes;
-use axum::extract::{Path, State};
+use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde::de::DeserializeOwned;
@@ -13,9 +13,11 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::auth::{Admin, Caller, MaybeCaller};
+use super::hyper_refusals::ClientAddr;
 use super::openapi::refusals;
 use super::{ApiError, AppState, ErrorCode};
 use crate::bots::strategy::Strategy;
+use crate::limits::{Client, Held};
 use crate::protocol::json;
 use crate::protocol::ws::TableInfo;
 use crate::rules::calculator::{self, SettleRequest, SettleResponse};
@@ -97,14 +99,17 @@ pub struct CreateTable {
 
 refusals!(
     /// Why a table does not open.
-    CreateRefusals: BadRequest, Unauthenticated, AccountDisabled, CsrfHeaderMissing, AccountRequired, Closed,
-        StoreUnavailable
+    CreateRefusals: BadRequest, Unauthenticated, AccountDisabled, CsrfHeaderMissing, AccountRequired,
+        QuotaExceeded, Closed, StoreUnavailable
 );
 
 /// Opens a table (anyone; only a logged-in player with `--require-accounts`).
 ///
 /// Every field of the body is optional (an empty body opens a table of the
-/// server's defaults).
+/// server's defaults). Tables opened count against the caller's quotas (its
+/// account, or its address for a guest): how fast it opens them, how many
+/// wait to start, how many games of robots alone it has running
+/// (docs/protocol.md, "Limits").
 #[utoipa::path(
     post,
     path = "/tables",
@@ -116,6 +121,7 @@ refusals!(
 )]
 pub async fn create(
     State(state): State<AppState>,
+    addr: ConnectInfo<ClientAddr>,
     MaybeCaller(caller): MaybeCaller,
     body: Bytes,
 ) -> Result<Response, ApiError> {
@@ -133,10 +139,17 @@ pub async fn create(
         classic: request.classic,
     };
     let rules = state.rulebook.current();
-    let setup = state
+    let mut setup = state
         .defaults
         .setup(&rules, new, || state.lobby.next_number())
         .map_err(|e| ApiError::bad_request(e.to_string()))?;
+    // Counted once the request is known to be good: a table waiting to
+    // start, or a game of robots started at once.
+    let client = client(&addr, caller.as_ref());
+    let held = if setup.start { Held::RobotGame } else { Held::WaitingTable };
+    let hold = state.quotas.hold(&client, held)?;
+    state.quotas.open_table(&client)?;
+    setup.hold = hold;
     // One batch: the table, its robots and its start are stored together or not at all.
     let handle = state.lobby.open(setup).await?;
     let info = handle.ask(|reply| TableCommand::Info { reply }).await?;
@@ -202,12 +215,15 @@ pub struct SitRequest {
 refusals!(
     /// Why a seat is not taken.
     SitRefusals: BadRequest, Unauthenticated, AccountDisabled, CsrfHeaderMissing, AccountRequired, NameRegistered,
-        NoSuchTable, SeatTaken, NotNow, Closed, StoreUnavailable, Recovering
+        NoSuchTable, SeatTaken, NotNow, NameConfusable, QuotaExceeded, Closed, StoreUnavailable, Recovering
 );
 
 /// Takes a seat; answers the seat and its token. A logged-in player's seat
-/// belongs to its account; a guest may not take a name that belongs to an
-/// account, and may not sit at all under `--require-accounts`.
+/// belongs to its account (its token ends with the session that took it, or
+/// when the account's sessions end); a guest may not take a name that
+/// belongs to an account or looks like an account's or a robot's, and may
+/// not sit at all under `--require-accounts`. Seats at games not over count
+/// against the caller's quota.
 #[utoipa::path(
     post,
     path = "/tables/{id}/seats",
@@ -223,6 +239,7 @@ refusals!(
 )]
 pub async fn sit(
     State(state): State<AppState>,
+    addr: ConnectInfo<ClientAddr>,
     MaybeCaller(caller): MaybeCaller,
     Path(id): Path<String>,
     body: Bytes,
@@ -244,18 +261,21 @@ pub async fn sit(
         (None, Some(name)) => {
             // Checked here so that the lookup below sees the name as it will be shown.
             let shown = crate::protocol::text::player_name(&name).map_err(|e| ApiError::bad_request(e.to_string()))?;
-            if state.lobby.store().user_by_name(&shown).await?.is_some() {
-                return Err(ApiError::refused(
-                    ErrorCode::NameRegistered,
-                    format!("the name '{shown}' belongs to an account: log in to use it, or choose another"),
-                ));
-            }
+            state.accounts.guest_name(&shown).await?;
             (shown, None)
         }
     };
     let seat = request.seat;
-    let grant: SeatGrant = handle.ask(|reply| TableCommand::Sit { name, seat, account, reply }).await??;
+    let hold = state.quotas.hold(&client(&addr, caller.as_ref()), Held::Seat)?;
+    let session = caller.map(|c| c.session.token_sha256);
+    let grant: SeatGrant =
+        handle.ask(|reply| TableCommand::Sit { name, seat, account, session, hold, reply }).await??;
     Ok((StatusCode::CREATED, Json(grant)).into_response())
+}
+
+/// Who asks, for the quotas: its address, and its account if logged in.
+pub(crate) fn client(addr: &ConnectInfo<ClientAddr>, caller: Option<&Caller>) -> Client {
+    Client { address: addr.0.0.ip(), account: caller.map(|c| c.user_id), admin: caller.is_some_and(Caller::is_admin) }
 }
 
 /// The refusal of a guest under `--require-accounts`.
@@ -392,11 +412,12 @@ pub async fn remove_robot(
 refusals!(
     /// Why the game does not start.
     StartRefusals: BadRequest, BadToken, Unauthenticated, AccountDisabled, CsrfHeaderMissing, NotManager,
-        NoSuchTable, NotNow, Closed, StoreUnavailable, Recovering
+        NoSuchTable, NotNow, QuotaExceeded, Closed, StoreUnavailable, Recovering
 );
 
 /// Starts the game: the manager (its seat token or account), an admin, or
-/// anyone at a table of robots.
+/// anyone at a table of robots. A game of robots alone counts against the
+/// quota of whoever starts it while it is played.
 #[utoipa::path(
     post,
     path = "/tables/{id}/start",
@@ -408,13 +429,22 @@ refusals!(
 )]
 pub async fn start(
     State(state): State<AppState>,
+    addr: ConnectInfo<ClientAddr>,
     Path(id): Path<String>,
     MaybeCaller(caller): MaybeCaller,
     headers: HeaderMap,
 ) -> Result<StatusCode, ApiError> {
     let asker = asker(&headers, caller.as_ref())?;
     let handle = state.lobby.get(&id)?;
-    handle.ask(|reply| TableCommand::Start { asker, reply }).await??;
+    // A table of robots alone starts a game that counts as the caller's.
+    let info = handle.ask(|reply| TableCommand::Info { reply }).await?;
+    let robots_alone =
+        info.state == crate::protocol::ws::TableState::Open && info.seats.iter().all(|s| s.robot.is_some());
+    let robot_game = match robots_alone {
+        true => Some(state.quotas.hold(&client(&addr, caller.as_ref()), Held::RobotGame)?),
+        false => None,
+    };
+    handle.ask(|reply| TableCommand::Start { asker, robot_game, reply }).await??;
     Ok(StatusCode::NO_CONTENT)
 }
 

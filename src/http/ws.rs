@@ -9,7 +9,8 @@
 use std::time::Duration;
 
 use axum::extract::ws::{CloseFrame, Message, Utf8Bytes, WebSocket, WebSocketUpgrade};
-use axum::extract::{Path, Query, State};
+use axum::extract::{ConnectInfo, Path, Query, State};
+use axum::http::HeaderMap;
 use axum::response::Response;
 use futures_util::{SinkExt, StreamExt};
 use serde::Deserialize;
@@ -17,9 +18,11 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use super::auth::MaybeCaller;
+use super::hyper_refusals::ClientAddr;
 use super::openapi::refusals;
-use super::{ApiError, AppState};
+use super::{ApiError, AppState, ErrorCode as ApiCode};
 use crate::auth::Revoked;
+use crate::limits::Held;
 use crate::protocol::ws::{ClientMessage, ErrorCode, MAX_CLIENT_MESSAGE};
 use crate::table::{Connection, TableCommand, TableHandle};
 
@@ -71,13 +74,17 @@ pub struct WsQuery {
 
 refusals!(
     /// Why a WebSocket is not opened.
-    UpgradeRefusals: BadRequest, BadToken, Unauthenticated, AccountDisabled, NoSuchTable, Closed, Recovering
+    UpgradeRefusals: BadRequest, BadToken, Unauthenticated, AccountDisabled, BadOrigin, NoSuchTable, QuotaExceeded,
+        Closed, Recovering
 );
 
 /// Upgrades to a WebSocket on the table: a player's with its seat token (or
 /// its account's session, for a seat that belongs to the account), a
 /// spectator's without. The messages are in docs/protocol.md. A request
-/// without the WebSocket upgrade headers is refused `400 bad_request`.
+/// without the WebSocket upgrade headers is refused `400 bad_request`; one
+/// authenticated by the session cookie from a page of another origin, `403
+/// bad_origin`; one over the WebSockets an address may hold, `429
+/// quota_exceeded`.
 #[utoipa::path(
     get,
     path = "/tables/{id}/ws",
@@ -91,10 +98,21 @@ pub async fn upgrade(
     State(state): State<AppState>,
     Path(id): Path<String>,
     query: Result<Query<WsQuery>, axum::extract::rejection::QueryRejection>,
+    addr: ConnectInfo<ClientAddr>,
+    headers: HeaderMap,
     MaybeCaller(caller): MaybeCaller,
     ws: WebSocketUpgrade,
 ) -> Result<Response, ApiError> {
     let Query(query) = query.map_err(|e| ApiError::bad_request(e.body_text()))?;
+    // A browser sends the cookie with any page's WebSocket: only the
+    // server's own pages (or those allowed) may use it.
+    if caller.is_some() && super::auth::by_cookie(&headers) && !same_origin(&headers, &state.allowed_origins) {
+        return Err(ApiError::refused(
+            ApiCode::BadOrigin,
+            "a WebSocket authenticated by the session cookie must be opened from this server's own pages",
+        ));
+    }
+    let held = state.quotas.hold(&super::tables::client(&addr, caller.as_ref()), Held::WebSocket)?;
     // A connection made with an account session lives as long as the session.
     let account = caller.as_ref().map(|c| c.user_id);
     let session = caller.map(|c| Watched {
@@ -113,7 +131,25 @@ pub async fn upgrade(
         .max_write_buffer_size(MAX_WRITE_BUFFER)
         .max_message_size(MAX_FRAME)
         .max_frame_size(MAX_FRAME)
-        .on_upgrade(move |socket| serve(socket, handle, connection, state.shutdown, session)))
+        .on_upgrade(move |socket| async move {
+            serve(socket, handle, connection, state.shutdown, session).await;
+            drop(held);
+        }))
+}
+
+/// Whether the request's `Origin` (if it has one: browsers always send it
+/// with a WebSocket) is the server's own (the scheme's host and port are
+/// the request's `Host`) or one of `allowed`.
+fn same_origin(headers: &HeaderMap, allowed: &[String]) -> bool {
+    let Some(origin) = headers.get(axum::http::header::ORIGIN) else { return true };
+    let Ok(origin) = origin.to_str() else { return false };
+    let origin = origin.trim_end_matches('/');
+    if allowed.iter().any(|a| a.trim_end_matches('/').eq_ignore_ascii_case(origin)) {
+        return true;
+    }
+    let host = headers.get(axum::http::header::HOST).and_then(|h| h.to_str().ok());
+    let authority = origin.split_once("://").map(|(_, rest)| rest);
+    matches!((authority, host), (Some(a), Some(h)) if a.eq_ignore_ascii_case(h))
 }
 
 /// The account session a connection was made with, and the news of ended
@@ -156,6 +192,7 @@ async fn serve(
     // Counted as open until this function returns.
     let _open = crate::metrics::SocketCount::open(seat.is_some());
     let mut writer_shutdown = shutdown.clone();
+    let table_gone = table.clone();
     let writer = tokio::spawn(async move {
         let mut ping = tokio::time::interval(PING_EVERY);
         ping.tick().await;
@@ -197,7 +234,15 @@ async fn serve(
                         crate::metrics::messages_delivered(written);
                     }
                     None => {
-                        let frame = CloseFrame { code: CLOSE_DROPPED, reason: "dropped by the table: reconnect".into() };
+                        // Dropped by a table still up (too slow, or the seat
+                        // played from elsewhere): reconnect. The table itself
+                        // gone (closed: its last event said why): done.
+                        let closed = tokio::time::timeout(Duration::from_millis(200), table_gone.closed()).await.is_ok();
+                        let frame = if closed {
+                            CloseFrame { code: 1000, reason: "the table has closed".into() }
+                        } else {
+                            CloseFrame { code: CLOSE_DROPPED, reason: "dropped by the table: reconnect".into() }
+                        };
                         let _ = sink.send(Message::Close(Some(frame))).await;
                         return;
                     }

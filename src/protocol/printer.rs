@@ -158,6 +158,9 @@ impl Printer {
             TableEvent::Reconnected { seat } if *seat != self.me => {
                 vec![C::Message { sender: 0, addressee: 0, text: format!("Player {} is back", self.id(*seat)) }]
             }
+            TableEvent::Closed { reason } => {
+                vec![C::Message { sender: 0, addressee: 0, text: format!("The table has closed: {reason}") }]
+            }
             _ => Vec::new(),
         }
     }

@@ -12,6 +12,12 @@
 //!   but a name of nothing else is refused, and bidirectional overrides are
 //!   refused anywhere (they let a name pose as another).
 //! - Chat and a pause's reason are trimmed, bounded, and single-line.
+//! - Names that look alike are told by their [`look_alike_key`] (Unicode's
+//!   confusable skeleton, UTS #39, ignoring case, spaces and invisible
+//!   characters): `аlice` in Cyrillic, `ａlice` in full width and `al\u{200B}ice`
+//!   all look like `alice`. A person may not take a name that looks like a
+//!   robot's ([`person_name`]); the accounts and the tables refuse names that
+//!   look like one they already have.
 
 use unicode_properties::{GeneralCategory, UnicodeGeneralCategory};
 
@@ -69,6 +75,14 @@ pub enum TextError {
         /// What the text is.
         what: &'static str,
     },
+    /// A person's name that looks like a robot's (`Robot 2`).
+    #[error("{what} may not look like a robot's name ('{found}'): robots are named Robot 1 to Robot 4")]
+    PosesAsRobot {
+        /// What the text is.
+        what: &'static str,
+        /// The name refused.
+        found: String,
+    },
     /// A word (a preset's name) holds a character words may not hold.
     #[error(
         "{what} is a word of ASCII letters, digits, '-' and '_', starting with a letter or digit \
@@ -107,6 +121,42 @@ pub fn check_characters(what: &'static str, text: &str) -> Result<(), TextError>
 /// characters, visible, without control characters.
 pub fn player_name(text: &str) -> Result<String, TextError> {
     name("a player's name", text, MAX_NAME_CHARS)
+}
+
+/// A person's name (a player's, an account's): a name by the policy above
+/// that does not look like a robot's.
+pub fn person_name(text: &str) -> Result<String, TextError> {
+    let name = player_name(text)?;
+    if looks_like_a_robot(&name) {
+        return Err(TextError::PosesAsRobot { what: "a player's name", found: name });
+    }
+    Ok(name)
+}
+
+/// The key two names that look alike share: the confusable skeleton of
+/// UTS #39 (`unicode-security`) of the name in lower case (names are one
+/// ignoring case), without spaces or characters that draw nothing; the
+/// skeleton is lower-cased again, since some of its prototypes are capitals.
+pub fn look_alike_key(name: &str) -> String {
+    let visible: String =
+        name.chars().filter(|&c| !c.is_whitespace() && !draws_nothing(c)).flat_map(char::to_lowercase).collect();
+    unicode_security::skeleton(&visible).flat_map(char::to_lowercase).collect()
+}
+
+/// Whether a name looks like a robot's: `Robot`, or `Robot` and digits,
+/// however written.
+fn looks_like_a_robot(name: &str) -> bool {
+    let key = look_alike_key(name);
+    let Some(rest) = key.strip_prefix(&look_alike_key("Robot")) else { return false };
+    let digits: Vec<String> = ('0'..='9').map(|d| look_alike_key(&d.to_string())).collect();
+    let mut rest = rest;
+    while !rest.is_empty() {
+        match digits.iter().find(|d| !d.is_empty() && rest.starts_with(d.as_str())) {
+            Some(d) => rest = &rest[d.len()..],
+            None => return false,
+        }
+    }
+    true
 }
 
 /// A name from a source that did not follow this policy (an mj-server
@@ -235,6 +285,29 @@ mod tests {
         );
         assert!(matches!(description("two\nlines"), Err(TextError::Control { .. })));
         assert_eq!(description("  ").unwrap(), "");
+    }
+
+    #[test]
+    fn look_alike_names_share_a_key() {
+        let alice = look_alike_key("alice");
+        for twin in ["Alice", "ALICE", "\u{430}lice", "\u{FF41}lice", "al\u{200B}ice", "al ice"] {
+            assert_eq!(look_alike_key(twin), alice, "{twin:?}");
+        }
+        assert_eq!(look_alike_key("r\u{43E}\u{43E}t"), look_alike_key("root"), "Cyrillic o");
+        assert_eq!(look_alike_key("r00t"), look_alike_key("root"), "zeros");
+        assert_ne!(look_alike_key("alice"), look_alike_key("alicia"));
+        assert_ne!(look_alike_key("bob"), look_alike_key("rob"));
+    }
+
+    #[test]
+    fn a_person_may_not_pose_as_a_robot() {
+        for robot in ["Robot 2", "robot", "ROBOT 4", "R\u{43E}bot 1", "Robot  12", "Robot\u{200B}3", "R0bot"] {
+            assert!(matches!(person_name(robot), Err(TextError::PosesAsRobot { .. })), "{robot:?}");
+        }
+        for person in ["Robert", "Robota", "Robot Wars", "Ann", "Robin 2"] {
+            assert!(person_name(person).is_ok(), "{person:?}");
+        }
+        assert!(player_name("Robot 2").is_ok(), "robots themselves are named so");
     }
 
     #[test]

@@ -152,6 +152,13 @@ pub enum TableEvent {
         /// What was said.
         text: String,
     },
+    /// The table closes: an admin closed it, or it was idle too long (a
+    /// game being played ends as it stands first). Its connections close
+    /// after this.
+    Closed {
+        /// Why, in words.
+        reason: String,
+    },
     /// Told only to a player who left a game ended by its disconnection
     /// (`--end-on-disconnect`): the penalty recorded against it.
     Penalty {
@@ -314,6 +321,10 @@ pub enum ErrorCode {
     BadOption,
     /// The game store cannot be written now: nothing changed; try again.
     StoreUnavailable,
+    /// Too many chat messages (or other requests that cost the table a
+    /// write) from this seat: the message says when to try
+    /// again (docs/protocol.md, "Limits").
+    RateLimited,
 }
 
 impl ErrorCode {
@@ -327,6 +338,7 @@ impl ErrorCode {
             ErrorCode::NotAllowed => "not_allowed",
             ErrorCode::BadOption => "bad_option",
             ErrorCode::StoreUnavailable => "store_unavailable",
+            ErrorCode::RateLimited => "rate_limited",
         }
     }
 }

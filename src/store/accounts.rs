@@ -8,6 +8,7 @@ use sqlx::Row;
 use sqlx::any::AnyRow;
 
 use super::{Store, StoreError};
+use crate::protocol::text::look_alike_key;
 
 /// What an account may do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -100,14 +101,15 @@ impl Store {
         now_us: i64,
     ) -> Result<Option<UserRow>, StoreError> {
         let inserted = sqlx::query(
-            "INSERT INTO users (name, name_key, password_hash, role, disabled, created_us) \
-             VALUES ($1, $2, $3, $4, 0, $5) ON CONFLICT (name_key) DO NOTHING RETURNING id",
+            "INSERT INTO users (name, name_key, password_hash, role, disabled, created_us, look_alike_key) \
+             VALUES ($1, $2, $3, $4, 0, $5, $6) ON CONFLICT (name_key) DO NOTHING RETURNING id",
         )
         .bind(name)
         .bind(name_key(name))
         .bind(password_hash)
         .bind(role.as_str())
         .bind(now_us)
+        .bind(look_alike_key(name))
         .fetch_optional(self.pool())
         .await?;
         let Some(row) = inserted else { return Ok(None) };
@@ -127,6 +129,31 @@ impl Store {
         let sql = format!("SELECT {USER_COLUMNS} FROM users u WHERE u.name_key = $1");
         let row = sqlx::query(&sql).bind(name_key(name)).fetch_optional(self.pool()).await?;
         row.as_ref().map(user).transpose()
+    }
+
+    /// An account whose name looks like `name` (the same
+    /// [`look_alike_key`]), if any: the one registered first.
+    pub async fn user_looking_like(&self, name: &str) -> Result<Option<UserRow>, StoreError> {
+        let sql = format!("SELECT {USER_COLUMNS} FROM users u WHERE u.look_alike_key = $1 ORDER BY u.id LIMIT 1");
+        let row = sqlx::query(&sql).bind(look_alike_key(name)).fetch_optional(self.pool()).await?;
+        row.as_ref().map(user).transpose()
+    }
+
+    /// Gives the accounts made before look-alike keys were kept their key
+    /// (once, when the store opens: the key is computed here, not in SQL).
+    pub(super) async fn fill_look_alike_keys(&self) -> Result<(), StoreError> {
+        let rows =
+            sqlx::query("SELECT id, name FROM users WHERE look_alike_key IS NULL").fetch_all(self.pool()).await?;
+        for row in rows {
+            let id: i64 = row.try_get("id").map_err(StoreError::Decode)?;
+            let name: String = row.try_get("name").map_err(StoreError::Decode)?;
+            sqlx::query("UPDATE users SET look_alike_key = $1 WHERE id = $2")
+                .bind(look_alike_key(&name))
+                .bind(id)
+                .execute(self.pool())
+                .await?;
+        }
+        Ok(())
     }
 
     /// The account of a number.

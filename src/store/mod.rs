@@ -47,6 +47,9 @@ pub use records::{
 };
 pub use saved::{NewGame, SavedGame};
 
+/// How long [`Store::answers`] waits for the database.
+pub const ANSWER_WITHIN: Duration = Duration::from_secs(2);
+
 /// The database used when none is named: a file in the working directory.
 pub const DEFAULT_DATABASE: &str = "sqlite://mahjong.db";
 
@@ -69,6 +72,8 @@ pub struct Store {
     /// An SQLite file standing for `sqlite::memory:`, removed with the last
     /// clone of the store.
     _scratch: Option<std::sync::Arc<ScratchFile>>,
+    /// When the database last answered [`Store::answers`], and whether it did.
+    answered: std::sync::Arc<std::sync::Mutex<Option<(std::time::Instant, bool)>>>,
 }
 
 /// A temporary SQLite file, removed (with its WAL) when dropped.
@@ -138,7 +143,9 @@ impl Store {
         };
         let writer = writer::Writer::open(&url, backend, writers as u32).await?;
         let journal = Journal::start(writer.clone(), writers);
-        Ok(Store { pool, backend, journal, writer, _scratch: scratch })
+        let store = Store { pool, backend, journal, writer, _scratch: scratch, answered: Default::default() };
+        store.fill_look_alike_keys().await?;
+        Ok(store)
     }
 
     /// The database's connection pool (for reads).
@@ -175,6 +182,25 @@ impl Store {
     /// it is `false`, writes fail at once with [`StoreError::Unavailable`].
     pub fn available(&self) -> tokio::sync::watch::Receiver<bool> {
         self.journal.available()
+    }
+
+    /// Whether the database answers now (for the readiness probe): the
+    /// journal has not found it away, and it answers a query within
+    /// [`ANSWER_WITHIN`]. Asked at most once a second whatever the callers;
+    /// the answer is kept meanwhile.
+    pub async fn answers(&self) -> bool {
+        if !*self.available().borrow() {
+            return false;
+        }
+        if let Some((at, answered)) = *self.answered.lock().unwrap_or_else(|e| e.into_inner())
+            && at.elapsed() < Duration::from_secs(1)
+        {
+            return answered;
+        }
+        let asked = tokio::time::timeout(ANSWER_WITHIN, sqlx::query("SELECT 1").execute(self.pool())).await;
+        let answered = matches!(asked, Ok(Ok(_)));
+        *self.answered.lock().unwrap_or_else(|e| e.into_inner()) = Some((std::time::Instant::now(), answered));
+        answered
     }
 
     /// Files the rows of these games still waiting in SQLite's log tail

@@ -97,10 +97,13 @@ impl Store {
     /// ended: a restart opens their tables again for a while. Loaded and
     /// imported games, which never had a table, are not among them, nor
     /// games whose table an admin closed (`table.close` in the audit log:
-    /// such a table is gone at once).
+    /// such a table is gone at once), nor games of which no hand was played
+    /// (a table closed before its game started: it expired idle, or an
+    /// admin closed it). (The events are not read here: a restart asks this
+    /// before it answers anything, and must not wait on the log.)
     pub async fn recently_finished_games(&self, since_us: i64) -> Result<Vec<String>, StoreError> {
         Ok(sqlx::query_scalar(
-            "SELECT g.id FROM games g WHERE g.state = $1 AND g.source = $2 AND g.finished_us >= $3 \
+            "SELECT g.id FROM games g WHERE g.state = $1 AND g.source = $2 AND g.finished_us >= $3 AND g.hands > 0 \
              AND NOT EXISTS (SELECT 1 FROM audit_log a WHERE a.target = 'table/' || g.id AND a.action = 'table.close') \
              ORDER BY g.finished_us, g.id",
         )

@@ -31,9 +31,13 @@ use super::prompt::{self, ClaimDeadline, Moment, Prompts};
 use super::record::Record;
 use super::seats::Seats;
 use super::stream::{Stream, to_text};
-use super::{Asker, Connection, SeatGrant, TableCommand, TableError, TableHandle, TableSettings, TableSetup};
+use super::{
+    Asker, Connection, SeatGrant, TableCommand, TableError, TableHandle, TableLimits, TableSettings, TableSetup,
+};
 use crate::bots::Robot;
 use crate::bots::strategy::Strategy;
+use crate::limits::Permit;
+use crate::limits::rate::Bucket;
 use crate::protocol::ws::{ClientMessage, ErrorCode, ServerMessage, StreamEvent, TableEvent, TableInfo, TableState};
 use crate::rules::command::{Action, Command, GameError, PlayerId, WallSource};
 use crate::rules::event::{Audience, Emitted, Event};
@@ -68,17 +72,29 @@ pub enum OpenError {
 
 /// Opens a new table as `setup` says (its robots seated, the game started
 /// if asked), writes it to the store in one batch, then starts its task. A
-/// set-up the table refuses stores nothing.
-pub async fn spawn(id: String, setup: TableSetup, store: Store) -> Result<TableHandle, OpenError> {
-    let TableSetup { settings, robots, start } = setup;
-    let mut actor = Actor::new(id, settings, store);
+/// set-up the table refuses stores nothing; so does a table opened while the
+/// store cannot be written (`store_unavailable`: nothing is opened that is
+/// not stored).
+pub async fn spawn(id: String, setup: TableSetup, store: Store, limits: TableLimits) -> Result<TableHandle, OpenError> {
+    let TableSetup { settings, robots, start, hold } = setup;
+    if !*store.available().borrow() {
+        return Err(TableError::StoreUnavailable.into());
+    }
+    let mut actor = Actor::new(id, settings, store, limits);
     for robot in robots {
         actor.add_robot(robot.seat, robot.strategy)?;
     }
     if start {
-        actor.start(&Asker::default())?;
+        actor.start(&Asker::default(), Some(hold))?;
+    } else {
+        actor.waiting_hold = Some(hold);
     }
     actor.flush().await?;
+    if actor.record.is_held() {
+        // The store went away as the table was written: nothing of it is
+        // stored, and nothing is opened.
+        return Err(TableError::StoreUnavailable.into());
+    }
     let table = &actor.settings;
     tracing::info!(table = %actor.id, name = %table.name, preset = %table.preset, "table opened");
     Ok(start_task(actor))
@@ -133,13 +149,28 @@ pub(super) struct Actor {
     /// so that a client that saw a change finds it counted (uncounted when
     /// the actor ends).
     counted: Option<crate::metrics::TableCount>,
+    /// The limits it applies to its clients.
+    pub limits: TableLimits,
+    /// Each seat's chat, and its other requests that cost a write.
+    talk: [(Bucket, Bucket); 4],
+    /// The table counts against its opener's quota while it waits to start.
+    pub waiting_hold: Option<Permit>,
+    /// A game of four robots counts against its starter's quota while it is played.
+    pub robot_game_hold: Option<Permit>,
+    /// Since when no person has been connected (at a table not started, or
+    /// a game of people): it expires after the limits' idle time.
+    pub idle_since: Option<Instant>,
+    /// Answers to requests whose change waits, held with its batch, for the
+    /// store to come back: sent once it is written.
+    deferred: Vec<Box<dyn FnOnce() + Send>>,
 }
 
 impl Actor {
     /// A table as it opens: nobody seated, nothing stored yet.
-    pub fn new(id: String, settings: TableSettings, store: Store) -> Actor {
+    pub fn new(id: String, settings: TableSettings, store: Store, limits: TableLimits) -> Actor {
         let rng = ChaCha8Rng::seed_from_u64(settings.seed);
-        let stream = Stream::new(settings.subscriber_queue);
+        let mut stream = Stream::new(settings.subscriber_queue);
+        stream.keep_chats(limits.chat_kept);
         let available = store.available();
         Actor {
             id,
@@ -162,7 +193,23 @@ impl Actor {
             available,
             robots_wait: None,
             counted: None,
+            limits,
+            talk: std::array::from_fn(|_| (Bucket::new(limits.chat), Bucket::new(limits.requests))),
+            waiting_hold: None,
+            robot_game_hold: None,
+            idle_since: Some(Instant::now()),
+            deferred: Vec::new(),
         }
+    }
+
+    /// Takes one of `seat`'s chat messages, or says how long to wait.
+    pub fn may_chat(&self, seat: u8) -> Result<(), Duration> {
+        self.talk.get(usize::from(seat)).map_or(Ok(()), |(chat, _)| chat.check())
+    }
+
+    /// Takes one of `seat`'s other costly requests, or says how long to wait.
+    pub fn may_request(&self, seat: u8) -> Result<(), Duration> {
+        self.talk.get(usize::from(seat)).map_or(Ok(()), |(_, requests)| requests.check())
     }
 
     /// Counts the table under its state now (see [`Actor::counted`]).
@@ -223,6 +270,7 @@ impl Actor {
                 tracing::error!(table = %self.id, "the table stops: {e}");
                 break;
             }
+            self.watch_idle();
             if self.closing {
                 break;
             }
@@ -275,7 +323,9 @@ impl Actor {
     /// Handles a command. A request that changed something is answered only
     /// once the change is stored.
     async fn handle(&mut self, command: TableCommand) -> Result<(), StoreError> {
-        if self.record.is_held() {
+        // While a batch waits for the store, or the store is known to be
+        // away, nothing is changed that would have to wait for it.
+        if self.record.is_held() || (!*self.available.borrow() && command.changes_seats()) {
             self.refuse_while_held(command);
             return self.flush().await;
         }
@@ -286,49 +336,73 @@ impl Actor {
             TableCommand::Options { reply } => {
                 let _ = reply.send(self.options().clone());
             }
-            TableCommand::Sit { name, seat, account, reply } => {
+            TableCommand::Sit { name, seat, account, session, hold, reply } => {
                 let answer = self.sit(&name, seat, account);
+                if let Ok(grant) = &answer
+                    && let Some(s) = self.seats.get_mut(grant.seat)
+                {
+                    s.session = session;
+                    s.hold = Some(hold);
+                }
                 self.flush().await?;
-                let _ = reply.send(answer);
+                self.answer(reply, answer);
             }
             TableCommand::Leave { asker, reply } => {
                 let answer = self.leave(&asker);
                 self.flush().await?;
-                let _ = reply.send(answer);
+                self.answer(reply, answer);
             }
             TableCommand::AddRobot { seat, strategy, asker, reply } => {
                 let answer = self.may_manage(&asker).and_then(|()| self.add_robot(seat, strategy));
                 self.start_if_classic_and_full();
                 self.flush().await?;
-                let _ = reply.send(answer);
+                self.answer(reply, answer);
             }
             TableCommand::RemoveRobot { seat, asker, reply } => {
                 let answer = self.may_manage(&asker).and_then(|()| self.remove_robot(seat));
                 self.flush().await?;
-                let _ = reply.send(answer);
+                self.answer(reply, answer);
             }
-            TableCommand::Start { asker, reply } => {
-                let answer = self.start(&asker);
+            TableCommand::Start { asker, robot_game, reply } => {
+                let answer = self.start(&asker, robot_game);
                 self.flush().await?;
-                let _ = reply.send(answer);
+                self.answer(reply, answer);
             }
             TableCommand::Connect { token, account, since, replay_hand, reply } => {
                 let _ = reply.send(self.connect(token.as_deref(), account, since, replay_hand));
                 self.start_if_classic_and_full();
             }
             TableCommand::Abort { reply } => {
-                self.abort();
+                self.abort("an admin closed it");
                 self.flush().await?;
-                let _ = reply.send(Ok(()));
+                self.answer(reply, Ok(()));
             }
             TableCommand::Message { connection, message } => self.message(connection, message),
             TableCommand::BadMessage { connection, code, reason } => {
                 self.reply(connection, &ServerMessage::error(code, reason));
             }
             TableCommand::Disconnect { connection } => self.disconnect(connection),
+            TableCommand::EndSeatTokens { account, session, except } => {
+                for seat in self.seats.end_tokens(account, session.as_deref(), except.as_deref()) {
+                    self.seat_changed(seat);
+                    tracing::info!(table = %self.id, seat, "a seat token ended with its account's sessions");
+                }
+            }
             TableCommand::Shutdown { .. } => {} // `run` answers it
         }
         self.flush().await
+    }
+
+    /// Answers a request once its change is stored: now, or (its batch held
+    /// for want of the store) once the store is back and it is written.
+    fn answer<T: Send + 'static>(&mut self, reply: tokio::sync::oneshot::Sender<T>, answer: T) {
+        if self.record.is_held() {
+            self.deferred.push(Box::new(move || {
+                let _ = reply.send(answer);
+            }));
+        } else {
+            let _ = reply.send(answer);
+        }
     }
 
     /// While a batch waits for the store, the table shows and changes
@@ -368,6 +442,13 @@ impl Actor {
                 self.reply(connection, &ServerMessage::error(code, reason));
             }
             TableCommand::Disconnect { connection } => self.disconnect(connection),
+            // Ending tokens changes a seat's row: done once the store is back
+            // (the sessions themselves have ended already).
+            TableCommand::EndSeatTokens { account, session, except } => {
+                for seat in self.seats.end_tokens(account, session.as_deref(), except.as_deref()) {
+                    self.seat_changed(seat);
+                }
+            }
             TableCommand::Shutdown { .. } => {} // `run` answers it
         }
     }
@@ -384,7 +465,14 @@ impl Actor {
     }
 
     pub fn sit(&mut self, name: &str, seat: Option<u8>, account: Option<i64>) -> Result<SeatGrant, TableError> {
-        let name = crate::protocol::text::player_name(name).map_err(|e| TableError::Invalid(e.to_string()))?;
+        use crate::protocol::text;
+        let name = text::person_name(name).map_err(|e| TableError::Invalid(e.to_string()))?;
+        let key = text::look_alike_key(&name);
+        if let Some((other, _)) = self.seats.occupied().find(|(_, s)| text::look_alike_key(&s.name) == key) {
+            return Err(TableError::Invalid(format!(
+                "the name '{name}' looks like the name of the player in seat {other}: choose another"
+            )));
+        }
         if let Some(held) = account.and_then(|a| self.seats.of_account(a)) {
             return Err(TableError::Invalid(format!(
                 "your account already sits in seat {held}: connect with your session to play it"
@@ -476,16 +564,30 @@ impl Actor {
         Ok(())
     }
 
-    pub fn start(&mut self, asker: &Asker) -> Result<(), TableError> {
+    /// Starts the game for `asker`; a game of four robots needs the permit
+    /// of `robot_game` (its starter's quota), which it holds while it is played.
+    pub fn start(&mut self, asker: &Asker, robot_game: Option<Permit>) -> Result<(), TableError> {
         self.may_manage(asker)?;
+        if self.state == TableState::Open && self.seats.full() && !self.seats.any_person() {
+            let Some(permit) = robot_game else {
+                return Err(TableError::NotNow("a game of robots alone was not asked for: ask to start it again"));
+            };
+            self.robot_game_hold = Some(permit);
+        }
         self.begin()
     }
 
     /// A classic table starts by itself, as mj-server's game does, once its
-    /// four seats are taken and every person in them is connected.
+    /// four seats are taken and every person in them is connected (never a
+    /// table of robots alone: somebody starts that, and it counts as theirs).
     fn start_if_classic_and_full(&mut self) {
         let everyone_here = self.seats.occupied().all(|(_, s)| s.is_robot() || s.connection.is_some());
-        if self.settings.classic && self.state == TableState::Open && self.seats.full() && everyone_here {
+        if self.settings.classic
+            && self.state == TableState::Open
+            && self.seats.full()
+            && self.seats.any_person()
+            && everyone_here
+        {
             let _ = self.begin();
         }
     }
@@ -498,6 +600,8 @@ impl Actor {
         if !self.seats.full() {
             return Err(TableError::NotNow("four players are needed: fill the empty seats with people or robots"));
         }
+        // It no longer waits to start.
+        self.waiting_hold = None;
         self.record.input(self.stream.seq(), Input::StartGame);
         let game = new_game(self.settings.options.clone(), self.settings.no_special_scores);
         self.start_following(game);
@@ -833,7 +937,7 @@ impl Actor {
         let claim = self.claim_deadline.filter(|_| !self.robots_waiting()).map(|d| d.at);
         let robot = self.robot_due().map(|_| self.last_action + self.pause_duration());
         let takeover = self.seats.next_takeover(self.settings.robot_takeover);
-        [claim, robot, takeover, self.close_at].into_iter().flatten().min()
+        [claim, robot, takeover, self.close_at, self.idle_deadline()].into_iter().flatten().min()
     }
 
     fn pause_duration(&self) -> Duration {
@@ -858,6 +962,7 @@ impl Actor {
         if self.waiting_ready {
             self.deal_if_ready();
         }
+        self.expire_if_idle();
     }
 
     /// Whether the restart that brought this table back is still bringing
@@ -951,10 +1056,11 @@ impl Actor {
         self.game.as_ref().map_or(0, |g| i64::from(g.hands_started()))
     }
 
-    /// An admin closes the table: a hand in progress is washed out, the
-    /// game ends as it stands (`game_over`), and the table stops once that
-    /// is stored (its connections close; it is gone from the lobby).
-    fn abort(&mut self) {
+    /// The table closes (an admin closed it, or it was idle too long): a hand
+    /// in progress is washed out, the game ends as it stands (`game_over`),
+    /// everybody is told why (`closed`), and the table stops once that is
+    /// stored (its connections close; it is gone from the lobby).
+    fn abort(&mut self, reason: &str) {
         // First, so that the hand washed out below is not followed by another.
         self.closing = true;
         if self.game.as_ref().is_some_and(Game::hand_in_progress) {
@@ -966,10 +1072,59 @@ impl Actor {
         self.game_over();
         self.waiting_ready = false;
         self.paused = false;
-        tracing::info!(table = %self.id, "closed by an admin");
+        self.broadcast_table(TableEvent::Closed { reason: reason.to_string() });
+        tracing::info!(table = %self.id, "closed: {reason}");
+    }
+
+    /// Notes when the table became idle (no person connected at a table not
+    /// started, or at a game of people), or that it no longer is.
+    fn watch_idle(&mut self) {
+        let someone_here = self.seats.occupied().any(|(_, s)| !s.is_robot() && s.connection.is_some());
+        let may_idle = match self.state {
+            TableState::Open => true,
+            // A game of robots plays by itself; one of people waits for them.
+            TableState::Playing => self.seats.any_person(),
+            TableState::Over => false,
+        };
+        if may_idle && !someone_here {
+            self.idle_since.get_or_insert_with(Instant::now);
+        } else {
+            self.idle_since = None;
+        }
+    }
+
+    /// When an idle table expires.
+    fn idle_deadline(&self) -> Option<Instant> {
+        let since = self.idle_since?;
+        let after = if self.state == TableState::Open { self.limits.idle_open } else { self.limits.idle_game };
+        since.checked_add(after)
+    }
+
+    /// Closes the table if it has been idle too long.
+    fn expire_if_idle(&mut self) {
+        if self.closing || self.idle_deadline().is_none_or(|at| at > Instant::now()) {
+            return;
+        }
+        let (what, after) = match self.state {
+            TableState::Open => ("nobody has been at this table", self.limits.idle_open),
+            _ => ("nobody has been at this game", self.limits.idle_game),
+        };
+        let seconds = after.as_secs();
+        let span = match seconds {
+            60 => "a minute".to_string(),
+            s if s.is_multiple_of(60) => format!("{} minutes", s / 60),
+            1 => "a second".to_string(),
+            s => format!("{s} seconds"),
+        };
+        self.abort(&format!("{what} for {span}"));
     }
 
     fn game_over(&mut self) {
+        // Seats, a table waiting and a game of robots count against their
+        // holders only while the game is not over.
+        self.seats.release_holds();
+        self.waiting_hold = None;
+        self.robot_game_hold = None;
         if self.state != TableState::Over {
             let scores = self.game.as_ref().map(Game::scores);
             tracing::info!(table = %self.id, name = %self.settings.name, ?scores, "game over");
@@ -1017,6 +1172,10 @@ impl Actor {
                 Ok(()) => {
                     self.record.written();
                     self.count();
+                    // Requests whose change was held with this batch are answered now.
+                    for answer in std::mem::take(&mut self.deferred) {
+                        answer();
+                    }
                     for dropped in self.stream.release() {
                         self.seat_lost(dropped.connection, dropped.seat, false);
                     }

@@ -18,7 +18,7 @@ use tokio::sync::{Semaphore, watch};
 
 use super::actor::{self, KEEP_FINISHED, OpenError};
 use super::recovery::{self, Rebuilt, RecoverError};
-use super::{TableCommand, TableError, TableHandle, TableSetup};
+use super::{TableCommand, TableError, TableHandle, TableLimits, TableSetup};
 use crate::protocol::ws::TableInfo;
 use crate::store::{SavedGame, Store, StoreError};
 
@@ -59,6 +59,8 @@ pub struct Lobby {
     stopping: AtomicBool,
     numbered: AtomicU64,
     store: Store,
+    /// The limits every table applies to its clients.
+    limits: TableLimits,
 }
 
 /// How the recovery of the stored games stands (at start-up).
@@ -127,8 +129,9 @@ impl Returning {
 }
 
 impl Lobby {
-    /// An empty lobby whose tables keep their games in `store`.
-    pub fn new(store: Store) -> Lobby {
+    /// An empty lobby whose tables keep their games in `store` and apply
+    /// `limits` to their clients.
+    pub fn new(store: Store, limits: TableLimits) -> Lobby {
         Lobby {
             tables: RwLock::default(),
             returning: RwLock::default(),
@@ -137,6 +140,7 @@ impl Lobby {
             stopping: AtomicBool::new(false),
             numbered: Default::default(),
             store,
+            limits,
         }
     }
 
@@ -186,7 +190,7 @@ impl Lobby {
     /// A set-up the table refuses stores nothing.
     pub async fn open(&self, setup: TableSetup) -> Result<TableHandle, OpenError> {
         let id = uuid::Uuid::new_v4().simple().to_string();
-        let handle = actor::spawn(id, setup, self.store.clone()).await?;
+        let handle = actor::spawn(id, setup, self.store.clone(), self.limits).await?;
         self.insert(handle.clone());
         Ok(handle)
     }
@@ -313,7 +317,7 @@ impl Lobby {
             Ok(Some(_)) if self.stopping.load(Ordering::SeqCst) => return,
             Ok(Some(saved)) => {
                 let recovering = self.recovering.subscribe();
-                recovery::recover(saved, self.store.clone(), cpus, recovering).await.map_err(corrupt)
+                recovery::recover(saved, self.store.clone(), self.limits, cpus, recovering).await.map_err(corrupt)
             }
             Err(e) => Err(e),
         };
@@ -365,7 +369,7 @@ impl Lobby {
     /// loaded game file: `game_file::load`) and adds it to the
     /// lobby. A game that cannot be played on is `StoreError::Corrupt`.
     pub async fn reopen(&self, rebuilt: Rebuilt) -> Result<TableHandle, StoreError> {
-        let handle = recovery::reopen(rebuilt, self.store.clone()).await.map_err(corrupt)?;
+        let handle = recovery::reopen(rebuilt, self.store.clone(), self.limits).await.map_err(corrupt)?;
         self.insert(handle.clone());
         Ok(handle)
     }
@@ -411,6 +415,11 @@ impl Lobby {
         // A table joins the lobby before it leaves the games on their way:
         // one that came back between the two looks is found now.
         found().ok_or_else(|| TableError::NoSuchTable(id.to_string()))
+    }
+
+    /// Every open table's handle.
+    pub fn handles(&self) -> Vec<TableHandle> {
+        self.tables.read().unwrap_or_else(|e| e.into_inner()).values().filter(|h| !h.is_closed()).cloned().collect()
     }
 
     /// The number of open tables.
@@ -475,25 +484,25 @@ mod tests {
     #[tokio::test]
     async fn numbering_goes_on_after_the_stored_tables() {
         let store = Store::open("sqlite::memory:").await.unwrap();
-        let lobby = Lobby::new(store.clone());
+        let lobby = Lobby::new(store.clone(), TableLimits::default());
         assert_eq!(lobby.continue_numbering(Some(100)).await.unwrap(), 0, "an empty store");
         // Tables 0 and 1, then 3 (table 2's opening failed), under --seed 100.
         store_game(&store, "t0", GameSource::Live, 100, 1).await;
         store_game(&store, "t1", GameSource::Live, 101, 2).await;
         store_game(&store, "t3", GameSource::Live, 103, 3).await;
-        let lobby = Lobby::new(store.clone());
+        let lobby = Lobby::new(store.clone(), TableLimits::default());
         assert_eq!(lobby.continue_numbering(Some(100)).await.unwrap(), 4, "three stored, the last numbered 3");
         assert_eq!((lobby.next_number(), lobby.next_number()), (4, 5));
         // A loaded game takes no number; a table seeded at random (no
         // --seed then) is counted, its seed is no number.
         store_game(&store, "file", GameSource::Loaded, 150, 4).await;
         store_game(&store, "random", GameSource::Live, 0x9e37_79b9_7f4a_7c15, 5).await;
-        assert_eq!(Lobby::new(store.clone()).continue_numbering(Some(100)).await.unwrap(), 4);
+        assert_eq!(Lobby::new(store.clone(), TableLimits::default()).continue_numbering(Some(100)).await.unwrap(), 4);
         // Under another seed the seeds stored are no numbers of its: the count.
-        assert_eq!(Lobby::new(store.clone()).continue_numbering(Some(5_000)).await.unwrap(), 4);
-        assert_eq!(Lobby::new(store.clone()).continue_numbering(None).await.unwrap(), 4);
+        assert_eq!(Lobby::new(store.clone(), TableLimits::default()).continue_numbering(Some(5_000)).await.unwrap(), 4);
+        assert_eq!(Lobby::new(store.clone(), TableLimits::default()).continue_numbering(None).await.unwrap(), 4);
         // A seed just below the stored ones: numbered after them all.
-        assert_eq!(Lobby::new(store.clone()).continue_numbering(Some(90)).await.unwrap(), 14);
+        assert_eq!(Lobby::new(store.clone(), TableLimits::default()).continue_numbering(Some(90)).await.unwrap(), 14);
         store.close().await;
     }
 }

@@ -16,6 +16,12 @@ fn refuse(code: ErrorCode, why: impl Into<String>) -> Result<(), Refusal> {
     Err((code, why.into()))
 }
 
+/// The refusal of a seat's request over its rate.
+fn rate_limited(what: &str, wait: std::time::Duration) -> Refusal {
+    let seconds = (wait.as_secs_f64() * 10.0).ceil() / 10.0;
+    (ErrorCode::RateLimited, format!("too many {what} from your seat: try again in {seconds:.1} s"))
+}
+
 impl Actor {
     /// A message from connection `connection`.
     pub fn message(&mut self, connection: u64, message: ClientMessage) {
@@ -23,6 +29,8 @@ impl Actor {
         match message {
             ClientMessage::Ping => return self.reply(connection, &ServerMessage::Pong),
             ClientMessage::Snapshot => {
+                // As cheap as a move refused, and never stored: not limited
+                // (a program may ask for one every few events).
                 let snapshot = self.snapshot(seat);
                 return self.reply(connection, &snapshot);
             }
@@ -38,6 +46,20 @@ impl Actor {
     }
 
     fn player_message(&mut self, seat: u8, message: ClientMessage) -> Result<(), Refusal> {
+        // Chat, and the requests that make the table write without playing,
+        // are limited per seat: a flood would grow the store and slow the
+        // table for everyone at it.
+        let limited = match &message {
+            ClientMessage::Chat { .. } => self.may_chat(seat).map_err(|wait| ("chat messages", wait)),
+            ClientMessage::RequestPause { .. }
+            | ClientMessage::SetPause { .. }
+            | ClientMessage::SetOption { .. }
+            | ClientMessage::SetManager { .. } => self.may_request(seat).map_err(|wait| ("requests", wait)),
+            _ => Ok(()),
+        };
+        if let Err((what, wait)) = limited {
+            return Err(rate_limited(what, wait));
+        }
         match message {
             ClientMessage::Ping | ClientMessage::Snapshot => Ok(()),
             ClientMessage::Act { action } => {

@@ -19,6 +19,7 @@ mod tests;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::bots::strategy::Strategy;
+use crate::limits::{Limits, Permit, Rate};
 use crate::protocol::ws::{ClientMessage, ErrorCode, TableInfo};
 use crate::rules::options::GameOptions;
 use crate::rules::tile::Tile;
@@ -100,7 +101,7 @@ impl TableSettings {
 
 /// A table to open: its settings, the robots to seat at once, and whether
 /// to start the game at once (every seat must then be a robot's).
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct TableSetup {
     /// The settings.
     pub settings: TableSettings,
@@ -108,6 +109,43 @@ pub struct TableSetup {
     pub robots: Vec<RobotSeat>,
     /// Start the game at once.
     pub start: bool,
+    /// What the client who opens it holds by it: a table waiting to start,
+    /// or (started at once) a game of robots.
+    pub hold: Permit,
+}
+
+/// The limits a table applies to the clients at it (from the server's
+/// [`Limits`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TableLimits {
+    /// Chat messages per seat.
+    pub chat: Rate,
+    /// Other requests that cost a write (pauses, options, the manager), per seat.
+    pub requests: Rate,
+    /// Chat messages kept in memory for clients that reconnect.
+    pub chat_kept: usize,
+    /// A table not started with no person connected closes after this long.
+    pub idle_open: std::time::Duration,
+    /// A game with people seated and none connected ends after this long.
+    pub idle_game: std::time::Duration,
+}
+
+impl From<&Limits> for TableLimits {
+    fn from(l: &Limits) -> TableLimits {
+        TableLimits {
+            chat: l.chat,
+            requests: l.table_requests,
+            chat_kept: l.chat_kept,
+            idle_open: l.idle_open_table,
+            idle_game: l.idle_game,
+        }
+    }
+}
+
+impl Default for TableLimits {
+    fn default() -> TableLimits {
+        TableLimits::from(&Limits::default())
+    }
 }
 
 /// A robot to seat when a table opens.
@@ -209,6 +247,12 @@ pub enum TableCommand {
         seat: Option<u8>,
         /// The account the seat will belong to (a guest's: `None`).
         account: Option<i64>,
+        /// The account's session that asks (the SHA-256 of its token): the
+        /// seat token ends with it.
+        session: Option<String>,
+        /// The seat held, counted against the client's quota while it sits
+        /// at a game not over.
+        hold: Permit,
         /// The seat and its token.
         reply: oneshot::Sender<Result<SeatGrant, TableError>>,
     },
@@ -244,6 +288,10 @@ pub enum TableCommand {
         /// Who asks; nobody in particular is allowed only when the table has
         /// no manager and no seated person.
         asker: Asker,
+        /// A game of four robots held by whoever starts it (counted against
+        /// its quota while it is played); without one, such a game is
+        /// refused. Dropped for a game with people.
+        robot_game: Option<Permit>,
         /// Done.
         reply: oneshot::Sender<Result<(), TableError>>,
     },
@@ -289,12 +337,39 @@ pub enum TableCommand {
         /// Done.
         reply: oneshot::Sender<Result<(), TableError>>,
     },
+    /// An account's sessions ended (logged out everywhere, password
+    /// changed, disabled): the seat tokens its seats were given with them end
+    /// too; the seats stay the account's, played with a new session.
+    EndSeatTokens {
+        /// Every session of this account ended (but `except`).
+        account: Option<i64>,
+        /// This one session ended (the SHA-256 of its token: logged out).
+        session: Option<String>,
+        /// The session that lives on (a password change's own).
+        except: Option<String>,
+    },
     /// The server is shutting down: the table stops once what it has
     /// handled is stored.
     Shutdown {
         /// Answered when the table has stopped.
         reply: oneshot::Sender<()>,
     },
+}
+
+impl TableCommand {
+    /// Whether the command changes who sits or whether the game is played:
+    /// a request refused at once while the store cannot be written.
+    pub fn changes_seats(&self) -> bool {
+        matches!(
+            self,
+            TableCommand::Sit { .. }
+                | TableCommand::Leave { .. }
+                | TableCommand::AddRobot { .. }
+                | TableCommand::RemoveRobot { .. }
+                | TableCommand::Start { .. }
+                | TableCommand::Abort { .. }
+        )
+    }
 }
 
 /// A handle on a running table.
@@ -321,5 +396,10 @@ impl TableHandle {
     /// True once the table's task has ended.
     pub fn is_closed(&self) -> bool {
         self.sender.is_closed()
+    }
+
+    /// Completes once the table's task has ended.
+    pub async fn closed(&self) {
+        self.sender.closed().await
     }
 }

@@ -8,7 +8,7 @@ use super::actor::{Actor, KEEP_FINISHED, start_task};
 use super::record::Record;
 use super::seats::Seat;
 use super::stream::Stream;
-use super::{TableHandle, TableSettings};
+use super::{TableHandle, TableLimits, TableSettings};
 use crate::bots::Robot;
 use crate::bots::strategy::Strategy;
 use crate::protocol::ws::{ServerMessage, StreamEvent, TableState};
@@ -67,13 +67,14 @@ pub struct Rebuilt {
 pub async fn recover(
     saved: SavedGame,
     store: Store,
+    limits: TableLimits,
     cpus: &Semaphore,
     recovering: tokio::sync::watch::Receiver<bool>,
 ) -> Result<TableHandle, RecoverError> {
     let id = saved.id.clone();
     let corrupt = |why: String| RecoverError::Corrupt { game: id.clone(), why };
     let permit = cpus.acquire().await.map_err(|e| corrupt(format!("waiting to replay: {e}")))?;
-    let mut actor = tokio::task::spawn_blocking(move || set_up(rebuild(saved)?, store))
+    let mut actor = tokio::task::spawn_blocking(move || set_up(rebuild(saved)?, store, limits))
         .await
         .map_err(|e| corrupt(format!("replaying the inputs: {e}")))??;
     actor.robots_wait = Some(recovering);
@@ -102,18 +103,18 @@ pub fn rebuild(saved: SavedGame) -> Result<Rebuilt, RecoverError> {
 /// events for clients that resume. The players are away until they reconnect
 /// with their seat tokens; a game in play waits, paused, until every person
 /// is ready again. The game's rows must already be stored.
-pub async fn reopen(saved: Rebuilt, store: Store) -> Result<TableHandle, RecoverError> {
-    open(set_up(saved, store)?).await
+pub async fn reopen(saved: Rebuilt, store: Store, limits: TableLimits) -> Result<TableHandle, RecoverError> {
+    open(set_up(saved, store, limits)?).await
 }
 
 /// The table of a rebuilt game, as [`reopen`] opens it, before anything is
 /// stored or started: CPU work only (the robots, the recent events read
 /// again), so that recovery may do it on a blocking thread.
-pub(super) fn set_up(saved: Rebuilt, store: Store) -> Result<Actor, RecoverError> {
+pub(super) fn set_up(saved: Rebuilt, store: Store, limits: TableLimits) -> Result<Actor, RecoverError> {
     let id = saved.id.clone();
     let corrupt = |why: String| RecoverError::Corrupt { game: id.clone(), why };
     let row = &saved.game;
-    let mut actor = Actor::new(saved.id.clone(), saved.settings, store);
+    let mut actor = Actor::new(saved.id.clone(), saved.settings, store, limits);
     actor.record = Record::stored(row.source, row.created_us, row.finished_us, saved.inputs);
     actor.seats.manager = row.manager.and_then(|m| u8::try_from(m).ok());
     actor.state = row.state;
@@ -134,6 +135,9 @@ pub(super) fn set_up(saved: Rebuilt, store: Store) -> Result<Actor, RecoverError
                 name: seat_row.name.clone(),
                 token_sha256: seat_row.token_sha256.clone(),
                 account: seat_row.user_id,
+                session: None,
+                // Who held it is not stored: a restart's tables count against no quota.
+                hold: None,
                 robot,
                 connection: None,
                 disconnected_at: person.then(Instant::now),

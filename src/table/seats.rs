@@ -18,11 +18,18 @@ use crate::store::{SeatChange, SeatRow, new_seat_token, token_sha256};
 pub struct Seat {
     /// The name shown.
     pub name: String,
-    /// The SHA-256 of a person's seat token (hex); `None` for a robot. The
-    /// token itself is never kept.
+    /// The SHA-256 of a person's seat token (hex); `None` for a robot, and
+    /// for an account's seat whose token ended with the account's sessions
+    /// (it is played with a new session). The token itself is never kept.
     pub token_sha256: Option<String>,
     /// The account the seat belongs to (`None`: a guest or a robot).
     pub account: Option<i64>,
+    /// The account's session the seat was taken with (the SHA-256 of its
+    /// token), while the table is up: the seat token ends with it. Not
+    /// stored: after a restart, any end of the account's sessions ends it.
+    pub session: Option<String>,
+    /// The seat counted against its holder's quota, while the game is not over.
+    pub hold: Option<crate::limits::Permit>,
     /// A robot's strategy, and the robot playing.
     pub robot: Option<(Strategy, Robot)>,
     /// The connection acting for a person, if connected.
@@ -48,6 +55,8 @@ impl Seat {
             name,
             token_sha256: Some(token_sha256),
             account: None,
+            session: None,
+            hold: None,
             robot: None,
             connection: None,
             disconnected_at: None,
@@ -122,6 +131,38 @@ impl Seats {
         person.account = account;
         self.seats[seat as usize] = Some(person);
         SeatGrant { seat, token }
+    }
+
+    /// Ends the seat tokens of accounts' seats taken with the session
+    /// `session` (one session ended), or (every session of `account` ended
+    /// but `except`) of `account`'s seats taken with another session or with
+    /// a session not known (after a restart); returns the seats whose token
+    /// ended. A guest's token is its own and never ends so.
+    pub fn end_tokens(&mut self, account: Option<i64>, session: Option<&str>, except: Option<&str>) -> Vec<u8> {
+        let mut ended = Vec::new();
+        for (i, slot) in self.seats.iter_mut().enumerate() {
+            let Some(s) = slot.as_mut().filter(|s| s.account.is_some() && s.token_sha256.is_some()) else {
+                continue;
+            };
+            let taken_with = s.session.as_deref();
+            let ends = match (account, session) {
+                (_, Some(one)) => taken_with == Some(one),
+                (Some(a), None) => s.account == Some(a) && (taken_with.is_none() || taken_with != except),
+                (None, None) => false,
+            };
+            if ends {
+                s.token_sha256 = None;
+                ended.push(i as u8);
+            }
+        }
+        ended
+    }
+
+    /// The seats stop counting against their holders' quotas (the game is over).
+    pub fn release_holds(&mut self) {
+        for s in self.occupied_mut() {
+            s.hold = None;
+        }
     }
 
     /// The seat an account holds.
@@ -268,6 +309,22 @@ mod tests {
         assert_eq!(seats.free(None, |_| 0), Err(TableError::Full));
         assert_eq!(seats.first_person(), Some(2));
         assert_eq!(seats.names()[1], "Robot 2");
+    }
+
+    #[test]
+    fn an_accounts_seat_tokens_end_with_its_sessions() {
+        let mut seats = Seats::default();
+        seats.seat_person(0, "Ann".into(), Some(1));
+        seats.get_mut(0).unwrap().session = Some("phone".into());
+        seats.seat_person(1, "Bob".into(), Some(2));
+        seats.seat_person(2, "Guest".into(), None);
+        assert!(seats.end_tokens(None, Some("laptop"), None).is_empty(), "another session's logout");
+        assert!(seats.end_tokens(Some(1), None, Some("phone")).is_empty(), "a password change made on the phone");
+        assert_eq!(seats.end_tokens(None, Some("phone"), None), [0]);
+        assert_eq!(seats.get(0).unwrap().token_sha256, None);
+        assert_eq!(seats.of_account(1), Some(0), "the seat stays the account's");
+        assert_eq!(seats.end_tokens(Some(2), None, None), [1], "a session not known (after a restart) ends with any");
+        assert!(seats.get(2).unwrap().token_sha256.is_some(), "a guest's token is its own");
     }
 
     #[tokio::test(start_paused = true)]

@@ -154,7 +154,8 @@ impl TableDefaults {
             later_walls: self.later_walls.clone(),
             classic: request.classic,
         };
-        Ok(TableSetup { settings, robots: request.robots, start: request.start })
+        let hold = crate::limits::Permit::uncounted();
+        Ok(TableSetup { settings, robots: request.robots, start: request.start, hold })
     }
 }
 

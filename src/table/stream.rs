@@ -7,6 +7,11 @@
 //! the store could lose. Each subscriber has a bounded queue; one whose queue
 //! is full is dropped (its socket closes; the client reconnects for a fresh
 //! snapshot), so a slow client never stalls the table.
+//!
+//! What is kept in memory is bounded: a table's chat (the stored log keeps
+//! every message) by [`Stream::keep_chats`], and the whole log by
+//! [`MAX_LOGGED`]; a client resuming from before what was let go gets a
+//! snapshot instead.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
@@ -31,6 +36,22 @@ struct Logged {
     seq: u64,
     to: Audience,
     text: Arc<str>,
+    /// A chat message (kept in memory only up to [`Stream::keep_chats`]).
+    chat: bool,
+}
+
+/// Events kept in memory for resuming, at most: a hand has a few hundred, so
+/// only a table where nothing is dealt for a long while (seats taken and
+/// left over and over) reaches it.
+pub const MAX_LOGGED: usize = 4096;
+
+/// Chat messages kept in memory unless told otherwise.
+const CHATS_KEPT: usize = 200;
+
+/// Whether a stored event's text is a chat message (the table's own
+/// serialisation, [`to_text`], writes the event's type first).
+fn is_chat_text(text: &str) -> bool {
+    text.contains(r#""event":{"type":"chat""#)
 }
 
 /// A subscriber the stream dropped because its queue was full (or its
@@ -60,6 +81,9 @@ pub struct Stream {
     queue: usize,
     /// Numbered events waiting for their batch to be stored.
     outbox: Vec<(Audience, Arc<str>)>,
+    /// Chat messages in `log`, and how many may be.
+    chats: usize,
+    chats_kept: usize,
 }
 
 /// Serialises a message the server sends (our own types always serialise).
@@ -80,6 +104,40 @@ impl Stream {
             next_connection: 1,
             queue: queue.max(16),
             outbox: Vec::new(),
+            chats: 0,
+            chats_kept: CHATS_KEPT,
+        }
+    }
+
+    /// Keeps at most `n` chat messages in memory.
+    pub fn keep_chats(&mut self, n: usize) {
+        self.chats_kept = n;
+        self.trim();
+    }
+
+    /// Keeps an event for clients that resume, within the bounds.
+    fn log(&mut self, entry: Logged) {
+        self.chats += usize::from(entry.chat);
+        self.log.push_back(entry);
+        self.trim();
+    }
+
+    /// Lets the oldest chat messages go beyond what may be kept, and the
+    /// oldest events beyond [`MAX_LOGGED`]; a client resuming from before
+    /// one let go gets a snapshot.
+    fn trim(&mut self) {
+        while self.chats > self.chats_kept {
+            let Some(at) = self.log.iter().position(|e| e.chat) else { break };
+            if let Some(gone) = self.log.remove(at) {
+                self.chats -= 1;
+                self.log_start = self.log_start.max(gone.seq + 1);
+            }
+        }
+        while self.log.len() > MAX_LOGGED {
+            if let Some(gone) = self.log.pop_front() {
+                self.chats -= usize::from(gone.chat);
+                self.log_start = self.log_start.max(gone.seq + 1);
+            }
         }
     }
 
@@ -111,7 +169,8 @@ impl Stream {
                 stream.hand_started = seq;
                 hand_found = true;
             }
-            stream.log.push_back(Logged { seq, to, text });
+            let chat = is_chat_text(&text);
+            stream.log(Logged { seq, to, text, chat });
         }
         stream
     }
@@ -125,8 +184,9 @@ impl Stream {
     /// [`Stream::release`]. Returns its number and its text (for the store).
     pub fn push(&mut self, to: Audience, event: StreamEvent, at_us: u64) -> (u64, Arc<str>) {
         self.seq += 1;
+        let chat = matches!(event, StreamEvent::Table(crate::protocol::ws::TableEvent::Chat { .. }));
         let text = to_text(&ServerMessage::Event { seq: self.seq, at_us, event });
-        self.log.push_back(Logged { seq: self.seq, to, text: text.clone() });
+        self.log(Logged { seq: self.seq, to, text: text.clone(), chat });
         self.outbox.push((to, text.clone()));
         (self.seq, text)
     }
@@ -136,7 +196,9 @@ impl Stream {
     pub fn new_hand(&mut self) {
         let keep_from = self.hand_started;
         while self.log.front().is_some_and(|e| e.seq < keep_from) {
-            self.log.pop_front();
+            if let Some(gone) = self.log.pop_front() {
+                self.chats -= usize::from(gone.chat);
+            }
         }
         self.log_start = keep_from.max(1);
         self.hand_started = self.seq + 1;
@@ -372,6 +434,30 @@ mod tests {
         assert!(s.is_empty());
         assert_eq!(drain(&mut slow).len(), 16, "what fitted was queued");
         assert!(slow.outbound.try_recv().is_err(), "then the queue closed");
+    }
+
+    #[test]
+    fn chat_kept_in_memory_is_bounded_and_an_older_position_gets_a_snapshot() {
+        let mut s = Stream::new(64);
+        s.keep_chats(3);
+        s.push(Audience::Everyone, StreamEvent::Table(TableEvent::GameStarted), 0);
+        for i in 0..10 {
+            s.push(Audience::Everyone, chat(&i.to_string()), i);
+        }
+        s.release();
+        assert_eq!(s.chats, 3);
+        assert_eq!(s.log.len(), 4, "the game's event and the last three chats");
+        let mut c = subscribe(&mut s, None, Some(8)).unwrap();
+        assert_eq!(seqs(&drain(&mut c)), [9, 10, 11]);
+        let mut c = subscribe(&mut s, None, Some(2)).unwrap();
+        assert_eq!(drain(&mut c), ["snapshot"], "chats after 2 were let go");
+        for i in 0..MAX_LOGGED + 10 {
+            s.push(Audience::Everyone, StreamEvent::Table(TableEvent::SeatLeft { seat: 0 }), i as u64);
+        }
+        assert_eq!(s.log.len(), MAX_LOGGED);
+        assert!(s.chats <= 3);
+        let text = to_text(&ServerMessage::Event { seq: 1, at_us: 0, event: chat("x") });
+        assert!(is_chat_text(&text), "{text}");
     }
 
     #[test]

@@ -32,8 +32,9 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use super::actor;
-use super::{Connection, RobotSeat, SeatGrant, TableCommand, TableHandle, TableSettings, TableSetup};
+use super::{Connection, RobotSeat, SeatGrant, TableCommand, TableHandle, TableLimits, TableSettings, TableSetup};
 use crate::bots::strategy::Strategy;
+use crate::limits::Permit;
 use crate::protocol::ws::{
     ClientMessage, ErrorCode, Prompt, ServerMessage, StreamEvent, TableEvent, TableInfo, TableState,
 };
@@ -97,19 +98,30 @@ fn settings(options: &[(&str, &str)], pause_deciseconds: u32) -> TableSettings {
 async fn open_table(id: &str, settings: TableSettings, robots: &[u8], start: bool) -> TableHandle {
     let robots = robots.iter().map(|&s| RobotSeat { seat: Some(s), strategy: Strategy::default() }).collect();
     let store = open_store().await;
-    let setup = TableSetup { settings, robots, start };
-    within_real_time("opening the table", actor::spawn(id.to_string(), setup, store)).await.expect("the table opens")
+    let setup = TableSetup { settings, robots, start, hold: Permit::uncounted() };
+    within_real_time("opening the table", actor::spawn(id.to_string(), setup, store, limits()))
+        .await
+        .expect("the table opens")
+}
+
+/// No limit on requests, and no idle table expires (time is paused here, and
+/// jumps to the next deadline).
+fn limits() -> TableLimits {
+    let year = std::time::Duration::from_secs(365 * 24 * 3600);
+    TableLimits { idle_open: year, idle_game: year, ..TableLimits::from(&crate::limits::Limits::unlimited()) }
 }
 
 async fn sit(table: &TableHandle, name: &str, seat: u8) -> SeatGrant {
     let name = name.to_string();
-    let asked = table.ask(|reply| TableCommand::Sit { name, seat: Some(seat), account: None, reply });
+    let hold = Permit::uncounted();
+    let asked =
+        table.ask(|reply| TableCommand::Sit { name, seat: Some(seat), account: None, session: None, hold, reply });
     within_real_time("sitting", asked).await.expect("the table answers").expect("the seat is free")
 }
 
 async fn start(table: &TableHandle, token: &str) {
     let asker = super::Asker { token: Some(token.to_string()), ..Default::default() };
-    let asked = table.ask(|reply| TableCommand::Start { asker, reply });
+    let asked = table.ask(|reply| TableCommand::Start { asker, robot_game: None, reply });
     within_real_time("starting", asked).await.expect("the table answers").expect("the game starts");
 }
 
@@ -556,8 +568,8 @@ async fn robots_back_after_a_restart(
 ) -> TableHandle {
     let store = open_store().await;
     let robots = (0..4).map(|s| RobotSeat { seat: Some(s), strategy: Strategy::default() }).collect();
-    let setup = TableSetup { settings: settings(options, 0), robots, start: true };
-    let spawned = actor::spawn(id.into(), setup, store.clone());
+    let setup = TableSetup { settings: settings(options, 0), robots, start: true, hold: Permit::uncounted() };
+    let spawned = actor::spawn(id.into(), setup, store.clone(), limits());
     let table = within_real_time("opening the table", spawned).await.expect("the table opens");
     let mut watcher = Client::connect(&table, None, None).await;
     watcher.until(|m| until(m).then_some(())).await;
@@ -569,7 +581,8 @@ async fn robots_back_after_a_restart(
     });
     let saved = within_real_time("loading", loading).await.expect("the task").expect("read").expect("stored");
     let cpus = tokio::sync::Semaphore::new(1);
-    let reopened = within_real_time("reopening", super::recovery::recover(saved, store, &cpus, recovering)).await;
+    let reopened =
+        within_real_time("reopening", super::recovery::recover(saved, store, limits(), &cpus, recovering)).await;
     reopened.expect("the game's table opens again")
 }
 

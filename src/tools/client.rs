@@ -322,10 +322,12 @@ impl TableSocket {
     }
 
     /// The next message from the server, or `None` when the socket closed.
-    /// Pings are answered by the WebSocket layer and skipped.
+    /// Pings are answered by the WebSocket layer and skipped (they do not
+    /// restart the wait: a server that only pings times the wait out).
     pub async fn next(&mut self, wait: Duration) -> Result<Option<(ServerMessage, String)>, ClientError> {
+        let deadline = tokio::time::Instant::now() + wait;
         loop {
-            let frame = match tokio::time::timeout(wait, self.socket.next()).await {
+            let frame = match tokio::time::timeout_at(deadline, self.socket.next()).await {
                 Err(_) => return Err(ClientError::Timeout("a message from the server")),
                 Ok(None) => return Ok(None),
                 Ok(Some(frame)) => frame?,

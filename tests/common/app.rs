@@ -35,9 +35,12 @@ pub struct TestApp {
 impl TestApp {
     /// Serves on a random port over a fresh database of `backend` (`sqlite`
     /// or `postgres`, see [`TestDb::new`]; `memory` for an SQLite database in
-    /// memory), with the tables' `defaults`.
+    /// memory), with the tables' `defaults`. The test is one client playing
+    /// every seat at many tables from 127.0.0.1, which the limits would take
+    /// for an abuser: that address is exempt from them ([`exempt_loopback`]).
+    /// Tests of the limits serve with [`TestApp::spawn_serving`].
     pub async fn spawn(backend: &str, defaults: TableDefaults) -> TestApp {
-        TestApp::spawn_serving(backend, defaults, Serving::default()).await
+        TestApp::spawn_serving(backend, defaults, Serving { limits: exempt_loopback(), ..Serving::default() }).await
     }
 
     /// As [`TestApp::spawn`], serving as `serving` says (accounts' limits,
@@ -89,6 +92,13 @@ impl TestApp {
     pub async fn finish(self) {
         self.db.remove().await;
     }
+}
+
+/// The default limits, but 127.0.0.1 (where a test's clients all are) is
+/// exempt from the per-address and per-player ones.
+pub fn exempt_loopback() -> mahjong::limits::Limits {
+    let loopback = mahjong::limits::address::parse_network("127.0.0.1").expect("an address");
+    mahjong::limits::Limits { exempt: mahjong::limits::Exempt::new(vec![loopback]), ..Default::default() }
 }
 
 /// The name of the admin [`TestApp::admin_token`] creates.

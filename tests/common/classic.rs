@@ -24,6 +24,18 @@ impl ClassicClient {
     /// Connects to a classic listener.
     pub async fn connect(addr: SocketAddr) -> ClassicClient {
         let stream = TcpStream::connect(addr).await.expect("connect to the classic listener");
+        ClassicClient::over(stream)
+    }
+
+    /// Connects from another address of this machine (127.0.0.2, say:
+    /// Linux routes all of 127.0.0.0/8 to the loopback interface).
+    pub async fn connect_from(addr: SocketAddr, from: std::net::IpAddr) -> ClassicClient {
+        let socket = tokio::net::TcpSocket::new_v4().expect("a socket");
+        socket.bind(SocketAddr::new(from, 0)).expect("bind the local address");
+        ClassicClient::over(socket.connect(addr).await.expect("connect to the classic listener"))
+    }
+
+    fn over(stream: TcpStream) -> ClassicClient {
         let (read, writer) = stream.into_split();
         ClassicClient { reader: BufReader::new(read), writer, decoder: WireLineDecoder::new() }
     }

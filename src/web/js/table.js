@@ -173,9 +173,10 @@ export class TableScreen {
     if (msg.deadline) this.ticker = setInterval(() => this.tick(), 100);
   }
 
-  onClosed(code) {
+  onClosed(code, reason) {
     const text = code === 4001 ? 'Your session has ended: log in again to play.'
-      : 'This seat is now being played in another window or tab.';
+      : code === 1000 ? `The table has closed${reason ? `: ${reason}` : ''}.`
+        : 'This seat is now being played in another window or tab.';
     this.status = 'closed';
     this.closedText = text;
     this.schedule();
@@ -203,6 +204,7 @@ export class TableScreen {
       case 'pause_changed': return `Pause between moves: ${e.deciseconds / 10} s.`;
       case 'chat': return null;
       case 'penalty': return `Penalty for leaving: ${e.points} points.`;
+      case 'closed': return `The table has closed: ${e.reason}.`;
       case 'hand_started': return `Hand ${e.hand}: ${e.round} round, ${who(e.east)} is East.`;
       case 'drew': return e.player === this.state.seat && e.tile ? `You drew ${t(e.tile)}.` : null;
       case 'declared_bonus': return `${who(e.player)} declared ${t(e.tile)}.`;

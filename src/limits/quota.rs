@@ -1,0 +1,325 @@
+//! What each client holds at once, counted: connections, WebSockets,
+//! classic connections, tables waiting to start, seats, robot-only games.
+//!
+//! A client takes a [`Permit`] for each thing it holds; the count goes down
+//! when the permit is dropped (the connection closes, the seat is left, the
+//! game ends, the table closes), so nothing has to remember to give it back.
+//! A permit is taken before the thing is made, which makes the count exact
+//! even when one client asks many times at once.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use super::Limits;
+use super::address::AddressKey;
+use super::rate::Limit;
+
+/// Who holds something: an account (a logged-in player), or else the
+/// client's address.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Holder {
+    /// A logged-in player: its account's number.
+    Account(i64),
+    /// A guest: its address (IPv6 by /64).
+    Address(AddressKey),
+}
+
+/// Who asks for something.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Client {
+    /// The address the request came from.
+    pub address: IpAddr,
+    /// Its account, if logged in.
+    pub account: Option<i64>,
+    /// An admin: no quota on tables, seats or games applies.
+    pub admin: bool,
+}
+
+impl Client {
+    /// A guest at `address`.
+    pub fn guest(address: IpAddr) -> Client {
+        Client { address, account: None, admin: false }
+    }
+
+    /// Its account if logged in, else its address.
+    pub fn holder(&self) -> Holder {
+        match self.account {
+            Some(account) => Holder::Account(account),
+            None => Holder::Address(AddressKey::of(self.address)),
+        }
+    }
+}
+
+/// What is counted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Held {
+    /// An HTTP connection (by address).
+    Connection,
+    /// A table WebSocket, a player's or a spectator's (by address).
+    WebSocket,
+    /// A classic-protocol connection (by address).
+    Classic,
+    /// A table opened and not started yet (by holder).
+    WaitingTable,
+    /// A person's seat at a table whose game is not over (by holder).
+    Seat,
+    /// A game of four robots being played (by holder).
+    RobotGame,
+}
+
+impl Held {
+    /// Its name in refusals and in the docs.
+    pub fn describe(self) -> &'static str {
+        match self {
+            Held::Connection => "open connections from one address",
+            Held::WebSocket => "open WebSockets from one address",
+            Held::Classic => "open classic-protocol connections from one address",
+            Held::WaitingTable => "tables opened and not started yet",
+            Held::Seat => "seats held at games not over",
+            Held::RobotGame => "games of robots alone being played",
+        }
+    }
+
+    /// Counted by address alone, whoever is logged in.
+    fn by_address(self) -> bool {
+        matches!(self, Held::Connection | Held::WebSocket | Held::Classic)
+    }
+
+    /// How long a refused client is told to wait: connections close within
+    /// seconds, seats and games take minutes.
+    fn retry_after(self) -> Duration {
+        match self {
+            Held::Connection | Held::WebSocket | Held::Classic => Duration::from_secs(10),
+            Held::WaitingTable | Held::Seat | Held::RobotGame => Duration::from_secs(60),
+        }
+    }
+}
+
+/// A quota refused a request.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct Refusal {
+    /// Why, for the client.
+    pub message: String,
+    /// When to try again.
+    pub retry_after: Duration,
+}
+
+impl Refusal {
+    /// Whole seconds to wait, at least 1 (for `Retry-After`).
+    pub fn retry_after_secs(&self) -> u64 {
+        (self.retry_after.as_secs() + u64::from(self.retry_after.subsec_nanos() > 0)).max(1)
+    }
+}
+
+/// The counts and the rates, for the whole server.
+#[derive(Debug)]
+pub struct Quotas {
+    limits: Limits,
+    counts: Mutex<HashMap<(Holder, Held), u32>>,
+    tables_opened: Limit<Holder>,
+    /// Connections the process may hold at once, HTTP and classic together
+    /// ([`super::connection_budget`]): exempt addresses count here too.
+    connections: Arc<tokio::sync::Semaphore>,
+}
+
+/// One thing held: its count goes down when this is dropped. A permit of
+/// an exempt client counts nothing.
+#[derive(Debug)]
+#[must_use = "the thing counts as held only while its permit is kept"]
+pub struct Permit {
+    counted: Option<(Arc<Quotas>, Holder, Held)>,
+    /// A connection's share of the process's connections.
+    _budget: Option<tokio::sync::OwnedSemaphorePermit>,
+}
+
+impl Permit {
+    /// A permit that counts nothing (tables brought back by a restart,
+    /// whose holders are not known, and exempt clients).
+    pub fn uncounted() -> Permit {
+        Permit { counted: None, _budget: None }
+    }
+}
+
+impl Drop for Permit {
+    fn drop(&mut self) {
+        if let Some((quotas, holder, held)) = self.counted.take() {
+            let mut counts = quotas.counts.lock().unwrap_or_else(|e| e.into_inner());
+            if let Some(n) = counts.get_mut(&(holder, held)) {
+                *n -= 1;
+                if *n == 0 {
+                    counts.remove(&(holder, held));
+                }
+            }
+        }
+    }
+}
+
+impl Quotas {
+    /// The quotas of `limits`.
+    pub fn new(limits: Limits) -> Arc<Quotas> {
+        let connections = super::connection_budget(limits.connections) as usize;
+        Arc::new(Quotas {
+            tables_opened: Limit::new(limits.tables_opened),
+            connections: Arc::new(tokio::sync::Semaphore::new(connections.min(tokio::sync::Semaphore::MAX_PERMITS))),
+            limits,
+            counts: Mutex::default(),
+        })
+    }
+
+    /// No limit at all (tests of other things, tools).
+    pub fn unlimited() -> Arc<Quotas> {
+        Quotas::new(Limits::unlimited())
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Whether no per-client limit applies to `client`: its address is
+    /// exempt, or (for tables, seats and games) it is an admin.
+    fn exempt(&self, client: &Client, held: Option<Held>) -> bool {
+        self.limits.exempt.contains(client.address) || (client.admin && !held.is_some_and(Held::by_address))
+    }
+
+    /// How many of `held` one holder may have.
+    fn cap(&self, held: Held) -> u32 {
+        let l = &self.limits;
+        match held {
+            Held::Connection => l.connections_per_address,
+            Held::WebSocket => l.websockets_per_address,
+            Held::Classic => l.classic_per_address,
+            Held::WaitingTable => l.waiting_tables,
+            Held::Seat => l.seats,
+            Held::RobotGame => l.robot_games,
+        }
+    }
+
+    /// Takes one `held` for `client`, or says why not.
+    pub fn hold(self: &Arc<Self>, client: &Client, held: Held) -> Result<Permit, Refusal> {
+        // A connection first takes its share of what the process can hold
+        // (a WebSocket takes its own: once upgraded it no longer counts as
+        // the HTTP connection it came from).
+        let budget = match held {
+            Held::Connection | Held::Classic | Held::WebSocket => match self.connections.clone().try_acquire_owned() {
+                Ok(permit) => Some(permit),
+                Err(_) => {
+                    return Err(Refusal {
+                        message: "the server holds as many connections as it can: try again shortly".into(),
+                        retry_after: held.retry_after(),
+                    });
+                }
+            },
+            _ => None,
+        };
+        if self.exempt(client, Some(held)) {
+            return Ok(Permit { counted: None, _budget: budget });
+        }
+        if held == Held::RobotGame && self.limits.robot_games_need_account && client.account.is_none() {
+            return Err(Refusal {
+                message: "only logged-in players may start games of robots alone here: log in".into(),
+                retry_after: held.retry_after(),
+            });
+        }
+        let holder = if held.by_address() { Holder::Address(AddressKey::of(client.address)) } else { client.holder() };
+        let cap = self.cap(held);
+        let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
+        let n = counts.get(&(holder, held)).copied().unwrap_or(0);
+        if n >= cap {
+            let whose = match holder {
+                Holder::Account(_) => "your account",
+                Holder::Address(_) => "your address",
+            };
+            let message =
+                format!("too many {}: {whose} has {n} of at most {cap}; close or finish one first", held.describe());
+            return Err(Refusal { message, retry_after: held.retry_after() });
+        }
+        counts.insert((holder, held), n + 1);
+        Ok(Permit { counted: Some((self.clone(), holder, held)), _budget: budget })
+    }
+
+    /// Counts a table opened by `client` (a rate: `--tables-rate`).
+    pub fn open_table(&self, client: &Client) -> Result<(), Refusal> {
+        if self.exempt(client, None) {
+            return Ok(());
+        }
+        self.tables_opened.check(&client.holder()).map_err(|wait| Refusal {
+            message: format!(
+                "too many tables opened: at most {} at once, then one every {} s",
+                self.limits.tables_opened.burst,
+                self.limits.tables_opened.every.as_secs_f64()
+            ),
+            retry_after: wait,
+        })
+    }
+
+    /// How many of `held` `holder` has now (for tests and metrics).
+    pub fn count(&self, holder: Holder, held: Held) -> u32 {
+        self.counts.lock().unwrap_or_else(|e| e.into_inner()).get(&(holder, held)).copied().unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits() -> Limits {
+        Limits { seats: 2, ..Limits::default() }
+    }
+
+    #[test]
+    fn a_permit_counts_until_it_is_dropped() {
+        let quotas = Quotas::new(limits());
+        let ann = Client::guest("192.0.2.1".parse().unwrap());
+        let first = quotas.hold(&ann, Held::Seat).unwrap();
+        let second = quotas.hold(&ann, Held::Seat).unwrap();
+        let refused = quotas.hold(&ann, Held::Seat).unwrap_err();
+        assert!(refused.message.contains("at most 2"), "{}", refused.message);
+        assert_eq!(refused.retry_after_secs(), 60);
+        // Another address, and an account at the same address, hold their own.
+        assert!(quotas.hold(&Client::guest("192.0.2.2".parse().unwrap()), Held::Seat).is_ok());
+        let account = Client { account: Some(7), ..ann };
+        let _kept = quotas.hold(&account, Held::Seat).unwrap();
+        drop(first);
+        let third = quotas.hold(&ann, Held::Seat).unwrap();
+        assert_eq!(quotas.count(ann.holder(), Held::Seat), 2);
+        drop((second, third));
+        assert_eq!(quotas.count(ann.holder(), Held::Seat), 0);
+        assert!(quotas.counts.lock().unwrap().len() == 1, "only the account's count is left");
+    }
+
+    #[test]
+    fn connections_take_a_share_of_what_the_process_holds() {
+        let quotas = Quotas::new(Limits { connections: Some(2), ..Limits::unlimited() });
+        let a = Client::guest("192.0.2.1".parse().unwrap());
+        let b = Client::guest("192.0.2.2".parse().unwrap());
+        let first = quotas.hold(&a, Held::Connection).unwrap();
+        let _second = quotas.hold(&b, Held::Classic).unwrap();
+        assert!(quotas.hold(&b, Held::Connection).unwrap_err().message.contains("as many connections"));
+        assert!(quotas.hold(&b, Held::WebSocket).is_err(), "a WebSocket too");
+        assert!(quotas.hold(&b, Held::Seat).is_ok(), "a seat is no connection");
+        drop(first);
+        assert!(quotas.hold(&b, Held::Connection).is_ok());
+    }
+
+    #[test]
+    fn connections_count_by_address_and_admins_and_exempt_addresses_are_spared() {
+        let quotas = Quotas::new(Limits {
+            websockets_per_address: 1,
+            seats: 0,
+            exempt: super::super::Exempt::new(vec!["10.0.0.0/8".parse().unwrap()]),
+            ..Limits::default()
+        });
+        let admin = Client { address: "192.0.2.1".parse().unwrap(), account: Some(1), admin: true };
+        let _ws = quotas.hold(&admin, Held::WebSocket).unwrap();
+        assert!(quotas.hold(&admin, Held::WebSocket).is_err(), "an admin's sockets count by address too");
+        assert!(quotas.hold(&admin, Held::Seat).is_ok(), "an admin holds any number of seats");
+        let exempt = Client::guest("10.1.2.3".parse().unwrap());
+        let permits: Vec<Permit> = (0..10).map(|_| quotas.hold(&exempt, Held::WebSocket).unwrap()).collect();
+        assert_eq!(permits.len(), 10);
+        assert!(quotas.open_table(&exempt).is_ok());
+    }
+}
