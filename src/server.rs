@@ -190,6 +190,13 @@ pub struct LimitArgs {
     /// Tables one player (its account, or its address) may open [default: 10/30s].
     #[arg(long, env = "MAHJONG_TABLES_RATE")]
     pub tables_rate: Option<Rate>,
+    /// Seats one player may take [default: 20/3s].
+    #[arg(long, env = "MAHJONG_SEATS_RATE")]
+    pub seats_rate: Option<Rate>,
+    /// Table connections (WebSockets, classic logins) one address may open
+    /// [default: 30/2s].
+    #[arg(long, env = "MAHJONG_CONNECTIONS_RATE")]
+    pub connections_rate: Option<Rate>,
     /// Tables one player has opened that wait to start [default: 4].
     #[arg(long, env = "MAHJONG_MAX_WAITING_TABLES")]
     pub max_waiting_tables: Option<u32>,
@@ -245,6 +252,8 @@ impl LimitArgs {
             connections: self.max_connections.or(d.connections),
             header_timeout: self.header_timeout.map_or(d.header_timeout, secs),
             tables_opened: self.tables_rate.unwrap_or(d.tables_opened),
+            seats_taken: self.seats_rate.unwrap_or(d.seats_taken),
+            connections_opened: self.connections_rate.unwrap_or(d.connections_opened),
             waiting_tables: self.max_waiting_tables.unwrap_or(d.waiting_tables),
             seats: self.max_seats.unwrap_or(d.seats),
             robot_games: self.max_robot_games.unwrap_or(d.robot_games),

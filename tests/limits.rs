@@ -107,6 +107,7 @@ async fn sit(app: &TestApp, from: IpAddr, table: &str, name: &str, headers: &[(&
 async fn quotas_answer_429_with_retry_after_and_a_json_body(backend: &str) {
     let limits = Limits {
         tables_opened: Rate::new(3, Duration::from_secs(3600)),
+        seats_taken: Rate::new(4, Duration::from_secs(3600)),
         waiting_tables: 3,
         seats: 3,
         robot_games: 1,
@@ -122,7 +123,7 @@ async fn quotas_answer_429_with_retry_after_and_a_json_body(backend: &str) {
     assert!(open(&app, b, json!({})).await.is_ok(), "another address holds its own");
     // Seats: three at games not over, then refused; one left frees one.
     let mine = sit(&app, a, &t1, "Ann", &[]).await.unwrap();
-    sit(&app, a, &t1, "Bea", &[]).await.unwrap();
+    let bea = sit(&app, a, &t1, "Bea", &[]).await.unwrap();
     sit(&app, a, &t2, "Cy", &[]).await.unwrap();
     assert_quota(&sit(&app, a, &t2, "Dot", &[]).await.unwrap_err(), "seats held");
     let bearer = format!("Bearer {mine}");
@@ -130,6 +131,12 @@ async fn quotas_answer_429_with_retry_after_and_a_json_body(backend: &str) {
         ask_with(&app, a, "DELETE", &format!("/api/v1/tables/{t1}/seats"), None, &[("authorization", &bearer)]).await;
     assert_eq!(left.status, 204);
     sit(&app, a, &t2, "Dot", &[]).await.expect("a seat left is a seat free again");
+    // Seats taken: four an hour here, however many are held.
+    let bearer = format!("Bearer {bea}");
+    let left =
+        ask_with(&app, a, "DELETE", &format!("/api/v1/tables/{t1}/seats"), None, &[("authorization", &bearer)]).await;
+    assert_eq!(left.status, 204);
+    assert_quota(&sit(&app, a, &t1, "Bea", &[]).await.unwrap_err(), "too many seats taken");
     // An account holds its own, whatever its address.
     let session = app.api.register("Eve", PASSWORD).await;
     let bearer = format!("Bearer {session}");
@@ -410,6 +417,18 @@ async fn silent_and_slow_connections_are_closed_and_capped_per_address(backend: 
 }
 
 async fn websockets_are_capped_per_address(backend: &str) {
+    // Opened too fast: three a minute here.
+    let limits = Limits { connections_opened: Rate::new(3, Duration::from_secs(60)), ..Limits::default() };
+    let app = serve(backend, limits).await;
+    let table = open(&app, local(1), json!({})).await.unwrap();
+    for _ in 0..3 {
+        TableSocket::connect(app.addr, &table, None, None).await.expect("a spectator").close().await;
+    }
+    let error =
+        TableSocket::connect(app.addr, &table, None, None).await.err().expect("a fourth in a minute").to_string();
+    assert!(error.contains("429"), "{error}");
+    app.finish().await;
+
     let app = serve(backend, Limits { websockets_per_address: 3, ..Limits::default() }).await;
     let table = open(&app, local(1), json!({})).await.unwrap();
     let mut sockets = Vec::new();

@@ -559,6 +559,8 @@ fn every_limit_is_documented_with_its_flag_and_default() {
         ("--max-connections", "the file descriptor limit".to_string()),
         ("--header-timeout", format!("{} seconds", d.header_timeout.as_secs())),
         ("--tables-rate", d.tables_opened.to_string()),
+        ("--seats-rate", d.seats_taken.to_string()),
+        ("--connections-rate", d.connections_opened.to_string()),
         ("--max-waiting-tables", d.waiting_tables.to_string()),
         ("--max-seats", d.seats.to_string()),
         ("--max-robot-games", d.robot_games.to_string()),

@@ -31,7 +31,7 @@ use sha2::{Digest, Sha256};
 use tokio::sync::Mutex;
 
 use crate::auth::Accounts;
-use crate::limits::{AddressKey, Client, Held, Quotas};
+use crate::limits::{AddressKey, Client, Held, Paced, Quotas};
 use crate::table::{Lobby, NewTable, Rulebook, TableCommand, TableDefaults, TableError, TableHandle};
 
 pub use session::serve_connection;
@@ -316,6 +316,7 @@ struct Who<'a> {
 impl Rooms {
     async fn sit(&mut self, handle: &TableHandle, who: &Who<'_>) -> Result<Seated, Sit> {
         let hold = who.quotas.hold(who.client, Held::Seat).map_err(|r| Sit::Name(r.message))?;
+        who.quotas.pace(who.client, Paced::SeatsTaken).map_err(|r| Sit::Name(r.message))?;
         let (name, account) = (who.name.to_string(), who.account);
         let asked = handle
             .ask(|reply| TableCommand::Sit { name, seat: None, account, session: None, hold, reply })

@@ -156,6 +156,14 @@ where
                     return None;
                 }
             };
+            // Each login sits down or comes back, which the table stores:
+            // paced per address, as a table WebSocket is.
+            if let Err(refusal) =
+                front.quotas().pace(&crate::limits::Client::guest(peer), crate::limits::Paced::ConnectionsOpened)
+            {
+                let _ = self.send(&refused(refusal.message)).await;
+                return None;
+            }
             let seated = match front.seat_of_id(last_id).await {
                 // A known id comes back to its seat, unless the seat is
                 // connected (as mj-server: "already connected elsewhere"),

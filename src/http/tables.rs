@@ -17,7 +17,7 @@ use super::hyper_refusals::ClientAddr;
 use super::openapi::refusals;
 use super::{ApiError, AppState, ErrorCode};
 use crate::bots::strategy::Strategy;
-use crate::limits::{Client, Held};
+use crate::limits::{Client, Held, Paced};
 use crate::protocol::json;
 use crate::protocol::ws::TableInfo;
 use crate::rules::calculator::{self, SettleRequest, SettleResponse};
@@ -148,7 +148,7 @@ pub async fn create(
     let client = client(&addr, caller.as_ref());
     let held = if setup.start { Held::RobotGame } else { Held::WaitingTable };
     let hold = state.quotas.hold(&client, held)?;
-    state.quotas.open_table(&client)?;
+    state.quotas.pace(&client, Paced::TablesOpened)?;
     setup.hold = hold;
     // One batch: the table, its robots and its start are stored together or not at all.
     let handle = state.lobby.open(setup).await?;
@@ -266,7 +266,9 @@ pub async fn sit(
         }
     };
     let seat = request.seat;
-    let hold = state.quotas.hold(&client(&addr, caller.as_ref()), Held::Seat)?;
+    let client = client(&addr, caller.as_ref());
+    let hold = state.quotas.hold(&client, Held::Seat)?;
+    state.quotas.pace(&client, Paced::SeatsTaken)?;
     let session = caller.map(|c| c.session.token_sha256);
     let grant: SeatGrant =
         handle.ask(|reply| TableCommand::Sit { name, seat, account, session, hold, reply }).await??;

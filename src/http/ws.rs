@@ -22,7 +22,7 @@ use super::hyper_refusals::ClientAddr;
 use super::openapi::refusals;
 use super::{ApiError, AppState, ErrorCode as ApiCode};
 use crate::auth::Revoked;
-use crate::limits::Held;
+use crate::limits::{Held, Paced};
 use crate::protocol::ws::{ClientMessage, ErrorCode, MAX_CLIENT_MESSAGE};
 use crate::table::{Connection, TableCommand, TableHandle};
 
@@ -112,7 +112,9 @@ pub async fn upgrade(
             "a WebSocket authenticated by the session cookie must be opened from this server's own pages",
         ));
     }
-    let held = state.quotas.hold(&super::tables::client(&addr, caller.as_ref()), Held::WebSocket)?;
+    let client = super::tables::client(&addr, caller.as_ref());
+    let held = state.quotas.hold(&client, Held::WebSocket)?;
+    state.quotas.pace(&client, Paced::ConnectionsOpened)?;
     // A connection made with an account session lives as long as the session.
     let account = caller.as_ref().map(|c| c.user_id);
     let session = caller.map(|c| Watched {

@@ -19,7 +19,7 @@ pub mod rate;
 use std::time::Duration;
 
 pub use address::{AddressKey, Exempt};
-pub use quota::{Client, Held, Holder, Permit, Quotas, Refusal};
+pub use quota::{Client, Held, Holder, Paced, Permit, Quotas, Refusal};
 pub use rate::Rate;
 
 /// Every limit, with the defaults a public server runs with.
@@ -40,6 +40,12 @@ pub struct Limits {
     pub header_timeout: Duration,
     /// Tables one player may open.
     pub tables_opened: Rate,
+    /// Seats one player may take (each seat taken and left is stored: a
+    /// client sitting down and leaving over and over would fill the store).
+    pub seats_taken: Rate,
+    /// Table connections (WebSockets and classic logins) one address may
+    /// open (each connection and disconnection of a seat is stored).
+    pub connections_opened: Rate,
     /// Tables one player has opened that wait to start.
     pub waiting_tables: u32,
     /// Seats one player holds at games not over.
@@ -74,6 +80,8 @@ impl Default for Limits {
             connections: None,
             header_timeout: Duration::from_secs(15),
             tables_opened: Rate::new(10, Duration::from_secs(30)),
+            seats_taken: Rate::new(20, Duration::from_secs(3)),
+            connections_opened: Rate::new(30, Duration::from_secs(2)),
             waiting_tables: 4,
             seats: 8,
             robot_games: 2,
@@ -99,6 +107,8 @@ impl Limits {
             websockets_per_address: many,
             classic_per_address: many,
             tables_opened: fast,
+            seats_taken: fast,
+            connections_opened: fast,
             waiting_tables: many,
             seats: many,
             robot_games: many,

@@ -97,6 +97,17 @@ impl Held {
     }
 }
 
+/// What is paced: how fast a client may ask for it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Paced {
+    /// Tables opened (by player).
+    TablesOpened,
+    /// Seats taken (by player).
+    SeatsTaken,
+    /// Table connections opened: WebSockets and classic logins (by address).
+    ConnectionsOpened,
+}
+
 /// A quota refused a request.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[error("{message}")]
@@ -120,6 +131,8 @@ pub struct Quotas {
     limits: Limits,
     counts: Mutex<HashMap<(Holder, Held), u32>>,
     tables_opened: Limit<Holder>,
+    seats_taken: Limit<Holder>,
+    connections_opened: Limit<Holder>,
     /// Connections the process may hold at once, HTTP and classic together
     /// ([`super::connection_budget`]): exempt addresses count here too.
     connections: Arc<tokio::sync::Semaphore>,
@@ -163,6 +176,8 @@ impl Quotas {
         let connections = super::connection_budget(limits.connections) as usize;
         Arc::new(Quotas {
             tables_opened: Limit::new(limits.tables_opened),
+            seats_taken: Limit::new(limits.seats_taken),
+            connections_opened: Limit::new(limits.connections_opened),
             connections: Arc::new(tokio::sync::Semaphore::new(connections.min(tokio::sync::Semaphore::MAX_PERMITS))),
             limits,
             counts: Mutex::default(),
@@ -241,16 +256,26 @@ impl Quotas {
         Ok(Permit { counted: Some((self.clone(), holder, held)), _budget: budget })
     }
 
-    /// Counts a table opened by `client` (a rate: `--tables-rate`).
-    pub fn open_table(&self, client: &Client) -> Result<(), Refusal> {
-        if self.exempt(client, None) {
+    /// Counts one `what` asked for by `client`, or says how long to wait
+    /// (the rates `--tables-rate`, `--seats-rate`, `--connections-rate`).
+    pub fn pace(&self, client: &Client, what: Paced) -> Result<(), Refusal> {
+        let by_address = what == Paced::ConnectionsOpened;
+        if self.limits.exempt.contains(client.address) || (client.admin && !by_address) {
             return Ok(());
         }
-        self.tables_opened.check(&client.holder()).map_err(|wait| Refusal {
+        let (limit, rate, name) = match what {
+            Paced::TablesOpened => (&self.tables_opened, self.limits.tables_opened, "tables opened"),
+            Paced::SeatsTaken => (&self.seats_taken, self.limits.seats_taken, "seats taken"),
+            Paced::ConnectionsOpened => {
+                (&self.connections_opened, self.limits.connections_opened, "connections opened")
+            }
+        };
+        let holder = if by_address { Holder::Address(AddressKey::of(client.address)) } else { client.holder() };
+        limit.check(&holder).map_err(|wait| Refusal {
             message: format!(
-                "too many tables opened: at most {} at once, then one every {} s",
-                self.limits.tables_opened.burst,
-                self.limits.tables_opened.every.as_secs_f64()
+                "too many {name}: at most {} at once, then one every {} s",
+                rate.burst,
+                rate.every.as_secs_f64()
             ),
             retry_after: wait,
         })
@@ -292,6 +317,23 @@ mod tests {
     }
 
     #[test]
+    fn paces_count_by_player_or_by_address() {
+        let quotas = Quotas::new(Limits {
+            seats_taken: super::super::Rate::new(2, Duration::from_secs(60)),
+            connections_opened: super::super::Rate::new(1, Duration::from_secs(60)),
+            ..Limits::default()
+        });
+        let ann = Client::guest("192.0.2.1".parse().unwrap());
+        assert!(quotas.pace(&ann, Paced::SeatsTaken).is_ok() && quotas.pace(&ann, Paced::SeatsTaken).is_ok());
+        let refused = quotas.pace(&ann, Paced::SeatsTaken).unwrap_err();
+        assert!(refused.message.contains("seats taken") && refused.retry_after_secs() > 1, "{refused:?}");
+        let account = Client { account: Some(3), ..ann };
+        assert!(quotas.pace(&account, Paced::SeatsTaken).is_ok(), "an account has its own");
+        assert!(quotas.pace(&account, Paced::ConnectionsOpened).is_ok());
+        assert!(quotas.pace(&ann, Paced::ConnectionsOpened).is_err(), "connections go by address, whoever logs in");
+    }
+
+    #[test]
     fn connections_take_a_share_of_what_the_process_holds() {
         let quotas = Quotas::new(Limits { connections: Some(2), ..Limits::unlimited() });
         let a = Client::guest("192.0.2.1".parse().unwrap());
@@ -320,6 +362,6 @@ mod tests {
         let exempt = Client::guest("10.1.2.3".parse().unwrap());
         let permits: Vec<Permit> = (0..10).map(|_| quotas.hold(&exempt, Held::WebSocket).unwrap()).collect();
         assert_eq!(permits.len(), 10);
-        assert!(quotas.open_table(&exempt).is_ok());
+        assert!(quotas.pace(&exempt, Paced::TablesOpened).is_ok());
     }
 }
