@@ -30,12 +30,22 @@ use mahjong::server::{ServeArgs, Serving};
 
 /// A server with a classic listener on a random port of 127.0.0.1.
 async fn classic_server(defaults: mahjong::table::TableDefaults) -> (TestApp, SocketAddr) {
+    classic_server_on("memory", defaults).await
+}
+
+/// The same over a database of `backend` (`sqlite` or `postgres`).
+async fn classic_server_on(backend: &str, defaults: mahjong::table::TableDefaults) -> (TestApp, SocketAddr) {
     let listener = ClassicListener::bind("127.0.0.1:0").await.expect("bind the classic listener");
     let addr: SocketAddr = listener.local_addr().parse().expect("a TCP address");
     let app =
-        TestApp::spawn_serving("memory", defaults, Serving { classic: Some(listener), ..Serving::default() }).await;
+        TestApp::spawn_serving(backend, defaults, Serving { classic: Some(listener), ..Serving::default() }).await;
     (app, addr)
 }
+
+common::on_both_backends!(
+    a_seat_is_given_back_by_its_id_only_with_its_credential,
+    names_are_read_by_the_text_policy_before_any_account_is_looked_up,
+);
 
 /// Messages the reference sends to one connection only (the others get
 /// nothing, or for draws a copy with the tile hidden).
@@ -474,10 +484,9 @@ async fn until_away(addr: SocketAddr, from: &str, id: i32, password: Option<&str
     }
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_seat_is_given_back_by_its_id_only_with_its_credential() {
+async fn a_seat_is_given_back_by_its_id_only_with_its_credential(backend: &str) {
     use serde_json::json;
-    let (app, addr) = classic_server(mahjong::table::TableDefaults::default()).await;
+    let (app, addr) = classic_server_on(backend, mahjong::table::TableDefaults::default()).await;
     app.api.register("Dora", "a long enough password").await;
     let table = app
         .api
@@ -535,9 +544,8 @@ async fn a_guest_who_gave_a_password_gets_its_seat_back_with_it_from_anywhere() 
     app.finish().await;
 }
 
-#[tokio::test]
-async fn names_are_read_by_the_text_policy_before_any_account_is_looked_up() {
-    let (app, addr) = classic_server(mahjong::table::TableDefaults::default()).await;
+async fn names_are_read_by_the_text_policy_before_any_account_is_looked_up(backend: &str) {
+    let (app, addr) = classic_server_on(backend, mahjong::table::TableDefaults::default()).await;
     app.api.register("vic", "a long enough password").await;
     // An invisible character at the edge is trimmed: the account's name, its password asked.
     let asked = connect_with_password(addr, "vic\u{200B}", None).await;
