@@ -169,8 +169,7 @@ impl Actor {
     /// A table as it opens: nobody seated, nothing stored yet.
     pub fn new(id: String, settings: TableSettings, store: Store, limits: TableLimits) -> Actor {
         let rng = ChaCha8Rng::seed_from_u64(settings.seed);
-        let mut stream = Stream::new(settings.subscriber_queue);
-        stream.keep_chats(limits.chat_kept);
+        let stream = Stream::new(settings.subscriber_queue, limits.chat_kept);
         let available = store.available();
         Actor {
             id,

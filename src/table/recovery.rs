@@ -175,6 +175,7 @@ pub(super) fn set_up(saved: Rebuilt, store: Store, limits: TableLimits) -> Resul
     let recent = saved.events.iter().filter(|e| e.hand >= current - 1);
     actor.stream = Stream::resumed(
         actor.settings.subscriber_queue,
+        actor.limits.chat_kept,
         seq,
         recent.clone().map(|e| (e.seq as u64, e.audience, e.body.as_str().into(), e.hand)),
         current,

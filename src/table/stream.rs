@@ -9,7 +9,7 @@
 //! snapshot), so a slow client never stalls the table.
 //!
 //! What is kept in memory is bounded: a table's chat (the stored log keeps
-//! every message) by [`Stream::keep_chats`], and the whole log by
+//! every message) by the `chats_kept` it is made with, and the whole log by
 //! [`MAX_LOGGED`]; a client resuming from before what was let go gets a
 //! snapshot instead.
 
@@ -36,7 +36,7 @@ struct Logged {
     seq: u64,
     to: Audience,
     text: Arc<str>,
-    /// A chat message (kept in memory only up to [`Stream::keep_chats`]).
+    /// A chat message (kept in memory only up to the stream's `chats_kept`).
     chat: bool,
 }
 
@@ -44,9 +44,6 @@ struct Logged {
 /// only a table where nothing is dealt for a long while (seats taken and
 /// left over and over) reaches it.
 pub const MAX_LOGGED: usize = 4096;
-
-/// Chat messages kept in memory unless told otherwise.
-const CHATS_KEPT: usize = 200;
 
 /// Whether a stored event's text is a chat message (the table's own
 /// serialisation, [`to_text`], writes the event's type first).
@@ -93,8 +90,8 @@ pub fn to_text(message: &ServerMessage) -> Arc<str> {
 
 impl Stream {
     /// An empty stream whose subscribers may queue `queue` messages (at
-    /// least 16).
-    pub fn new(queue: usize) -> Stream {
+    /// least 16), keeping at most `chats_kept` chat messages in memory.
+    pub fn new(queue: usize, chats_kept: usize) -> Stream {
         Stream {
             seq: 0,
             log: VecDeque::new(),
@@ -105,14 +102,8 @@ impl Stream {
             queue: queue.max(16),
             outbox: Vec::new(),
             chats: 0,
-            chats_kept: CHATS_KEPT,
+            chats_kept,
         }
-    }
-
-    /// Keeps at most `n` chat messages in memory.
-    pub fn keep_chats(&mut self, n: usize) {
-        self.chats_kept = n;
-        self.trim();
     }
 
     /// Keeps an event for clients that resume, within the bounds.
@@ -144,14 +135,15 @@ impl Stream {
     /// A stream that continues after `seq`, with the stored events of the
     /// previous and current hands (`(seq, audience, text, hand)`, in order)
     /// for clients that resume. `current_hand` is the hand being played or
-    /// last played.
+    /// last played. At most `chats_kept` chat messages are kept.
     pub fn resumed(
         queue: usize,
+        chats_kept: usize,
         seq: u64,
         events: impl IntoIterator<Item = (u64, Audience, Arc<str>, i64)>,
         current_hand: i64,
     ) -> Stream {
-        let mut stream = Stream::new(queue);
+        let mut stream = Stream::new(queue, chats_kept);
         stream.seq = seq;
         stream.log_start = seq + 1;
         stream.hand_started = seq + 1;
@@ -383,7 +375,7 @@ mod tests {
 
     #[test]
     fn events_wait_until_released_and_go_only_where_they_may() {
-        let mut s = Stream::new(64);
+        let mut s = Stream::new(64, 200);
         let mut east = subscribe(&mut s, Some(0), Some(0)).unwrap();
         let mut watcher = subscribe(&mut s, None, Some(0)).unwrap();
         s.push(Audience::Everyone, chat("all"), 1);
@@ -399,7 +391,7 @@ mod tests {
 
     #[test]
     fn resuming_gives_what_was_missed_or_a_snapshot() {
-        let mut s = Stream::new(64);
+        let mut s = Stream::new(64, 200);
         for i in 0..5 {
             s.push(Audience::Everyone, chat(&i.to_string()), i);
         }
@@ -424,7 +416,7 @@ mod tests {
 
     #[test]
     fn a_slow_subscriber_is_dropped_not_waited_for() {
-        let mut s = Stream::new(16);
+        let mut s = Stream::new(16, 200);
         let mut slow = subscribe(&mut s, Some(2), Some(0)).unwrap();
         let id = slow.id;
         for i in 0..17 {
@@ -438,8 +430,7 @@ mod tests {
 
     #[test]
     fn chat_kept_in_memory_is_bounded_and_an_older_position_gets_a_snapshot() {
-        let mut s = Stream::new(64);
-        s.keep_chats(3);
+        let mut s = Stream::new(64, 3);
         s.push(Audience::Everyone, StreamEvent::Table(TableEvent::GameStarted), 0);
         for i in 0..10 {
             s.push(Audience::Everyone, chat(&i.to_string()), i);
@@ -467,11 +458,15 @@ mod tests {
             (seq, Audience::Everyone, text, hand)
         };
         let stored = [event(1, 0), event(2, 1), event(3, 2), event(4, 3), event(5, 3)];
-        let mut s = Stream::resumed(64, 5, stored, 3);
+        let mut s = Stream::resumed(64, 200, 5, stored, 3);
         let mut c = subscribe(&mut s, None, Some(2)).unwrap();
         assert_eq!(seqs(&drain(&mut c)), [3, 4, 5], "hands 2 and 3 are kept");
         let mut c = subscribe(&mut s, None, Some(1)).unwrap();
         assert_eq!(drain(&mut c), ["snapshot"], "hand 1 is not");
         assert_eq!(s.push(Audience::Everyone, chat("next"), 0).0, 6);
+        // A table brought back keeps its bound on chat too.
+        let stored = [event(1, 3), event(2, 3), event(3, 3), event(4, 3), event(5, 3)];
+        let s = Stream::resumed(64, 2, 5, stored, 3);
+        assert_eq!((s.chats, s.log.len(), s.log_start), (2, 2, 4));
     }
 }
