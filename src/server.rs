@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use tokio::net::TcpListener;
 
-use crate::auth::{AccountSettings, Accounts, Revoked};
+use crate::auth::{AccountSettings, Accounts};
 use crate::game_file::{self, Checked, Source};
 use crate::http::{AppState, Timeouts, router};
 use crate::limits::{Exempt, Limits, Quotas, Rate};
@@ -647,9 +647,8 @@ fn end_seat_tokens_with_sessions(
                 revoked = news.recv() => revoked,
                 _ = crate::http::ws::stopped(&mut stopping) => return,
             };
-            let (account, session, except) = match revoked {
-                Ok(Revoked::User { user, except }) => (Some(user), None, except),
-                Ok(Revoked::Session(sha)) => (None, Some(sha), None),
+            let revoked = match revoked {
+                Ok(revoked) => revoked,
                 Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
                     tracing::warn!("{missed} ends of sessions missed: their seat tokens outlive them");
                     continue;
@@ -657,8 +656,7 @@ fn end_seat_tokens_with_sessions(
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
             };
             for table in lobby.handles() {
-                let (session, except) = (session.clone(), except.clone());
-                let _ = table.send(TableCommand::EndSeatTokens { account, session, except }).await;
+                let _ = table.send(TableCommand::EndSeatTokens(revoked.clone())).await;
             }
         }
     });

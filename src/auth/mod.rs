@@ -20,7 +20,7 @@ use tokio::sync::broadcast;
 
 use crate::limits::AddressKey;
 use crate::limits::rate::{Limit, Rate, Strikes};
-pub use crate::store::Role;
+pub use crate::store::{Revoked, Role};
 use crate::store::{Store, StoreError, UserRow, now_us, token_sha256};
 use password::{Cost, HashError, Passwords};
 
@@ -137,30 +137,6 @@ pub struct Authenticated {
     pub token_sha256: String,
     /// When it ends by itself.
     pub expires_us: i64,
-}
-
-/// Sessions that just ended, for those holding them open (WebSockets).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Revoked {
-    /// One session (logged out).
-    Session(String),
-    /// Every session of an account but one (a password change) or all.
-    User {
-        /// The account.
-        user: i64,
-        /// The session that lives on (its token's SHA-256).
-        except: Option<String>,
-    },
-}
-
-impl Revoked {
-    /// Whether this ends the session `token_sha256` of `user`.
-    pub fn ends(&self, user: i64, token_sha256: &str) -> bool {
-        match self {
-            Revoked::Session(sha) => sha == token_sha256,
-            Revoked::User { user: u, except } => *u == user && except.as_deref() != Some(token_sha256),
-        }
-    }
 }
 
 /// A session is marked as used at most this often (a write per request
@@ -453,13 +429,5 @@ mod tests {
         assert!(!is_session_token(&"ab".repeat(16)));
         assert!(!is_session_token(&format!("mjs_{}", "zz".repeat(32))));
         assert!(!is_session_token("mjs_"));
-    }
-
-    #[test]
-    fn a_revocation_names_what_it_ends() {
-        let one = Revoked::Session("a".into());
-        assert!(one.ends(1, "a") && !one.ends(1, "b"));
-        let all_but = Revoked::User { user: 1, except: Some("a".into()) };
-        assert!(!all_but.ends(1, "a") && all_but.ends(1, "b") && !all_but.ends(2, "b"));
     }
 }

@@ -39,6 +39,32 @@ impl Role {
     }
 }
 
+/// Sessions that just ended (announced by `auth::Accounts::revocations`),
+/// for those holding something by them: WebSockets opened with a session,
+/// and tables whose seat tokens a session was given. Here, below both.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Revoked {
+    /// One session (logged out).
+    Session(String),
+    /// Every session of an account but one (a password change) or all.
+    User {
+        /// The account.
+        user: i64,
+        /// The session that lives on (its token's SHA-256).
+        except: Option<String>,
+    },
+}
+
+impl Revoked {
+    /// Whether this ends the session `token_sha256` of `user`.
+    pub fn ends(&self, user: i64, token_sha256: &str) -> bool {
+        match self {
+            Revoked::Session(sha) => sha == token_sha256,
+            Revoked::User { user: u, except } => *u == user && except.as_deref() != Some(token_sha256),
+        }
+    }
+}
+
 /// One account, as stored.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct UserRow {
@@ -268,5 +294,18 @@ impl Store {
     pub async fn delete_expired_sessions(&self, now_us: i64) -> Result<u64, StoreError> {
         let done = sqlx::query("DELETE FROM sessions WHERE expires_us <= $1").bind(now_us).execute(self.pool()).await?;
         Ok(done.rows_affected())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_revocation_names_what_it_ends() {
+        let one = Revoked::Session("a".into());
+        assert!(one.ends(1, "a") && !one.ends(1, "b"));
+        let all_but = Revoked::User { user: 1, except: Some("a".into()) };
+        assert!(!all_but.ends(1, "a") && all_but.ends(1, "b") && !all_but.ends(2, "b"));
     }
 }

@@ -36,7 +36,7 @@ use std::time::Duration;
 use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
 use sqlx::{AnyPool, Executor};
 
-pub use accounts::{Role, SessionRow, UserRow};
+pub use accounts::{Revoked, Role, SessionRow, UserRow};
 pub use error::StoreError;
 pub use journal::Journal;
 pub use options::{Actor, AuditEntry, Change, StoredDefaults};

@@ -381,8 +381,8 @@ impl Actor {
                 self.reply(connection, &ServerMessage::error(code, reason));
             }
             TableCommand::Disconnect { connection } => self.disconnect(connection),
-            TableCommand::EndSeatTokens { account, session, except } => {
-                for seat in self.seats.end_tokens(account, session.as_deref(), except.as_deref()) {
+            TableCommand::EndSeatTokens(revoked) => {
+                for seat in self.seats.end_tokens(&revoked) {
                     self.seat_changed(seat);
                     tracing::info!(table = %self.id, seat, "a seat token ended with its account's sessions");
                 }
@@ -443,8 +443,8 @@ impl Actor {
             TableCommand::Disconnect { connection } => self.disconnect(connection),
             // Ending tokens changes a seat's row: done once the store is back
             // (the sessions themselves have ended already).
-            TableCommand::EndSeatTokens { account, session, except } => {
-                for seat in self.seats.end_tokens(account, session.as_deref(), except.as_deref()) {
+            TableCommand::EndSeatTokens(revoked) => {
+                for seat in self.seats.end_tokens(&revoked) {
                     self.seat_changed(seat);
                 }
             }

@@ -340,14 +340,7 @@ pub enum TableCommand {
     /// An account's sessions ended (logged out everywhere, password
     /// changed, disabled): the seat tokens its seats were given with them end
     /// too; the seats stay the account's, played with a new session.
-    EndSeatTokens {
-        /// Every session of this account ended (but `except`).
-        account: Option<i64>,
-        /// This one session ended (the SHA-256 of its token: logged out).
-        session: Option<String>,
-        /// The session that lives on (a password change's own).
-        except: Option<String>,
-    },
+    EndSeatTokens(crate::store::Revoked),
     /// The server is shutting down: the table stops once what it has
     /// handled is stored.
     Shutdown {

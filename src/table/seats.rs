@@ -11,7 +11,7 @@ use crate::bots::Robot;
 use crate::bots::strategy::Strategy;
 use crate::protocol::ws::SeatInfo;
 use crate::rules::options::GameOptions;
-use crate::store::{SeatChange, SeatRow, new_seat_token, token_sha256};
+use crate::store::{Revoked, SeatChange, SeatRow, new_seat_token, token_sha256};
 
 /// Who sits in a seat.
 #[derive(Debug)]
@@ -133,22 +133,19 @@ impl Seats {
         SeatGrant { seat, token }
     }
 
-    /// Ends the seat tokens of accounts' seats taken with the session
-    /// `session` (one session ended), or (every session of `account` ended
-    /// but `except`) of `account`'s seats taken with another session or with
-    /// a session not known (after a restart); returns the seats whose token
-    /// ended. A guest's token is its own and never ends so.
-    pub fn end_tokens(&mut self, account: Option<i64>, session: Option<&str>, except: Option<&str>) -> Vec<u8> {
+    /// Ends the seat tokens of the accounts' seats taken with a session that
+    /// `revoked` ends (by [`Revoked::ends`], the rule a WebSocket opened with
+    /// a session goes by); a seat whose session is not known (taken before a
+    /// restart) ends with any end of its account's sessions. Returns the
+    /// seats whose token ended. A guest's token is its own and never ends so.
+    pub fn end_tokens(&mut self, revoked: &Revoked) -> Vec<u8> {
         let mut ended = Vec::new();
         for (i, slot) in self.seats.iter_mut().enumerate() {
-            let Some(s) = slot.as_mut().filter(|s| s.account.is_some() && s.token_sha256.is_some()) else {
-                continue;
-            };
-            let taken_with = s.session.as_deref();
-            let ends = match (account, session) {
-                (_, Some(one)) => taken_with == Some(one),
-                (Some(a), None) => s.account == Some(a) && (taken_with.is_none() || taken_with != except),
-                (None, None) => false,
+            let Some(s) = slot.as_mut().filter(|s| s.token_sha256.is_some()) else { continue };
+            let Some(account) = s.account else { continue };
+            let ends = match &s.session {
+                Some(session) => revoked.ends(account, session),
+                None => matches!(revoked, Revoked::User { user, .. } if *user == account),
             };
             if ends {
                 s.token_sha256 = None;
@@ -318,12 +315,15 @@ mod tests {
         seats.get_mut(0).unwrap().session = Some("phone".into());
         seats.seat_person(1, "Bob".into(), Some(2));
         seats.seat_person(2, "Guest".into(), None);
-        assert!(seats.end_tokens(None, Some("laptop"), None).is_empty(), "another session's logout");
-        assert!(seats.end_tokens(Some(1), None, Some("phone")).is_empty(), "a password change made on the phone");
-        assert_eq!(seats.end_tokens(None, Some("phone"), None), [0]);
+        let logout = |sha: &str| Revoked::Session(sha.into());
+        let all_but = |user: i64, except: Option<&str>| Revoked::User { user, except: except.map(str::to_string) };
+        assert!(seats.end_tokens(&logout("laptop")).is_empty(), "another session's logout");
+        assert!(seats.end_tokens(&all_but(1, Some("phone"))).is_empty(), "a password change made on the phone");
+        assert_eq!(seats.end_tokens(&logout("phone")), [0]);
         assert_eq!(seats.get(0).unwrap().token_sha256, None);
         assert_eq!(seats.of_account(1), Some(0), "the seat stays the account's");
-        assert_eq!(seats.end_tokens(Some(2), None, None), [1], "a session not known (after a restart) ends with any");
+        assert_eq!(seats.end_tokens(&all_but(2, None)), [1], "a session not known (after a restart) ends with any");
+        assert!(seats.end_tokens(&all_but(2, Some("x"))).is_empty(), "ended already");
         assert!(seats.get(2).unwrap().token_sha256.is_some(), "a guest's token is its own");
     }
 
