@@ -184,12 +184,7 @@ impl Accounts {
 
     /// Creates an account whose name and password have been checked.
     async fn create_checked(&self, name: String, password: &str, role: Role) -> Result<UserRow, AuthError> {
-        if self.store.user_by_name(&name).await?.is_some() {
-            return Err(AuthError::NameTaken(name));
-        }
-        if let Some(twin) = self.store.user_looking_like(&name).await? {
-            return Err(AuthError::LooksLike { name, like: format!("the account '{}'", twin.name) });
-        }
+        self.name_free(&name, |_| AuthError::NameTaken(name.clone())).await?;
         let hash = self.passwords.hash(password).await?;
         // Two registrations of one name at once: the store's unique key decides.
         self.store.create_user(&name, &hash, role, now_us()).await?.ok_or(AuthError::NameTaken(name))
@@ -235,7 +230,7 @@ impl Accounts {
         // the one way every front-end reads them.
         let name = crate::protocol::text::player_name(name).unwrap_or_default();
         let key = crate::store::accounts::name_key(&name);
-        let allowed = if self.per_name.full(&key) { 1 } else { self.per_address_and_name_burst() };
+        let allowed = if self.per_name.full(&key) { 1 } else { self.per_address_and_name.rate().burst };
         let pair = (address, key.clone());
         if let Some(wait) = self.per_address_and_name.wait(&pair, allowed) {
             return Err(AuthError::Limited(wait));
@@ -256,10 +251,6 @@ impl Accounts {
         }
     }
 
-    fn per_address_and_name_burst(&self) -> u32 {
-        self.per_address_and_name.rate().burst
-    }
-
     /// Whether an account has this name.
     pub async fn exists(&self, name: &str) -> Result<bool, AuthError> {
         Ok(self.store.user_by_name(name).await?.is_some())
@@ -269,8 +260,14 @@ impl Accounts {
     /// not an account's name, nor one that looks like it, nor a robot's.
     pub async fn guest_name(&self, name: &str) -> Result<(), AuthError> {
         person_name(name)?;
+        self.name_free(name, |owner| AuthError::NameRegistered(owner.name)).await
+    }
+
+    /// Refuses `name` if it is an account's (`taken` says how) or looks like
+    /// one's (`LooksLike`).
+    async fn name_free(&self, name: &str, taken: impl FnOnce(UserRow) -> AuthError) -> Result<(), AuthError> {
         if let Some(owner) = self.store.user_by_name(name).await? {
-            return Err(AuthError::NameRegistered(owner.name));
+            return Err(taken(owner));
         }
         if let Some(twin) = self.store.user_looking_like(name).await? {
             return Err(AuthError::LooksLike { name: name.to_string(), like: format!("the account '{}'", twin.name) });

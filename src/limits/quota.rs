@@ -194,10 +194,15 @@ impl Quotas {
         &self.limits
     }
 
-    /// Whether no per-client limit applies to `client`: its address is
-    /// exempt, or (for tables, seats and games) it is an admin.
-    fn exempt(&self, client: &Client, held: Option<Held>) -> bool {
-        self.limits.exempt.contains(client.address) || (client.admin && !held.is_some_and(Held::by_address))
+    /// Who answers for what `client` asks: its address for what is counted
+    /// by address (connections), else the player (its account, or its
+    /// address); `None` when no limit applies: its address is exempt, or
+    /// (for tables, seats and games) it is an admin.
+    fn holder(&self, client: &Client, by_address: bool) -> Option<Holder> {
+        if self.limits.exempt.contains(client.address) || (client.admin && !by_address) {
+            return None;
+        }
+        Some(if by_address { Holder::Address(AddressKey::of(client.address)) } else { client.holder() })
     }
 
     /// How many of `held` one holder may have.
@@ -230,16 +235,15 @@ impl Quotas {
             },
             _ => None,
         };
-        if self.exempt(client, Some(held)) {
+        let Some(holder) = self.holder(client, held.by_address()) else {
             return Ok(Permit { counted: None, _budget: budget });
-        }
+        };
         if held == Held::RobotGame && self.limits.robot_games_need_account && client.account.is_none() {
             return Err(Refusal {
                 message: "only logged-in players may start games of robots alone here: log in".into(),
                 retry_after: held.retry_after(),
             });
         }
-        let holder = if held.by_address() { Holder::Address(AddressKey::of(client.address)) } else { client.holder() };
         let cap = self.cap(held);
         let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
         let n = counts.get(&(holder, held)).copied().unwrap_or(0);
@@ -259,10 +263,7 @@ impl Quotas {
     /// Counts one `what` asked for by `client`, or says how long to wait
     /// (the rates `--tables-rate`, `--seats-rate`, `--connections-rate`).
     pub fn pace(&self, client: &Client, what: Paced) -> Result<(), Refusal> {
-        let by_address = what == Paced::ConnectionsOpened;
-        if self.limits.exempt.contains(client.address) || (client.admin && !by_address) {
-            return Ok(());
-        }
+        let Some(holder) = self.holder(client, what == Paced::ConnectionsOpened) else { return Ok(()) };
         let (limit, rate, name) = match what {
             Paced::TablesOpened => (&self.tables_opened, self.limits.tables_opened, "tables opened"),
             Paced::SeatsTaken => (&self.seats_taken, self.limits.seats_taken, "seats taken"),
@@ -270,7 +271,6 @@ impl Quotas {
                 (&self.connections_opened, self.limits.connections_opened, "connections opened")
             }
         };
-        let holder = if by_address { Holder::Address(AddressKey::of(client.address)) } else { client.holder() };
         limit.check(&holder).map_err(|wait| Refusal {
             message: format!(
                 "too many {name}: at most {} at once, then one every {} s",
