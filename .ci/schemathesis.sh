@@ -17,7 +17,8 @@
 #
 # Environment: SCHEMATHESIS_EXAMPLES (per operation, default 25),
 # SCHEMATHESIS_SEED (default fixed, so that a run can be repeated exactly),
-# SCHEMATHESIS_VENV (default target/schemathesis-venv).
+# SCHEMATHESIS_VENV (default target/schemathesis-venv), MAHJONG_SERVER_BIN (the
+# server binary to test; default: built in the tests' profile).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -36,8 +37,12 @@ if ! "$venv/bin/schemathesis" --version 2>/dev/null | grep -qF "$version"; then
 fi
 python="$venv/bin/python"
 
-cargo build --release --locked --bin mahjong-server
-server_bin="$target_dir/release/mahjong-server"
+# The binary the tests built (.ci/run passes it), else one built now.
+server_bin="${MAHJONG_SERVER_BIN:-}"
+if [ -z "$server_bin" ]; then
+  cargo build --profile ci --locked --bin mahjong-server
+  server_bin="$target_dir/ci/mahjong-server"
+fi
 
 work="$(mktemp -d)"
 server_pid=""

@@ -75,14 +75,9 @@ fn bench_scoring(c: &mut Criterion) {
 }
 
 fn corpus_game(name: &str) -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let base = std::env::var_os("MAHJONG_CONFORMANCE_DIR").map(PathBuf::from).unwrap_or_else(|| {
-        manifest
-            .ancestors()
-            .map(|a| a.join("shared/conformance"))
-            .find(|p| p.is_dir())
-            .expect("conformance corpus not found; set MAHJONG_CONFORMANCE_DIR")
-    });
+    let base = std::env::var_os("MAHJONG_CONFORMANCE_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/conformance"));
     base.join("games").join(name).join("game.log")
 }
 

@@ -19,9 +19,10 @@ use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::auth::{Admin, Caller};
+use super::audit::record_change;
+use super::extract::{Admin, Caller, game_id};
 use super::openapi::refusals;
-use super::{ApiError, AppState, ErrorCode};
+use super::{ApiError, ApiErrorCode, AppState};
 use crate::game_file::{self, ArchiveError, Checked, GameFile, Imported, LoadedOnce, Source};
 use crate::protocol::ws::TableState;
 use crate::store::idempotency::{Remembered, RequestKey};
@@ -55,7 +56,7 @@ pub const MAX_IDEMPOTENCY_KEY: usize = 255;
 fn request_key(headers: &HeaderMap, operation: &'static str, body: &[u8]) -> Result<Option<RequestKey>, ApiError> {
     let mut values = headers.get_all(IDEMPOTENCY_KEY).iter();
     let Some(value) = values.next() else { return Ok(None) };
-    let bad = |why: String| ApiError::refused(ErrorCode::BadIdempotencyKey, why);
+    let bad = |why: String| ApiError::refused(ApiErrorCode::BadIdempotencyKey, why);
     if values.next().is_some() {
         return Err(bad("give one Idempotency-Key header, not several".into()));
     }
@@ -80,7 +81,7 @@ fn answer_again(key: &RequestKey, remembered: &Remembered) -> Result<Response, A
     if !remembered.same_request(key) {
         let what = if remembered.operation == key.operation { "another body" } else { "another endpoint" };
         return Err(ApiError::refused(
-            ErrorCode::IdempotencyKeyReused,
+            ApiErrorCode::IdempotencyKeyReused,
             format!(
                 "this Idempotency-Key was used for another request ({what}) within the last {} hours: use a new \
                  key for a new request",
@@ -125,11 +126,11 @@ async fn earlier_answer(state: &AppState, key: Option<&RequestKey>) -> Result<Op
 impl From<ArchiveError> for ApiError {
     fn from(e: ArchiveError) -> ApiError {
         let code = match &e {
-            ArchiveError::Json(_) => ErrorCode::BadRequest,
-            ArchiveError::Format(_) | ArchiveError::Version(_) => ErrorCode::UnsupportedFile,
-            ArchiveError::Invalid(_) => ErrorCode::InvalidGame,
-            ArchiveError::Log(_) => ErrorCode::InvalidLog,
-            ArchiveError::Unrecordable(_) => ErrorCode::Unrecordable,
+            ArchiveError::Json(_) => ApiErrorCode::BadRequest,
+            ArchiveError::Format(_) | ArchiveError::Version(_) => ApiErrorCode::UnsupportedFile,
+            ArchiveError::Invalid(_) => ApiErrorCode::InvalidGame,
+            ArchiveError::Log(_) => ApiErrorCode::InvalidLog,
+            ArchiveError::Unrecordable(_) => ApiErrorCode::Unrecordable,
         };
         ApiError::refused(code, e.to_string())
     }
@@ -161,14 +162,14 @@ pub async fn export(State(state): State<AppState>, Path(id): Path<String>) -> Re
 
 /// A stored game's file, if the game is over.
 async fn finished_game(state: &AppState, id: &str) -> Result<GameFile, ApiError> {
-    let file = game_file::export(state.lobby.store(), super::games::game_id(id)?)
+    let file = game_file::export(state.lobby.store(), game_id(id)?)
         .await?
-        .ok_or_else(|| ApiError::refused(ErrorCode::NoSuchGame, format!("no game {id}")))?;
+        .ok_or_else(|| ApiError::refused(ApiErrorCode::NoSuchGame, format!("no game {id}")))?;
     if file.game.state != TableState::Over.as_str() {
         // Its log holds every player's concealed tiles and its inputs the
         // walls to come: handing it out would spoil the game.
         return Err(ApiError::refused(
-            ErrorCode::NotFinished,
+            ApiErrorCode::NotFinished,
             format!(
                 "game {id} is not over: an unfinished game's log holds the concealed tiles and the wall \
                  (the server's operator can export it with `mahjong-server export`)"
@@ -339,5 +340,5 @@ pub struct IdempotencyKey {
 /// Logs an import in the audit log: the new game, never its seat tokens.
 async fn logged(state: &AppState, admin: &Caller, action: &'static str, imported: &game_file::Imported) {
     let after = serde_json::json!({"id": imported.id, "state": imported.state, "hands": imported.hands});
-    super::options::record_change(state, admin, action, format!("game/{}", imported.id), None, Some(after)).await;
+    record_change(state, admin, action, format!("game/{}", imported.id), None, Some(after)).await;
 }

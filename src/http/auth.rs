@@ -1,7 +1,6 @@
 //! Accounts over REST: register, log in and out, change the password, who
 //! am I (`/api/v1/auth/...`, `/api/v1/me`), and the admins' user management
-//! (`/api/v1/admin/users...`); and the extractors that tell every handler
-//! who is calling ([`Caller`], [`MaybeCaller`], [`Admin`]).
+//! (`/api/v1/admin/users...`).
 //!
 //! A session token comes as `Authorization: Bearer mjs_...` (programs) or as
 //! the `mj_session` cookie (browsers; HttpOnly, SameSite=Strict). The CSRF
@@ -11,20 +10,20 @@
 //! (and this server gives none).
 
 use axum::Json;
-use axum::body::Bytes;
-use axum::extract::{ConnectInfo, FromRequestParts, Path, Query, State};
-use axum::http::request::Parts;
-use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, header};
+use axum::extract::{ConnectInfo, Path, Query, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use serde::{Deserialize, Serialize};
 use serde_json::json;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
+use super::audit::record_change;
+use super::extract::{Admin, Caller, SESSION_COOKIE, StrictJson};
 use super::hyper_refusals::ClientAddr;
 use super::openapi::refusals;
-use super::{ApiError, AppState, ErrorCode};
-use crate::auth::{Authenticated, NewSession, Role, is_session_token};
+use super::{ApiError, AppState};
+use crate::auth::{NewSession, Role};
 use crate::store::UserRow;
 use crate::store::dates::format_time;
 
@@ -58,138 +57,6 @@ impl utoipa::PartialSchema for Role {
 }
 
 impl utoipa::ToSchema for Role {}
-
-/// The session cookie's name.
-pub const SESSION_COOKIE: &str = "mj_session";
-/// The header a cookie-authenticated write must carry (the CSRF rule).
-pub const CSRF_HEADER: &str = "x-requested-with";
-
-/// The account a request comes from.
-#[derive(Clone, Debug)]
-pub struct Caller {
-    /// The account's number.
-    pub user_id: i64,
-    /// Its name.
-    pub name: String,
-    /// Its role.
-    pub role: Role,
-    /// The session, for logging it out.
-    pub session: Authenticated,
-}
-
-impl Caller {
-    /// Whether the caller is an admin.
-    pub fn is_admin(&self) -> bool {
-        self.role == Role::Admin
-    }
-}
-
-/// The caller, who must be an admin: 401 `unauthenticated` without a
-/// session, 403 `admin_only` for a player.
-#[derive(Clone, Debug)]
-pub struct Admin(pub Caller);
-
-/// The caller if the request carries a session, `None` for a guest. A
-/// session that does not live is refused (401), never taken as a guest.
-#[derive(Clone, Debug)]
-pub struct MaybeCaller(pub Option<Caller>);
-
-/// Where a request's session token came from.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Carried {
-    Header,
-    Cookie,
-}
-
-/// The session token of a request, if it carries one: an `Authorization:
-/// Bearer mjs_...` header (a bearer of another shape is a seat token, not
-/// ours), else the session cookie.
-fn session_token(headers: &HeaderMap) -> Option<(String, Carried)> {
-    let bearer = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::trim)
-        .filter(|t| t.starts_with(crate::auth::TOKEN_PREFIX));
-    if let Some(token) = bearer {
-        return Some((token.to_string(), Carried::Header));
-    }
-    cookie(headers, SESSION_COOKIE).map(|t| (t, Carried::Cookie))
-}
-
-/// A cookie's value.
-fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(k, _)| *k == name)
-        .map(|(_, v)| v.trim().to_string())
-        .filter(|v| !v.is_empty())
-}
-
-/// Whether a request's session comes from the cookie (no `Authorization:
-/// Bearer mjs_...` header): what a page of another site could make a
-/// browser send.
-pub fn by_cookie(headers: &HeaderMap) -> bool {
-    matches!(session_token(headers), Some((_, Carried::Cookie)))
-}
-
-/// Whether the method changes nothing (the CSRF rule spares it).
-fn is_safe(method: &Method) -> bool {
-    matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
-}
-
-/// The caller of a request with these headers and method, if any.
-pub async fn caller(state: &AppState, method: &Method, headers: &HeaderMap) -> Result<Option<Caller>, ApiError> {
-    let Some((token, carried)) = session_token(headers) else { return Ok(None) };
-    if carried == Carried::Cookie && !is_safe(method) && !headers.contains_key(CSRF_HEADER) {
-        return Err(ApiError::refused(
-            ErrorCode::CsrfHeaderMissing,
-            "a change authenticated by the session cookie needs the X-Requested-With header",
-        ));
-    }
-    if !is_session_token(&token) {
-        return Err(ApiError::refused(ErrorCode::Unauthenticated, "that is not a session token"));
-    }
-    let session = state.accounts.authenticate(&token).await?;
-    Ok(Some(Caller { user_id: session.user.id, name: session.user.name.clone(), role: session.user.role, session }))
-}
-
-impl FromRequestParts<AppState> for MaybeCaller {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<MaybeCaller, ApiError> {
-        Ok(MaybeCaller(caller(state, &parts.method, &parts.headers).await?))
-    }
-}
-
-impl FromRequestParts<AppState> for Caller {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Caller, ApiError> {
-        caller(state, &parts.method, &parts.headers).await?.ok_or_else(|| {
-            ApiError::refused(
-                ErrorCode::Unauthenticated,
-                "log in first: send Authorization: Bearer SESSION_TOKEN or the session cookie",
-            )
-        })
-    }
-}
-
-impl FromRequestParts<AppState> for Admin {
-    type Rejection = ApiError;
-
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Admin, ApiError> {
-        let caller = Caller::from_request_parts(parts, state).await?;
-        if !caller.is_admin() {
-            return Err(ApiError::refused(ErrorCode::AdminOnly, "only an admin may do this"));
-        }
-        Ok(Admin(caller))
-    }
-}
 
 /// An account, as the API shows it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -300,9 +167,8 @@ pub async fn register(
     State(state): State<AppState>,
     addr: ConnectInfo<ClientAddr>,
     headers: HeaderMap,
-    body: Bytes,
+    StrictJson(c): StrictJson<Credentials>,
 ) -> Result<Response, ApiError> {
-    let c: Credentials = super::tables::parse(&body)?;
     let session = state.accounts.register(client_ip(&addr), &c.name, &c.password).await?;
     granted(StatusCode::CREATED, session, &headers)
 }
@@ -329,9 +195,8 @@ pub async fn login(
     State(state): State<AppState>,
     addr: ConnectInfo<ClientAddr>,
     headers: HeaderMap,
-    body: Bytes,
+    StrictJson(c): StrictJson<Credentials>,
 ) -> Result<Response, ApiError> {
-    let c: Credentials = super::tables::parse(&body)?;
     let session = state.accounts.login(client_ip(&addr), &c.name, &c.password).await?;
     granted(StatusCode::OK, session, &headers)
 }
@@ -420,9 +285,8 @@ refusals!(
 pub async fn change_password(
     State(state): State<AppState>,
     caller: Caller,
-    body: Bytes,
+    StrictJson(change): StrictJson<PasswordChange>,
 ) -> Result<StatusCode, ApiError> {
-    let change: PasswordChange = super::tables::parse(&body)?;
     state.accounts.change_password(&caller.session, &change.current, &change.new).await?;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -570,16 +434,15 @@ pub async fn update_user(
     State(state): State<AppState>,
     Admin(admin): Admin,
     Path(id): Path<i64>,
-    body: Bytes,
+    StrictJson(change): StrictJson<UserChange>,
 ) -> Result<Json<UserInfo>, ApiError> {
-    let change: UserChange = super::tables::parse(&body)?;
     if change.role.is_none() && change.disabled.is_none() {
         return Err(ApiError::bad_request("give a role, or disabled, or both"));
     }
     let before = UserInfo::from(&state.accounts.user(id).await?);
     let after = state.accounts.update(id, change.role, change.disabled).await?;
     let logged = (Some(json!(before)), Some(json!(UserInfo::from(&after))));
-    super::options::record_change(&state, &admin, "user.update", format!("user/{id}"), logged.0, logged.1).await;
+    record_change(&state, &admin, "user.update", format!("user/{id}"), logged.0, logged.1).await;
     tracing::info!(
         admin = admin.user_id,
         user = id,
@@ -609,7 +472,7 @@ pub async fn end_user_sessions(
     let ended = state.accounts.end_sessions_of(id, None).await?;
     let (before, after) = (json!({"name": user.name, "sessions": ended}), json!({"name": user.name, "sessions": 0}));
     let target = format!("user/{id}");
-    super::options::record_change(&state, &admin, "user.end_sessions", target, Some(before), Some(after)).await;
+    record_change(&state, &admin, "user.end_sessions", target, Some(before), Some(after)).await;
     tracing::info!(admin = admin.user_id, user = id, ended, "sessions ended by an admin");
     Ok(Json(Ended { ended }))
 }
@@ -617,20 +480,6 @@ pub async fn end_user_sessions(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_session_token_comes_from_the_header_or_the_cookie() {
-        let token = format!("mjs_{}", "0".repeat(64));
-        let mut h = HeaderMap::new();
-        assert_eq!(session_token(&h), None);
-        h.insert(header::COOKIE, HeaderValue::from_str(&format!("a=b; mj_session={token}; c=d")).unwrap());
-        assert_eq!(session_token(&h), Some((token.clone(), Carried::Cookie)));
-        // A seat token in the header is not a session: the cookie still counts.
-        h.insert(header::AUTHORIZATION, HeaderValue::from_static("Bearer 0123456789abcdef0123456789abcdef"));
-        assert_eq!(session_token(&h), Some((token.clone(), Carried::Cookie)));
-        h.insert(header::AUTHORIZATION, HeaderValue::from_str(&format!("Bearer {token}")).unwrap());
-        assert_eq!(session_token(&h), Some((token, Carried::Header)));
-    }
 
     #[test]
     fn credentials_never_print_the_password() {

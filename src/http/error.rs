@@ -16,332 +16,156 @@ use crate::store::StoreError;
 use crate::table::TableError;
 use crate::table::actor::OpenError;
 
-/// The error codes of the REST API: stable, documented in docs/protocol.md
-/// ("Errors"). Each has one status.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ErrorCode {
-    /// 400: a malformed request.
-    BadRequest,
-    /// 400: a game file of another format or version.
-    UnsupportedFile,
-    /// 401: the seat token is missing, malformed, or not this table's.
-    BadToken,
-    /// 403: only the game manager may do that.
-    NotManager,
-    /// 404: no such table.
-    NoSuchTable,
-    /// 404: no such stored game.
-    NoSuchGame,
-    /// 404: no such (finished) hand.
-    NoSuchHand,
-    /// 404: no such endpoint.
-    NotFound,
-    /// 405: the endpoint does not take this method.
-    MethodNotAllowed,
-    /// 408: the request was not answered in time.
-    Timeout,
-    /// 409: the seat is taken, or the table is full.
-    SeatTaken,
-    /// 409: not at this moment.
-    NotNow,
-    /// 409: an unfinished game cannot be exported over REST.
-    NotFinished,
-    /// 410: the table closed while the request was handled.
-    Closed,
-    /// 413: the body is over its limit.
-    TooLarge,
-    /// 414: the URI is over its limit.
-    UriTooLong,
-    /// 422: a game file that does not add up.
-    InvalidGame,
-    /// 422: an mj-server log that does not replay.
-    InvalidLog,
-    /// 422: the game played rules an mj-server log cannot record.
-    Unrecordable,
-    /// 431: the request's headers are too large.
-    HeadersTooLarge,
-    /// 401: no account session, or one that has expired or ended.
-    Unauthenticated,
-    /// 401: wrong name or password.
-    WrongCredentials,
-    /// 403: the account is disabled.
-    AccountDisabled,
-    /// 403: only an admin may do that.
-    AdminOnly,
-    /// 403: a write authenticated by the session cookie lacks the
-    /// `X-Requested-With` header (the CSRF rule).
-    CsrfHeaderMissing,
-    /// 403: the server admits only logged-in players (`--require-accounts`).
-    AccountRequired,
-    /// 403: that name belongs to an account: log in to use it.
-    NameRegistered,
-    /// 404: no such account.
-    NoSuchUser,
-    /// 409: the account name is taken.
-    NameTaken,
-    /// 409: the change would leave no enabled admin.
-    LastAdmin,
-    /// 429: too many attempts; `Retry-After` says when to try again.
-    TooManyRequests,
-    /// 429: the client holds as many as it may of something (connections,
-    /// WebSockets, tables, seats, games of robots), or opened tables too
-    /// fast; `Retry-After` says when to try again.
-    QuotaExceeded,
-    /// 409: the name looks like an account's or a robot's (Unicode's
-    /// confusables).
-    NameConfusable,
-    /// 403: a WebSocket authenticated by the session cookie was opened from
-    /// a page of another origin.
-    BadOrigin,
-    /// 404: no such preset.
-    NoSuchPreset,
-    /// 409: a preset already has that name (ignoring case).
-    PresetExists,
-    /// 403: built-in presets cannot be changed or deleted.
-    ReadOnlyPreset,
-    /// 409: the defaults (in force, or the flags') use that preset.
-    PresetInUse,
-    /// 400: the `Idempotency-Key` header is not 1-255 visible ASCII
-    /// characters, or is given twice.
-    BadIdempotencyKey,
-    /// 422: the `Idempotency-Key` was used for another request (another
-    /// body, or another endpoint).
-    IdempotencyKeyReused,
-    /// 500: the server failed (the failure is logged, not told).
-    Internal,
-    /// 503: the game store cannot be reached; try again.
-    StoreUnavailable,
-    /// 503: the server has restarted and is still bringing its stored games
-    /// back (this table's among them); `Retry-After` says when to try again.
-    Recovering,
+/// Writes [`ApiErrorCode`] from its table: each code's variant, its name as
+/// clients see it, its status and when it is answered, in one row.
+macro_rules! api_error_codes {
+    ($($variant:ident = $name:literal, $status:ident, $meaning:literal;)*) => {
+        /// The error codes of the REST API: stable, listed with their meanings
+        /// in the OpenAPI document. Each has one status.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum ApiErrorCode {
+            $(#[doc = $meaning] $variant,)*
+        }
+
+        impl ApiErrorCode {
+            /// Every code.
+            pub const ALL: [ApiErrorCode; [$($name),*].len()] = [$(ApiErrorCode::$variant),*];
+
+            /// The code as clients see it.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(ApiErrorCode::$variant => $name,)*
+                }
+            }
+
+            /// The status it is answered with.
+            pub fn status(self) -> StatusCode {
+                match self {
+                    $(ApiErrorCode::$variant => StatusCode::$status,)*
+                }
+            }
+
+            /// When a refusal has this code (the API reference says so, in
+            /// each endpoint's answers).
+            pub fn meaning(self) -> &'static str {
+                match self {
+                    $(ApiErrorCode::$variant => $meaning,)*
+                }
+            }
+        }
+    };
 }
 
-impl ErrorCode {
-    /// Every code.
-    pub const ALL: [ErrorCode; 43] = [
-        ErrorCode::BadRequest,
-        ErrorCode::UnsupportedFile,
-        ErrorCode::BadToken,
-        ErrorCode::NotManager,
-        ErrorCode::NoSuchTable,
-        ErrorCode::NoSuchGame,
-        ErrorCode::NoSuchHand,
-        ErrorCode::NotFound,
-        ErrorCode::MethodNotAllowed,
-        ErrorCode::Timeout,
-        ErrorCode::SeatTaken,
-        ErrorCode::NotNow,
-        ErrorCode::NotFinished,
-        ErrorCode::Closed,
-        ErrorCode::TooLarge,
-        ErrorCode::UriTooLong,
-        ErrorCode::InvalidGame,
-        ErrorCode::InvalidLog,
-        ErrorCode::Unrecordable,
-        ErrorCode::HeadersTooLarge,
-        ErrorCode::Unauthenticated,
-        ErrorCode::WrongCredentials,
-        ErrorCode::AccountDisabled,
-        ErrorCode::AdminOnly,
-        ErrorCode::CsrfHeaderMissing,
-        ErrorCode::AccountRequired,
-        ErrorCode::NameRegistered,
-        ErrorCode::NoSuchUser,
-        ErrorCode::NameTaken,
-        ErrorCode::LastAdmin,
-        ErrorCode::TooManyRequests,
-        ErrorCode::QuotaExceeded,
-        ErrorCode::NameConfusable,
-        ErrorCode::BadOrigin,
-        ErrorCode::NoSuchPreset,
-        ErrorCode::PresetExists,
-        ErrorCode::ReadOnlyPreset,
-        ErrorCode::PresetInUse,
-        ErrorCode::BadIdempotencyKey,
-        ErrorCode::IdempotencyKeyReused,
-        ErrorCode::Internal,
-        ErrorCode::StoreUnavailable,
-        ErrorCode::Recovering,
-    ];
+api_error_codes! {
+    BadRequest = "bad_request", BAD_REQUEST,
+        "a malformed request: its body, a parameter or a header";
+    UnsupportedFile = "unsupported_file", BAD_REQUEST,
+        "a game file of another format or version";
+    BadToken = "bad_token", UNAUTHORIZED,
+        "the seat token is missing where it is needed, malformed, or not this table's";
+    NotManager = "not_manager", FORBIDDEN,
+        "only the game manager may do that";
+    NoSuchTable = "no_such_table", NOT_FOUND,
+        "no table has this id";
+    NoSuchGame = "no_such_game", NOT_FOUND,
+        "no stored game has this id";
+    NoSuchHand = "no_such_hand", NOT_FOUND,
+        "the game has no such hand";
+    NotFound = "not_found", NOT_FOUND,
+        "no such endpoint";
+    MethodNotAllowed = "method_not_allowed", METHOD_NOT_ALLOWED,
+        "the endpoint does not take this method";
+    Timeout = "timeout", REQUEST_TIMEOUT,
+        "the request was not answered within its time limit";
+    SeatTaken = "seat_taken", CONFLICT,
+        "the seat is taken, or the table is full";
+    NotNow = "not_now", CONFLICT,
+        "not at this moment";
+    NotFinished = "not_finished", CONFLICT,
+        "a game that is not over cannot be exported";
+    Closed = "closed", GONE,
+        "the table closed while the request was handled";
+    TooLarge = "too_large", PAYLOAD_TOO_LARGE,
+        "the body is over its limit";
+    UriTooLong = "uri_too_long", URI_TOO_LONG,
+        "the URI is over its limit";
+    InvalidGame = "invalid_game", UNPROCESSABLE_ENTITY,
+        "a game file that is malformed or does not add up";
+    InvalidLog = "invalid_log", UNPROCESSABLE_ENTITY,
+        "an mj-server log that does not replay";
+    Unrecordable = "unrecordable", UNPROCESSABLE_ENTITY,
+        "the game played rules an mj-server log cannot record (tile swap, animals, double dice, no special \
+                 scores)";
+    HeadersTooLarge = "headers_too_large", REQUEST_HEADER_FIELDS_TOO_LARGE,
+        "the request's head is too large";
+    Unauthenticated = "unauthenticated", UNAUTHORIZED,
+        "no account session, or one that has expired or ended: log in";
+    WrongCredentials = "wrong_credentials", UNAUTHORIZED,
+        "wrong name or password";
+    AccountDisabled = "account_disabled", FORBIDDEN,
+        "the account is disabled";
+    AdminOnly = "admin_only", FORBIDDEN,
+        "only an admin may do that";
+    CsrfHeaderMissing = "csrf_header_missing", FORBIDDEN,
+        "a change authenticated by the session cookie needs the X-Requested-With header";
+    AccountRequired = "account_required", FORBIDDEN,
+        "the server admits only logged-in players";
+    NameRegistered = "name_registered", FORBIDDEN,
+        "that name belongs to an account: log in to use it";
+    NoSuchUser = "no_such_user", NOT_FOUND,
+        "no account has this number";
+    NameTaken = "name_taken", CONFLICT,
+        "the account name is taken";
+    LastAdmin = "last_admin", CONFLICT,
+        "the change would leave no enabled admin";
+    TooManyRequests = "too_many_requests", TOO_MANY_REQUESTS,
+        "too many attempts: `Retry-After` says when to try again";
+    QuotaExceeded = "quota_exceeded", TOO_MANY_REQUESTS,
+        "the client holds as many as it may of something (connections, WebSockets, tables, seats, games of \
+                 robots), or opened tables too fast: `Retry-After` says when to try again (docs/protocol.md, \"Limits\")";
+    NameConfusable = "name_confusable", CONFLICT,
+        "the name looks like an account's or a robot's: choose another";
+    BadOrigin = "bad_origin", FORBIDDEN,
+        "a WebSocket authenticated by the session cookie must be opened from this server's own pages";
+    NoSuchPreset = "no_such_preset", NOT_FOUND,
+        "no preset has this name";
+    PresetExists = "preset_exists", CONFLICT,
+        "a preset already has that name, ignoring case";
+    ReadOnlyPreset = "read_only_preset", FORBIDDEN,
+        "built-in presets cannot be changed or deleted";
+    PresetInUse = "preset_in_use", CONFLICT,
+        "the defaults of new tables (in force, or the flags') use that preset";
+    BadIdempotencyKey = "bad_idempotency_key", BAD_REQUEST,
+        "the Idempotency-Key header is not 1 to 255 visible ASCII characters, or is given more than once";
+    IdempotencyKeyReused = "idempotency_key_reused", UNPROCESSABLE_ENTITY,
+        "the Idempotency-Key was used within a day for another request (another body or endpoint)";
+    Internal = "internal", INTERNAL_SERVER_ERROR,
+        "the server failed; the failure is logged";
+    StoreUnavailable = "store_unavailable", SERVICE_UNAVAILABLE,
+        "the game store cannot be reached; try again";
+    Recovering = "recovering", SERVICE_UNAVAILABLE,
+        "the server has restarted and is bringing its stored games back (this table's, or not all yet): \
+                 `Retry-After` says when to try again";
+}
 
-    /// The code as clients see it.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ErrorCode::BadRequest => "bad_request",
-            ErrorCode::UnsupportedFile => "unsupported_file",
-            ErrorCode::BadToken => "bad_token",
-            ErrorCode::NotManager => "not_manager",
-            ErrorCode::NoSuchTable => "no_such_table",
-            ErrorCode::NoSuchGame => "no_such_game",
-            ErrorCode::NoSuchHand => "no_such_hand",
-            ErrorCode::NotFound => "not_found",
-            ErrorCode::MethodNotAllowed => "method_not_allowed",
-            ErrorCode::Timeout => "timeout",
-            ErrorCode::SeatTaken => "seat_taken",
-            ErrorCode::NotNow => "not_now",
-            ErrorCode::NotFinished => "not_finished",
-            ErrorCode::Closed => "closed",
-            ErrorCode::TooLarge => "too_large",
-            ErrorCode::UriTooLong => "uri_too_long",
-            ErrorCode::InvalidGame => "invalid_game",
-            ErrorCode::InvalidLog => "invalid_log",
-            ErrorCode::Unrecordable => "unrecordable",
-            ErrorCode::HeadersTooLarge => "headers_too_large",
-            ErrorCode::Unauthenticated => "unauthenticated",
-            ErrorCode::WrongCredentials => "wrong_credentials",
-            ErrorCode::AccountDisabled => "account_disabled",
-            ErrorCode::AdminOnly => "admin_only",
-            ErrorCode::CsrfHeaderMissing => "csrf_header_missing",
-            ErrorCode::AccountRequired => "account_required",
-            ErrorCode::NameRegistered => "name_registered",
-            ErrorCode::NoSuchUser => "no_such_user",
-            ErrorCode::NameTaken => "name_taken",
-            ErrorCode::LastAdmin => "last_admin",
-            ErrorCode::TooManyRequests => "too_many_requests",
-            ErrorCode::QuotaExceeded => "quota_exceeded",
-            ErrorCode::NameConfusable => "name_confusable",
-            ErrorCode::BadOrigin => "bad_origin",
-            ErrorCode::NoSuchPreset => "no_such_preset",
-            ErrorCode::PresetExists => "preset_exists",
-            ErrorCode::ReadOnlyPreset => "read_only_preset",
-            ErrorCode::PresetInUse => "preset_in_use",
-            ErrorCode::BadIdempotencyKey => "bad_idempotency_key",
-            ErrorCode::IdempotencyKeyReused => "idempotency_key_reused",
-            ErrorCode::Internal => "internal",
-            ErrorCode::StoreUnavailable => "store_unavailable",
-            ErrorCode::Recovering => "recovering",
-        }
-    }
-
-    /// The status it is answered with.
-    pub fn status(self) -> StatusCode {
-        match self {
-            ErrorCode::BadRequest | ErrorCode::UnsupportedFile | ErrorCode::BadIdempotencyKey => {
-                StatusCode::BAD_REQUEST
-            }
-            ErrorCode::BadToken | ErrorCode::Unauthenticated | ErrorCode::WrongCredentials => StatusCode::UNAUTHORIZED,
-            ErrorCode::NotManager
-            | ErrorCode::AccountDisabled
-            | ErrorCode::AdminOnly
-            | ErrorCode::CsrfHeaderMissing
-            | ErrorCode::AccountRequired
-            | ErrorCode::NameRegistered
-            | ErrorCode::BadOrigin
-            | ErrorCode::ReadOnlyPreset => StatusCode::FORBIDDEN,
-            ErrorCode::NoSuchTable
-            | ErrorCode::NoSuchGame
-            | ErrorCode::NoSuchHand
-            | ErrorCode::NotFound
-            | ErrorCode::NoSuchUser
-            | ErrorCode::NoSuchPreset => StatusCode::NOT_FOUND,
-            ErrorCode::TooManyRequests | ErrorCode::QuotaExceeded => StatusCode::TOO_MANY_REQUESTS,
-            ErrorCode::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
-            ErrorCode::Timeout => StatusCode::REQUEST_TIMEOUT,
-            ErrorCode::SeatTaken
-            | ErrorCode::NotNow
-            | ErrorCode::NotFinished
-            | ErrorCode::NameTaken
-            | ErrorCode::NameConfusable
-            | ErrorCode::LastAdmin
-            | ErrorCode::PresetExists
-            | ErrorCode::PresetInUse => StatusCode::CONFLICT,
-            ErrorCode::Closed => StatusCode::GONE,
-            ErrorCode::TooLarge => StatusCode::PAYLOAD_TOO_LARGE,
-            ErrorCode::UriTooLong => StatusCode::URI_TOO_LONG,
-            ErrorCode::InvalidGame
-            | ErrorCode::InvalidLog
-            | ErrorCode::Unrecordable
-            | ErrorCode::IdempotencyKeyReused => StatusCode::UNPROCESSABLE_ENTITY,
-            ErrorCode::HeadersTooLarge => StatusCode::REQUEST_HEADER_FIELDS_TOO_LARGE,
-            ErrorCode::Internal => StatusCode::INTERNAL_SERVER_ERROR,
-            ErrorCode::StoreUnavailable | ErrorCode::Recovering => StatusCode::SERVICE_UNAVAILABLE,
-        }
-    }
-
+impl ApiErrorCode {
     /// The code of a refusal made by the HTTP layer with this status (a
     /// status no code has is answered as `bad_request` or `internal`).
-    pub fn for_status(status: StatusCode) -> ErrorCode {
-        const LAYER: [ErrorCode; 8] = [
-            ErrorCode::BadRequest,
-            ErrorCode::NotFound,
-            ErrorCode::MethodNotAllowed,
-            ErrorCode::Timeout,
-            ErrorCode::TooLarge,
-            ErrorCode::UriTooLong,
-            ErrorCode::HeadersTooLarge,
-            ErrorCode::StoreUnavailable,
+    pub fn for_status(status: StatusCode) -> ApiErrorCode {
+        const LAYER: [ApiErrorCode; 8] = [
+            ApiErrorCode::BadRequest,
+            ApiErrorCode::NotFound,
+            ApiErrorCode::MethodNotAllowed,
+            ApiErrorCode::Timeout,
+            ApiErrorCode::TooLarge,
+            ApiErrorCode::UriTooLong,
+            ApiErrorCode::HeadersTooLarge,
+            ApiErrorCode::StoreUnavailable,
         ];
         match LAYER.into_iter().find(|c| c.status() == status) {
             Some(code) => code,
-            None if status.is_client_error() => ErrorCode::BadRequest,
-            None => ErrorCode::Internal,
-        }
-    }
-
-    /// When a refusal has this code (the API reference says so, in each
-    /// endpoint's answers).
-    pub fn meaning(self) -> &'static str {
-        match self {
-            ErrorCode::BadRequest => "a malformed request: its body, a parameter or a header",
-            ErrorCode::UnsupportedFile => "a game file of another format or version",
-            ErrorCode::BadToken => "the seat token is missing where it is needed, malformed, or not this table's",
-            ErrorCode::NotManager => "only the game manager may do that",
-            ErrorCode::NoSuchTable => "no table has this id",
-            ErrorCode::NoSuchGame => "no stored game has this id",
-            ErrorCode::NoSuchHand => "the game has no such hand",
-            ErrorCode::NotFound => "no such endpoint",
-            ErrorCode::MethodNotAllowed => "the endpoint does not take this method",
-            ErrorCode::Timeout => "the request was not answered within its time limit",
-            ErrorCode::SeatTaken => "the seat is taken, or the table is full",
-            ErrorCode::NotNow => "not at this moment",
-            ErrorCode::NotFinished => "a game that is not over cannot be exported",
-            ErrorCode::Closed => "the table closed while the request was handled",
-            ErrorCode::TooLarge => "the body is over its limit",
-            ErrorCode::UriTooLong => "the URI is over its limit",
-            ErrorCode::InvalidGame => "a game file that is malformed or does not add up",
-            ErrorCode::InvalidLog => "an mj-server log that does not replay",
-            ErrorCode::Unrecordable => {
-                "the game played rules an mj-server log cannot record (tile swap, animals, double dice, no special \
-                 scores)"
-            }
-            ErrorCode::HeadersTooLarge => "the request's head is too large",
-            ErrorCode::Unauthenticated => "no account session, or one that has expired or ended: log in",
-            ErrorCode::WrongCredentials => "wrong name or password",
-            ErrorCode::AccountDisabled => "the account is disabled",
-            ErrorCode::AdminOnly => "only an admin may do that",
-            ErrorCode::CsrfHeaderMissing => {
-                "a change authenticated by the session cookie needs the X-Requested-With header"
-            }
-            ErrorCode::AccountRequired => "the server admits only logged-in players",
-            ErrorCode::NameRegistered => "that name belongs to an account: log in to use it",
-            ErrorCode::NoSuchUser => "no account has this number",
-            ErrorCode::NameTaken => "the account name is taken",
-            ErrorCode::LastAdmin => "the change would leave no enabled admin",
-            ErrorCode::TooManyRequests => "too many attempts: `Retry-After` says when to try again",
-            ErrorCode::QuotaExceeded => {
-                "the client holds as many as it may of something (connections, WebSockets, tables, seats, games of \
-                 robots), or opened tables too fast: `Retry-After` says when to try again (docs/protocol.md, \"Limits\")"
-            }
-            ErrorCode::NameConfusable => "the name looks like an account's or a robot's: choose another",
-            ErrorCode::BadOrigin => {
-                "a WebSocket authenticated by the session cookie must be opened from this server's own pages"
-            }
-            ErrorCode::NoSuchPreset => "no preset has this name",
-            ErrorCode::PresetExists => "a preset already has that name, ignoring case",
-            ErrorCode::ReadOnlyPreset => "built-in presets cannot be changed or deleted",
-            ErrorCode::PresetInUse => "the defaults of new tables (in force, or the flags') use that preset",
-            ErrorCode::BadIdempotencyKey => {
-                "the Idempotency-Key header is not 1 to 255 visible ASCII characters, or is given more than once"
-            }
-            ErrorCode::IdempotencyKeyReused => {
-                "the Idempotency-Key was used within a day for another request (another body or endpoint)"
-            }
-            ErrorCode::Internal => "the server failed; the failure is logged",
-            ErrorCode::StoreUnavailable => "the game store cannot be reached; try again",
-            ErrorCode::Recovering => {
-                "the server has restarted and is bringing its stored games back (this table's, or not all yet): \
-                 `Retry-After` says when to try again"
-            }
+            None if status.is_client_error() => ApiErrorCode::BadRequest,
+            None => ApiErrorCode::Internal,
         }
     }
 
@@ -350,7 +174,7 @@ impl ErrorCode {
     pub fn retry_after(self) -> Option<u64> {
         match self {
             // A game comes back in milliseconds; a whole restart in seconds.
-            ErrorCode::Recovering => Some(1),
+            ApiErrorCode::Recovering => Some(1),
             _ => None,
         }
     }
@@ -358,13 +182,13 @@ impl ErrorCode {
     /// What the client is told of an internal failure.
     fn generic_message(self) -> &'static str {
         match self {
-            ErrorCode::StoreUnavailable => "the game store is unavailable; try again",
+            ApiErrorCode::StoreUnavailable => "the game store is unavailable; try again",
             _ => "the server failed to answer; the failure is logged",
         }
     }
 }
 
-impl serde::Serialize for ErrorCode {
+impl serde::Serialize for ApiErrorCode {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         s.serialize_str(self.as_str())
     }
@@ -381,13 +205,13 @@ pub struct ErrorBody<'a> {
 #[derive(Debug, serde::Serialize)]
 pub struct ErrorDetail<'a> {
     /// The stable code.
-    pub code: ErrorCode,
+    pub code: ApiErrorCode,
     /// Why, in words.
     pub message: &'a str,
 }
 
 /// The body of every error answer.
-pub fn error_body(status: StatusCode, code: ErrorCode, message: &str) -> Response {
+pub fn error_body(status: StatusCode, code: ApiErrorCode, message: &str) -> Response {
     crate::metrics::http_error(code.as_str());
     (status, Json(ErrorBody { error: ErrorDetail { code, message } })).into_response()
 }
@@ -400,7 +224,7 @@ pub enum ApiError {
     #[error("{}: {message}", code.as_str())]
     Refused {
         /// The code (it decides the status).
-        code: ErrorCode,
+        code: ApiErrorCode,
         /// Why, for the client.
         message: String,
     },
@@ -414,7 +238,7 @@ pub enum ApiError {
     #[error("{}: {message}", code.as_str())]
     Limited {
         /// `too_many_requests` or `quota_exceeded`.
-        code: ErrorCode,
+        code: ApiErrorCode,
         /// Why, for the client.
         message: String,
         /// Seconds to wait.
@@ -428,13 +252,13 @@ pub enum ApiError {
 
 impl ApiError {
     /// A refusal with this code and message.
-    pub fn refused(code: ErrorCode, message: impl Into<String>) -> ApiError {
+    pub fn refused(code: ApiErrorCode, message: impl Into<String>) -> ApiError {
         ApiError::Refused { code, message: message.into() }
     }
 
     /// A 400 for a malformed request.
     pub fn bad_request(message: impl Into<String>) -> ApiError {
-        ApiError::refused(ErrorCode::BadRequest, message)
+        ApiError::refused(ApiErrorCode::BadRequest, message)
     }
 
     /// An internal failure; `detail` is logged, never sent.
@@ -443,13 +267,13 @@ impl ApiError {
     }
 
     /// The code answered.
-    pub fn code(&self) -> ErrorCode {
+    pub fn code(&self) -> ApiErrorCode {
         match self {
             ApiError::Refused { code, .. } => *code,
             ApiError::Limited { code, .. } => *code,
-            ApiError::Store(e) if e.is_internal() => ErrorCode::Internal,
-            ApiError::Store(_) => ErrorCode::StoreUnavailable,
-            ApiError::Internal(_) => ErrorCode::Internal,
+            ApiError::Store(e) if e.is_internal() => ApiErrorCode::Internal,
+            ApiError::Store(_) => ApiErrorCode::StoreUnavailable,
+            ApiError::Internal(_) => ApiErrorCode::Internal,
         }
     }
 }
@@ -471,7 +295,7 @@ impl IntoResponse for ApiError {
                 response
             }
             internal => {
-                if code == ErrorCode::StoreUnavailable {
+                if code == ApiErrorCode::StoreUnavailable {
                     tracing::warn!("answering {}: {internal}", code.as_str());
                 } else {
                     tracing::error!("answering {}: {internal}", code.as_str());
@@ -485,15 +309,15 @@ impl IntoResponse for ApiError {
 impl From<TableError> for ApiError {
     fn from(e: TableError) -> ApiError {
         let code = match &e {
-            TableError::NoSuchTable(_) => ErrorCode::NoSuchTable,
-            TableError::NoSuchSeat(_) | TableError::Invalid(_) => ErrorCode::BadRequest,
-            TableError::SeatTaken(_) | TableError::Full => ErrorCode::SeatTaken,
-            TableError::BadToken => ErrorCode::BadToken,
-            TableError::NotManager => ErrorCode::NotManager,
-            TableError::NotNow(_) => ErrorCode::NotNow,
-            TableError::Closed => ErrorCode::Closed,
-            TableError::StoreUnavailable => ErrorCode::StoreUnavailable,
-            TableError::Recovering => ErrorCode::Recovering,
+            TableError::NoSuchTable(_) => ApiErrorCode::NoSuchTable,
+            TableError::NoSuchSeat(_) | TableError::Invalid(_) => ApiErrorCode::BadRequest,
+            TableError::SeatTaken(_) | TableError::Full => ApiErrorCode::SeatTaken,
+            TableError::BadToken => ApiErrorCode::BadToken,
+            TableError::NotManager => ApiErrorCode::NotManager,
+            TableError::NotNow(_) => ApiErrorCode::NotNow,
+            TableError::Closed => ApiErrorCode::Closed,
+            TableError::StoreUnavailable => ApiErrorCode::StoreUnavailable,
+            TableError::Recovering => ApiErrorCode::Recovering,
         };
         ApiError::refused(code, e.to_string())
     }
@@ -502,19 +326,19 @@ impl From<TableError> for ApiError {
 impl From<AuthError> for ApiError {
     fn from(e: AuthError) -> ApiError {
         let code = match &e {
-            AuthError::BadName(_) | AuthError::BadPassword(_) => ErrorCode::BadRequest,
-            AuthError::NameTaken(_) => ErrorCode::NameTaken,
-            AuthError::NameRegistered(_) => ErrorCode::NameRegistered,
-            AuthError::LooksLike { .. } => ErrorCode::NameConfusable,
-            AuthError::WrongCredentials => ErrorCode::WrongCredentials,
-            AuthError::Disabled => ErrorCode::AccountDisabled,
-            AuthError::Unauthenticated(_) => ErrorCode::Unauthenticated,
-            AuthError::NoSuchUser(_) => ErrorCode::NoSuchUser,
-            AuthError::LastAdmin => ErrorCode::LastAdmin,
+            AuthError::BadName(_) | AuthError::BadPassword(_) => ApiErrorCode::BadRequest,
+            AuthError::NameTaken(_) => ApiErrorCode::NameTaken,
+            AuthError::NameRegistered(_) => ApiErrorCode::NameRegistered,
+            AuthError::LooksLike { .. } => ApiErrorCode::NameConfusable,
+            AuthError::WrongCredentials => ApiErrorCode::WrongCredentials,
+            AuthError::Disabled => ApiErrorCode::AccountDisabled,
+            AuthError::Unauthenticated(_) => ApiErrorCode::Unauthenticated,
+            AuthError::NoSuchUser(_) => ApiErrorCode::NoSuchUser,
+            AuthError::LastAdmin => ApiErrorCode::LastAdmin,
             AuthError::Limited(wait) => {
                 // Rounded up: a client that waits this long is let in.
                 let retry_after_secs = wait.as_secs() + u64::from(wait.subsec_nanos() > 0);
-                let code = ErrorCode::TooManyRequests;
+                let code = ApiErrorCode::TooManyRequests;
                 return ApiError::Limited { code, message: e.to_string(), retry_after_secs: retry_after_secs.max(1) };
             }
             AuthError::Store(_) | AuthError::Hash(_) => {
@@ -531,7 +355,7 @@ impl From<AuthError> for ApiError {
 impl From<crate::limits::Refusal> for ApiError {
     fn from(refusal: crate::limits::Refusal) -> ApiError {
         let retry_after_secs = refusal.retry_after_secs();
-        ApiError::Limited { code: ErrorCode::QuotaExceeded, message: refusal.message, retry_after_secs }
+        ApiError::Limited { code: ApiErrorCode::QuotaExceeded, message: refusal.message, retry_after_secs }
     }
 }
 
@@ -560,13 +384,13 @@ mod tests {
 
     #[test]
     fn codes_are_unique_and_keep_their_names() {
-        let names: std::collections::BTreeSet<&str> = ErrorCode::ALL.iter().map(|c| c.as_str()).collect();
-        assert_eq!(names.len(), ErrorCode::ALL.len());
-        assert_eq!(ErrorCode::StoreUnavailable.as_str(), "store_unavailable");
-        assert_eq!(ErrorCode::StoreUnavailable.status(), StatusCode::SERVICE_UNAVAILABLE);
-        assert_eq!(ErrorCode::for_status(StatusCode::URI_TOO_LONG), ErrorCode::UriTooLong);
-        assert_eq!(ErrorCode::for_status(StatusCode::UPGRADE_REQUIRED), ErrorCode::BadRequest);
-        assert_eq!(ErrorCode::for_status(StatusCode::BAD_GATEWAY), ErrorCode::Internal);
+        let names: std::collections::BTreeSet<&str> = ApiErrorCode::ALL.iter().map(|c| c.as_str()).collect();
+        assert_eq!(names.len(), ApiErrorCode::ALL.len());
+        assert_eq!(ApiErrorCode::StoreUnavailable.as_str(), "store_unavailable");
+        assert_eq!(ApiErrorCode::StoreUnavailable.status(), StatusCode::SERVICE_UNAVAILABLE);
+        assert_eq!(ApiErrorCode::for_status(StatusCode::URI_TOO_LONG), ApiErrorCode::UriTooLong);
+        assert_eq!(ApiErrorCode::for_status(StatusCode::UPGRADE_REQUIRED), ApiErrorCode::BadRequest);
+        assert_eq!(ApiErrorCode::for_status(StatusCode::BAD_GATEWAY), ApiErrorCode::Internal);
     }
 
     #[tokio::test]

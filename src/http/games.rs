@@ -15,15 +15,15 @@ use serde::Deserialize;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::auth::MaybeCaller;
+use super::extract::{MaybeCaller, game_id, seat_token};
 use super::openapi::refusals;
-use super::tables::seat_token;
-use super::{ApiError, AppState, ErrorCode};
+use super::paging::{query, window};
+use super::{ApiError, ApiErrorCode, AppState};
 use crate::protocol::ws::TableState;
 use crate::store::GameSource;
 use crate::store::dates::parse_time;
 use crate::store::queries::{
-    GameDetail, GameFilter, GamePage, GameProgress, HandDetail, HandHistory, HandPage, StandingsPage, Viewer, Window,
+    GameDetail, GameFilter, GamePage, GameProgress, HandDetail, HandHistory, HandPage, StandingsPage, Viewer,
 };
 
 /// The score queries' routes (under `/api/v1`).
@@ -42,15 +42,6 @@ const GAME_ID: &str = "The game's id (its table's id).";
 
 /// A hand's number in a path.
 const HAND_NUMBER: &str = "The hand's number in the game, from 1.";
-
-/// Items per page unless `limit` says otherwise.
-pub const DEFAULT_LIMIT: i64 = 20;
-
-/// The most items a page may hold.
-pub const MAX_LIMIT: i64 = 100;
-
-/// The largest `offset` taken (far beyond any list; it keeps sums in range).
-const MAX_OFFSET: i64 = 1_000_000_000;
 
 /// The query of `GET /api/v1/games`. Values are read as text and checked
 /// one by one, for messages that name the parameter (the API's schema gives
@@ -118,25 +109,6 @@ pub struct StandingsQuery {
     pub offset: Option<String>,
 }
 
-/// The query, or a 400 naming what is wrong with it (an unknown or
-/// repeated parameter).
-fn query<T>(query: Result<Query<T>, QueryRejection>) -> Result<T, ApiError> {
-    query.map(|Query(q)| q).map_err(|e| ApiError::bad_request(e.body_text()))
-}
-
-/// `limit` and `offset`, checked.
-fn window(limit: Option<&str>, offset: Option<&str>) -> Result<Window, ApiError> {
-    let number = |name: &str, text: &str, lo: i64, hi: i64| {
-        text.trim().parse::<i64>().ok().filter(|n| (lo..=hi).contains(n)).ok_or_else(|| {
-            ApiError::bad_request(format!("{name} must be a whole number from {lo} to {hi}, not '{text}'"))
-        })
-    };
-    Ok(Window {
-        limit: limit.map_or(Ok(DEFAULT_LIMIT), |t| number("limit", t, 1, MAX_LIMIT))?,
-        offset: offset.map_or(Ok(0), |t| number("offset", t, 0, MAX_OFFSET))?,
-    })
-}
-
 /// A player's name to filter on: not blank, and no control character (no
 /// name has one, and Postgres refuses NUL).
 fn player(name: Option<String>) -> Result<Option<String>, ApiError> {
@@ -159,15 +131,6 @@ fn account(value: Option<&str>) -> Result<Option<i64>, ApiError> {
             _ => Err(ApiError::bad_request(format!("account must be an account's number (from 1), not '{v}'"))),
         },
     }
-}
-
-/// A game's id from the path. The server makes ids of ASCII letters and
-/// digits (from UUIDs); anything else names no game, and is not sent to the
-/// database.
-pub(crate) fn game_id(id: &str) -> Result<&str, ApiError> {
-    let plausible =
-        !id.is_empty() && id.len() <= 64 && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
-    if plausible { Ok(id) } else { Err(ApiError::refused(ErrorCode::NoSuchGame, "no stored game has this id")) }
 }
 
 /// A value that must be the name (`as_str`) of one of `allowed`.
@@ -207,7 +170,7 @@ async fn progress(state: &AppState, id: &str) -> Result<GameProgress, ApiError> 
         .store()
         .game_progress(id)
         .await?
-        .ok_or_else(|| ApiError::refused(ErrorCode::NoSuchGame, format!("no game {id}")))
+        .ok_or_else(|| ApiError::refused(ApiErrorCode::NoSuchGame, format!("no game {id}")))
 }
 
 /// The 404 for a hand the game does not have (finished, for `finished`).
@@ -217,7 +180,7 @@ fn no_such_hand(id: &str, n: i64, game: &GameProgress, finished: bool) -> ApiErr
     } else {
         format!("game {id} has no hand {n}: {} dealt", game.hands)
     };
-    ApiError::refused(ErrorCode::NoSuchHand, why)
+    ApiError::refused(ApiErrorCode::NoSuchHand, why)
 }
 
 refusals!(
@@ -278,7 +241,7 @@ refusals!(
 )]
 pub async fn get_one(State(state): State<AppState>, Path(id): Path<String>) -> Result<Json<GameDetail>, ApiError> {
     let game = state.lobby.store().game_detail(game_id(&id)?).await?;
-    game.map(Json).ok_or_else(|| ApiError::refused(ErrorCode::NoSuchGame, format!("no game {id}")))
+    game.map(Json).ok_or_else(|| ApiError::refused(ApiErrorCode::NoSuchGame, format!("no game {id}")))
 }
 
 refusals!(
@@ -366,7 +329,7 @@ pub async fn hand_events(
             store
                 .seat_of_token(&id, &token)
                 .await?
-                .ok_or_else(|| ApiError::refused(ErrorCode::BadToken, format!("not a seat token of game {id}")))?,
+                .ok_or_else(|| ApiError::refused(ApiErrorCode::BadToken, format!("not a seat token of game {id}")))?,
         ),
         (None, Some(c)) => store.seat_of_account(&id, c.user_id).await?,
         (None, None) => None,

@@ -21,7 +21,7 @@ use std::task::{Context, Poll, ready};
 
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
 
-use super::error::ErrorCode;
+use super::error::ApiErrorCode;
 
 /// The address of a connection's client, as handlers extract it
 /// (`ConnectInfo<ClientAddr>`): logins and quotas go by it.
@@ -124,12 +124,16 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for RefusalWriter<S> {
 }
 
 /// The refusals hyper makes itself, and what the client is told.
-const REFUSALS: [(&[u8], ErrorCode, &str); 3] = [
-    (b"HTTP/1.1 400 ", ErrorCode::BadRequest, "the request is not well-formed HTTP/1.1"),
-    (b"HTTP/1.1 414 ", ErrorCode::UriTooLong, "the URI is over 65534 bytes (the server refuses URIs over 8192 bytes)"),
+const REFUSALS: [(&[u8], ApiErrorCode, &str); 3] = [
+    (b"HTTP/1.1 400 ", ApiErrorCode::BadRequest, "the request is not well-formed HTTP/1.1"),
+    (
+        b"HTTP/1.1 414 ",
+        ApiErrorCode::UriTooLong,
+        "the URI is over 65534 bytes (the server refuses URIs over 8192 bytes)",
+    ),
     (
         b"HTTP/1.1 431 ",
-        ErrorCode::HeadersTooLarge,
+        ApiErrorCode::HeadersTooLarge,
         "the request's head is too large: too long a URI or headers, or over 100 headers",
     ),
 ];

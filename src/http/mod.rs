@@ -17,13 +17,16 @@
 //! turned into `500 internal`.
 
 pub mod archive;
+pub mod audit;
 pub mod auth;
 pub mod error;
+pub mod extract;
 pub mod games;
 pub mod hyper_refusals;
 pub mod metrics;
 pub mod openapi;
 pub mod options;
+pub mod paging;
 pub mod readiness;
 pub mod serve;
 pub mod tables;
@@ -44,7 +47,7 @@ use tower_http::trace::TraceLayer;
 use utoipa::OpenApi;
 use utoipa_axum::router::OpenApiRouter;
 
-pub use error::{ApiError, ErrorCode};
+pub use error::{ApiError, ApiErrorCode};
 
 use crate::table::Lobby;
 
@@ -101,7 +104,7 @@ pub fn router(state: AppState) -> Router {
     let routes = api
         .merge(openapi::docs_page())
         .merge(web::routes())
-        .fallback(|| async { ApiError::refused(ErrorCode::NotFound, "no such endpoint") })
+        .fallback(|| async { ApiError::refused(ApiErrorCode::NotFound, "no such endpoint") })
         .layer(DefaultBodyLimit::max(MAX_BODY));
     edge(routes).with_state(state)
 }
@@ -118,7 +121,7 @@ pub fn api(timeouts: Timeouts) -> OpenApiRouter<AppState> {
         .merge(openapi::routes());
     let timed = refusing(
         timed.layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, timeouts.request)),
-        &[ErrorCode::Timeout],
+        &[ApiErrorCode::Timeout],
     );
     // The WebSocket outlives its request: no timeout.
     let v1 = timed.merge(game_files(timeouts.game_file)).merge(ws::routes());
@@ -131,7 +134,7 @@ pub fn api(timeouts: Timeouts) -> OpenApiRouter<AppState> {
 
 /// `router`'s routes, documented as answering these codes too (those of
 /// the layers just put around them).
-fn refusing(mut router: OpenApiRouter<AppState>, codes: &[ErrorCode]) -> OpenApiRouter<AppState> {
+fn refusing(mut router: OpenApiRouter<AppState>, codes: &[ApiErrorCode]) -> OpenApiRouter<AppState> {
     openapi::add_refusals(router.get_openapi_mut(), codes, |_| true);
     router
 }
@@ -163,7 +166,7 @@ fn game_files(timeout: Duration) -> OpenApiRouter<AppState> {
     let routes = archive::routes()
         .layer(DefaultBodyLimit::max(archive::MAX_GAME_FILE))
         .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, timeout));
-    refusing(routes, &[ErrorCode::Timeout])
+    refusing(routes, &[ApiErrorCode::Timeout])
 }
 
 /// A request's span: its method and path, never its query string (a
@@ -178,7 +181,7 @@ async fn limit_uri(request: Request, next: Next) -> Response {
     let length = request.uri().path_and_query().map_or(0, |pq| pq.as_str().len());
     if length > MAX_URI {
         let message = format!("a URI is at most {MAX_URI} bytes; this one has {length}");
-        return axum::response::IntoResponse::into_response(ApiError::refused(ErrorCode::UriTooLong, message));
+        return axum::response::IntoResponse::into_response(ApiError::refused(ApiErrorCode::UriTooLong, message));
     }
     next.run(request).await
 }
@@ -207,7 +210,7 @@ async fn json_errors(response: Response) -> Response {
     if !(status.is_client_error() || status.is_server_error()) || is_json {
         return response;
     }
-    let code = ErrorCode::for_status(status);
+    let code = ApiErrorCode::for_status(status);
     let text = axum::body::to_bytes(response.into_body(), 4096).await.unwrap_or_default();
     let text = String::from_utf8_lossy(&text).trim().to_string();
     if status.is_server_error() {
@@ -216,7 +219,7 @@ async fn json_errors(response: Response) -> Response {
     }
     let message = match code {
         _ if !text.is_empty() => text,
-        ErrorCode::Timeout => "the request took too long to answer: try again".to_string(),
+        ApiErrorCode::Timeout => "the request took too long to answer: try again".to_string(),
         _ => status.canonical_reason().unwrap_or("refused").to_lowercase(),
     };
     error::error_body(status, code, &message)

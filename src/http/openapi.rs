@@ -35,7 +35,7 @@ use utoipa::openapi::{ContentBuilder, OpenApi as Document, Ref, RefOr, Required}
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::{AppState, ErrorCode, Timeouts};
+use super::{ApiErrorCode, AppState, Timeouts};
 
 /// Where the document is served.
 pub const DOCUMENT_PATH: &str = "/api/v1/openapi.json";
@@ -44,7 +44,7 @@ pub const DOCUMENT_PATH: &str = "/api/v1/openapi.json";
 pub const DOCS_PATH: &str = "/api/docs";
 
 /// Declares a type whose [`utoipa::IntoResponses`] are the error answers
-/// with these codes (of [`ErrorCode`]), for a handler's `responses(...)`:
+/// with these codes (of [`ApiErrorCode`]), for a handler's `responses(...)`:
 ///
 /// ```ignore
 /// refusals!(
@@ -62,7 +62,7 @@ macro_rules! refusals {
                 String,
                 utoipa::openapi::RefOr<utoipa::openapi::response::Response>,
             > {
-                $crate::http::openapi::error_responses(&[$($crate::http::ErrorCode::$code),+])
+                $crate::http::openapi::error_responses(&[$($crate::http::ApiErrorCode::$code),+])
             }
         }
     };
@@ -126,7 +126,7 @@ impl utoipa::Modify for SecuritySchemes {
         components.add_security_scheme(
             "session_cookie",
             SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::with_description(
-                super::auth::SESSION_COOKIE,
+                super::extract::SESSION_COOKIE,
                 "The same session as the browser's cookie (HttpOnly, SameSite=Strict), set by login and register. \
                  A request that changes something and is authenticated by the cookie alone must carry the \
                  `X-Requested-With` header.",
@@ -142,15 +142,15 @@ pub fn document() -> Document {
     // and the URI limit (`400`, `414`, `431`), the panic guard (`500`), and
     // the accept loop's cap on connections per address (`429`).
     let everywhere = [
-        ErrorCode::BadRequest,
-        ErrorCode::UriTooLong,
-        ErrorCode::QuotaExceeded,
-        ErrorCode::HeadersTooLarge,
-        ErrorCode::Internal,
+        ApiErrorCode::BadRequest,
+        ApiErrorCode::UriTooLong,
+        ApiErrorCode::QuotaExceeded,
+        ApiErrorCode::HeadersTooLarge,
+        ApiErrorCode::Internal,
     ];
     add_refusals(&mut api, &everywhere, |_| true);
     // The body limit, for the operations that read a body.
-    add_refusals(&mut api, &[ErrorCode::TooLarge], |op| op.request_body.is_some());
+    add_refusals(&mut api, &[ApiErrorCode::TooLarge], |op| op.request_body.is_some());
     add_error_components(&mut api);
     optional_bodies_may_be_absent(&mut api);
     api
@@ -234,8 +234,8 @@ pub fn docs_page<S: Clone + Send + Sync + 'static>() -> Router<S> {
 /// The error responses for these codes: one per status, its body's `code`
 /// one of the codes of that status. Each is a reference to a response of
 /// the document's components, named by its codes ([`document`] adds them).
-pub fn error_responses(codes: &[ErrorCode]) -> BTreeMap<String, RefOr<Response>> {
-    let mut by_status: BTreeMap<u16, Vec<ErrorCode>> = BTreeMap::new();
+pub fn error_responses(codes: &[ApiErrorCode]) -> BTreeMap<String, RefOr<Response>> {
+    let mut by_status: BTreeMap<u16, Vec<ApiErrorCode>> = BTreeMap::new();
     for &code in codes {
         by_status.entry(code.status().as_u16()).or_default().push(code);
     }
@@ -244,7 +244,7 @@ pub fn error_responses(codes: &[ErrorCode]) -> BTreeMap<String, RefOr<Response>>
 
 /// The codes to add to the operations `which` selects: each operation
 /// answers them besides its own.
-pub fn add_refusals(api: &mut Document, codes: &[ErrorCode], which: impl Fn(&Operation) -> bool) {
+pub fn add_refusals(api: &mut Document, codes: &[ApiErrorCode], which: impl Fn(&Operation) -> bool) {
     for item in api.paths.paths.values_mut() {
         for operation in operations(item).filter(|op| which(op)) {
             for &code in codes {
@@ -295,26 +295,27 @@ fn add_error_components(api: &mut Document) {
 const RESPONSES: &str = "#/components/responses/";
 
 /// A reference to the error response for these codes (all of one status):
-/// it is named by its codes, in the order of [`ErrorCode::ALL`], joined by
+/// it is named by its codes, in the order of [`ApiErrorCode::ALL`], joined by
 /// `-` (codes are written with `_`).
-fn error_reference(codes: &[ErrorCode]) -> RefOr<Response> {
-    let names: Vec<&str> = ErrorCode::ALL.into_iter().filter(|c| codes.contains(c)).map(ErrorCode::as_str).collect();
+fn error_reference(codes: &[ApiErrorCode]) -> RefOr<Response> {
+    let names: Vec<&str> =
+        ApiErrorCode::ALL.into_iter().filter(|c| codes.contains(c)).map(ApiErrorCode::as_str).collect();
     RefOr::Ref(Ref::new(format!("{RESPONSES}{}", names.join("-"))))
 }
 
 /// The codes of a reference made by [`error_reference`].
-fn codes_of(reference: &str) -> Option<Vec<ErrorCode>> {
+fn codes_of(reference: &str) -> Option<Vec<ApiErrorCode>> {
     let names = reference.strip_prefix(RESPONSES)?;
     names
         .split('-')
-        .map(|name| ErrorCode::ALL.into_iter().find(|c| c.as_str() == name))
+        .map(|name| ApiErrorCode::ALL.into_iter().find(|c| c.as_str() == name))
         .collect::<Option<Vec<_>>>()
-        .map(|codes| ErrorCode::ALL.into_iter().filter(|c| codes.contains(c)).collect())
+        .map(|codes| ApiErrorCode::ALL.into_iter().filter(|c| codes.contains(c)).collect())
 }
 
 /// The error response for these codes: what they mean, and the body with
 /// one of them.
-fn error_response(codes: &[ErrorCode]) -> Response {
+fn error_response(codes: &[ApiErrorCode]) -> Response {
     let lines: Vec<String> = codes.iter().map(|c| format!("- `{}`: {}", c.as_str(), c.meaning())).collect();
     let what = if codes.iter().any(|c| c.status().is_server_error()) { "Failed" } else { "Refused" };
     let string = || ObjectBuilder::new().schema_type(SchemaType::new(Type::String));
@@ -332,7 +333,7 @@ fn error_response(codes: &[ErrorCode]) -> Response {
         .content("application/json", ContentBuilder::new().schema(Some(body)).build());
     // The codes that say when to ask again (`recovering` alongside
     // `store_unavailable`, which does not: the header is optional).
-    let says_when = |c: ErrorCode| matches!(c, ErrorCode::TooManyRequests | ErrorCode::QuotaExceeded);
+    let says_when = |c: ApiErrorCode| matches!(c, ApiErrorCode::TooManyRequests | ApiErrorCode::QuotaExceeded);
     if codes.iter().any(|&c| says_when(c) || c.retry_after().is_some()) {
         let seconds = ObjectBuilder::new().schema_type(SchemaType::new(Type::Integer)).minimum(Some(1));
         let header =
@@ -366,18 +367,19 @@ mod tests {
     /// its codes, and the layers' codes added once.
     #[test]
     fn refusals_are_grouped_by_status_and_merged() {
-        let responses = error_responses(&[ErrorCode::NoSuchTable, ErrorCode::BadRequest, ErrorCode::NoSuchGame]);
+        let responses =
+            error_responses(&[ApiErrorCode::NoSuchTable, ApiErrorCode::BadRequest, ApiErrorCode::NoSuchGame]);
         assert_eq!(responses.keys().collect::<Vec<_>>(), ["400", "404"]);
         let codes = |r: &RefOr<Response>| match r {
             RefOr::Ref(r) => codes_of(&r.ref_location),
             RefOr::T(_) => None,
         };
-        assert_eq!(codes(&responses["404"]), Some(vec![ErrorCode::NoSuchTable, ErrorCode::NoSuchGame]));
+        assert_eq!(codes(&responses["404"]), Some(vec![ApiErrorCode::NoSuchTable, ApiErrorCode::NoSuchGame]));
 
         let api = document();
         let get = api.paths.paths["/api/v1/tables/{id}"].get.as_ref().expect("GET /api/v1/tables/{id}");
-        assert_eq!(codes(&get.responses.responses["400"]), Some(vec![ErrorCode::BadRequest]));
-        assert_eq!(codes(&get.responses.responses["408"]), Some(vec![ErrorCode::Timeout]));
+        assert_eq!(codes(&get.responses.responses["400"]), Some(vec![ApiErrorCode::BadRequest]));
+        assert_eq!(codes(&get.responses.responses["408"]), Some(vec![ApiErrorCode::Timeout]));
         let components = api.components.as_ref().expect("components");
         assert!(components.responses.contains_key("no_such_table"), "every response referred to is there");
         assert!(!get.responses.responses.contains_key("413"), "a GET reads no body");

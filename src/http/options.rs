@@ -5,7 +5,6 @@
 //! answers them.
 
 use axum::Json;
-use axum::body::Bytes;
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
@@ -14,13 +13,13 @@ use serde::{Deserialize, Serialize};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::auth::{Admin, Caller};
-use super::games::{DEFAULT_LIMIT, MAX_LIMIT};
+use super::audit::actor;
+use super::extract::{Admin, StrictJson};
 use super::openapi::refusals;
-use super::tables::parse;
-use super::{ApiError, AppState, ErrorCode};
+use super::paging::{DEFAULT_LIMIT, MAX_LIMIT, number};
+use super::{ApiError, ApiErrorCode, AppState};
 use crate::rules::preset_book::{DefaultOptions, OptionMap, PresetInfo};
-use crate::store::{Actor, AuditEntry, Change};
+use crate::store::AuditEntry;
 use crate::table::rulebook::{DefaultsView, PresetDraft, RulebookError};
 
 /// The presets' and the option management's routes (under `/api/v1`).
@@ -97,12 +96,12 @@ impl From<RulebookError> for ApiError {
         use crate::rules::preset_book::PresetError as P;
         let code = match e {
             RulebookError::Store(failure) => return ApiError::Store(failure),
-            RulebookError::Preset(P::Taken { .. }) => ErrorCode::PresetExists,
-            RulebookError::Preset(P::ReadOnly(_)) => ErrorCode::ReadOnlyPreset,
+            RulebookError::Preset(P::Taken { .. }) => ApiErrorCode::PresetExists,
+            RulebookError::Preset(P::ReadOnly(_)) => ApiErrorCode::ReadOnlyPreset,
             RulebookError::Preset(P::Unknown { .. } | P::Options(_) | P::BaseNotBuiltIn(_))
-            | RulebookError::Text(_) => ErrorCode::BadRequest,
-            RulebookError::NoSuchPreset(_) => ErrorCode::NoSuchPreset,
-            RulebookError::InUse(_) => ErrorCode::PresetInUse,
+            | RulebookError::Text(_) => ApiErrorCode::BadRequest,
+            RulebookError::NoSuchPreset(_) => ApiErrorCode::NoSuchPreset,
+            RulebookError::InUse(_) => ApiErrorCode::PresetInUse,
         };
         ApiError::refused(code, e.to_string())
     }
@@ -145,30 +144,6 @@ pub async fn preset(State(state): State<AppState>, Path(name): Path<String>) -> 
     Ok(Json(info))
 }
 
-/// The admin making a change, as the audit log names it.
-pub(crate) fn actor(admin: &Caller) -> Actor {
-    Actor { user_id: admin.user_id, name: admin.name.clone() }
-}
-
-/// Logs in the audit log a change an admin made elsewhere: to an account
-/// (`user/ID`), a table closed (`table/ID`), a game imported (`game/ID`).
-/// The change is already made (in its own transaction): a failure to log
-/// it is logged as an error, and the request still succeeds, since telling
-/// the admin it failed would be false.
-pub(crate) async fn record_change(
-    state: &AppState,
-    admin: &Caller,
-    action: &'static str,
-    target: String,
-    before: Option<serde_json::Value>,
-    after: Option<serde_json::Value>,
-) {
-    let change = Change { at_us: crate::store::now_us(), action, target, before, after };
-    if let Err(e) = state.rulebook.record(&actor(admin), &change).await {
-        tracing::error!(admin = admin.user_id, target = %change.target, action, "a change was made but not logged: {e}");
-    }
-}
-
 refusals!(
     /// Why the defaults are not told.
     DefaultsRefusals: Unauthenticated, AccountDisabled, AdminOnly, StoreUnavailable
@@ -207,9 +182,8 @@ refusals!(
 pub async fn set_defaults(
     State(state): State<AppState>,
     Admin(admin): Admin,
-    body: Bytes,
+    StrictJson(wanted): StrictJson<DefaultOptions>,
 ) -> Result<Json<DefaultsView>, ApiError> {
-    let wanted: DefaultOptions = parse(&body)?;
     let view = state.rulebook.set_defaults(&actor(&admin), wanted).await?;
     tracing::info!(admin = admin.user_id, preset = %view.preset, "defaults of new tables set");
     Ok(Json(view))
@@ -257,9 +231,8 @@ refusals!(
 pub async fn create_preset(
     State(state): State<AppState>,
     Admin(admin): Admin,
-    body: Bytes,
+    StrictJson(request): StrictJson<CreatePreset>,
 ) -> Result<Response, ApiError> {
-    let request: CreatePreset = parse(&body)?;
     let draft = PresetDraft { description: request.description, based_on: request.based_on, options: request.options };
     let info = state.rulebook.create_preset(&actor(&admin), &request.name, draft).await?;
     tracing::info!(admin = admin.user_id, preset = %info.name, "custom preset created");
@@ -287,9 +260,8 @@ pub async fn update_preset(
     State(state): State<AppState>,
     Admin(admin): Admin,
     Path(name): Path<String>,
-    body: Bytes,
+    StrictJson(draft): StrictJson<PresetDraft>,
 ) -> Result<Json<PresetInfo>, ApiError> {
-    let draft: PresetDraft = parse(&body)?;
     let info = state.rulebook.update_preset(&actor(&admin), &name, draft).await?;
     tracing::info!(admin = admin.user_id, preset = %info.name, "custom preset changed");
     Ok(Json(info))
@@ -342,11 +314,6 @@ pub async fn audit(
     query: Result<Query<AuditQuery>, QueryRejection>,
 ) -> Result<Json<AuditPage>, ApiError> {
     let Query(query) = query.map_err(|e| ApiError::bad_request(e.body_text()))?;
-    let number = |name: &str, text: &str, lo: i64, hi: i64| {
-        text.trim().parse::<i64>().ok().filter(|n| (lo..=hi).contains(n)).ok_or_else(|| {
-            ApiError::bad_request(format!("{name} must be a whole number from {lo} to {hi}, not '{text}'"))
-        })
-    };
     let limit = query.limit.as_deref().map_or(Ok(DEFAULT_LIMIT), |t| number("limit", t, 1, MAX_LIMIT))?;
     let before = query.before.as_deref().map(|t| number("before", t, 1, i64::MAX)).transpose()?;
     if let Some(target) = &query.target {

@@ -17,7 +17,7 @@ use utoipa_axum::routes;
 
 use super::error::ErrorDetail;
 use super::openapi::refusals;
-use super::{AppState, ErrorCode};
+use super::{ApiErrorCode, AppState};
 use crate::table::lobby::RecoveryProgress;
 
 /// The readiness probe's route (outside `/api/v1`, documented all the same).
@@ -96,7 +96,7 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
     if progress.ready {
         if !state.lobby.store().answers().await {
             let message = "the game store does not answer: games wait for it";
-            let code = ErrorCode::StoreUnavailable;
+            let code = ApiErrorCode::StoreUnavailable;
             let mut response = super::error::error_body(code.status(), code, message);
             response.headers_mut().insert(axum::http::header::RETRY_AFTER, 1.into());
             return response;
@@ -107,7 +107,7 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
         "the server has restarted and is bringing its stored games back: {} of {} back, {} failed",
         progress.recovered, progress.total, progress.failed
     );
-    let code = ErrorCode::Recovering;
+    let code = ApiErrorCode::Recovering;
     let body = NotReady { error: ErrorDetail { code, message: &message }, progress };
     let mut response = (code.status(), Json(body)).into_response();
     if let Some(seconds) = code.retry_after() {

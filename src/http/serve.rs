@@ -20,7 +20,7 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use tokio::net::{TcpListener, TcpStream};
 use tower::ServiceExt;
 
-use super::error::{ErrorBody, ErrorCode, ErrorDetail};
+use super::error::{ApiErrorCode, ErrorBody, ErrorDetail};
 use super::hyper_refusals::{ClientAddr, RefusalWriter};
 use crate::limits::{Client, Held, Quotas};
 
@@ -102,7 +102,7 @@ pub async fn serve(
 /// without waiting on the client (what its socket buffer cannot take is
 /// dropped).
 fn refuse(tcp: TcpStream, message: &str, retry_after_secs: u64) {
-    let body = serde_json::to_string(&ErrorBody { error: ErrorDetail { code: ErrorCode::QuotaExceeded, message } })
+    let body = serde_json::to_string(&ErrorBody { error: ErrorDetail { code: ApiErrorCode::QuotaExceeded, message } })
         .unwrap_or_default();
     let answer = format!(
         "HTTP/1.1 429 Too Many Requests\r\ncontent-type: application/json\r\nretry-after: {retry_after_secs}\r\n\
@@ -110,5 +110,5 @@ fn refuse(tcp: TcpStream, message: &str, retry_after_secs: u64) {
         body.len()
     );
     let _ = tcp.try_write(answer.as_bytes());
-    crate::metrics::http_error(ErrorCode::QuotaExceeded.as_str());
+    crate::metrics::http_error(ApiErrorCode::QuotaExceeded.as_str());
 }

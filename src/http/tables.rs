@@ -6,19 +6,18 @@ use axum::body::Bytes;
 use axum::extract::{ConnectInfo, Path, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::auth::{Admin, Caller, MaybeCaller};
+use super::audit::record_change;
+use super::extract::{Admin, Caller, MaybeCaller, StrictJson, client, seat_token};
 use super::hyper_refusals::ClientAddr;
 use super::openapi::refusals;
-use super::{ApiError, AppState, ErrorCode};
+use super::{ApiError, ApiErrorCode, AppState};
 use crate::bots::strategy::Strategy;
-use crate::limits::{Client, Held, Paced};
-use crate::protocol::json;
+use crate::limits::{Held, Paced};
 use crate::protocol::ws::TableInfo;
 use crate::rules::calculator::{self, SettleRequest, SettleResponse};
 use crate::rules::scoring_calculator::{self, ScoreRequest, ScoreResponse};
@@ -39,17 +38,6 @@ pub fn routes() -> OpenApiRouter<AppState> {
 
 /// A table's id in a path.
 const TABLE_ID: &str = "The table's id (as `POST /api/v1/tables` answered it).";
-
-/// A request body, read strictly ([`crate::protocol::json`]): an empty body
-/// is an empty object.
-pub(crate) fn parse<T: DeserializeOwned + Serialize>(body: &Bytes) -> Result<T, ApiError> {
-    let text = if body.is_empty() {
-        "{}"
-    } else {
-        std::str::from_utf8(body).map_err(|_| ApiError::bad_request("the body is not UTF-8"))?
-    };
-    json::from_str(text).map_err(|e| ApiError::bad_request(e.to_string()))
-}
 
 /// A robot to seat.
 #[derive(Debug, Serialize, Deserialize, utoipa::ToSchema)]
@@ -128,7 +116,7 @@ pub async fn create(
     if state.require_accounts && caller.is_none() {
         return Err(account_required("open a table"));
     }
-    let request: CreateTable = parse(&body)?;
+    let request: CreateTable = StrictJson::parse(&body)?;
     let new = NewTable {
         name: request.name,
         preset: request.preset,
@@ -242,9 +230,8 @@ pub async fn sit(
     addr: ConnectInfo<ClientAddr>,
     MaybeCaller(caller): MaybeCaller,
     Path(id): Path<String>,
-    body: Bytes,
+    StrictJson(request): StrictJson<SitRequest>,
 ) -> Result<Response, ApiError> {
-    let request: SitRequest = parse(&body)?;
     let handle = state.lobby.get(&id)?;
     let (name, account) = match (&caller, request.name) {
         (Some(c), Some(name))
@@ -275,14 +262,9 @@ pub async fn sit(
     Ok((StatusCode::CREATED, Json(grant)).into_response())
 }
 
-/// Who asks, for the quotas: its address, and its account if logged in.
-pub(crate) fn client(addr: &ConnectInfo<ClientAddr>, caller: Option<&Caller>) -> Client {
-    Client { address: addr.0.0.ip(), account: caller.map(|c| c.user_id), admin: caller.is_some_and(Caller::is_admin) }
-}
-
 /// The refusal of a guest under `--require-accounts`.
 fn account_required(to: &str) -> ApiError {
-    ApiError::refused(ErrorCode::AccountRequired, format!("this server lets only logged-in players {to}: log in"))
+    ApiError::refused(ApiErrorCode::AccountRequired, format!("this server lets only logged-in players {to}: log in"))
 }
 
 /// Who asks: its seat token and its account's session.
@@ -292,22 +274,6 @@ fn asker(headers: &HeaderMap, caller: Option<&Caller>) -> Result<Asker, ApiError
         account: caller.map(|c| c.user_id),
         admin: caller.is_some_and(Caller::is_admin),
     })
-}
-
-/// The seat token of a request: its `Authorization: Bearer` token, unless
-/// that is an account's session token.
-pub(crate) fn seat_token(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
-    Ok(bearer(headers)?.filter(|t| !t.starts_with(crate::auth::TOKEN_PREFIX)))
-}
-
-/// The seat token from `Authorization: Bearer TOKEN`.
-pub(crate) fn bearer(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
-    let Some(value) = headers.get(axum::http::header::AUTHORIZATION) else { return Ok(None) };
-    let text = value.to_str().map_err(|_| ApiError::bad_request("the Authorization header is not text"))?;
-    match text.strip_prefix("Bearer ") {
-        Some(token) if !token.trim().is_empty() => Ok(Some(token.trim().to_string())),
-        _ => Err(ApiError::refused(ErrorCode::BadToken, "expected Authorization: Bearer SEAT_TOKEN")),
-    }
 }
 
 refusals!(
@@ -335,7 +301,7 @@ pub async fn leave(
 ) -> Result<StatusCode, ApiError> {
     let asker = asker(&headers, caller.as_ref())?;
     if asker.token.is_none() && asker.account.is_none() {
-        return Err(ApiError::refused(ErrorCode::BadToken, "leaving needs the seat token (or the seat's account)"));
+        return Err(ApiError::refused(ApiErrorCode::BadToken, "leaving needs the seat token (or the seat's account)"));
     }
     let handle = state.lobby.get(&id)?;
     handle.ask(|reply| TableCommand::Leave { asker, reply }).await??;
@@ -379,7 +345,7 @@ pub async fn add_robot(
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let asker = asker(&headers, caller.as_ref())?;
-    let request: RobotRequest = parse(&body)?;
+    let request: RobotRequest = StrictJson::parse(&body)?;
     let handle = state.lobby.get(&id)?;
     let (seat, strategy) = (request.seat, request.strategy);
     let seat = handle.ask(|reply| TableCommand::AddRobot { seat, strategy, asker, reply }).await??;
@@ -475,7 +441,7 @@ pub async fn close(
     let before = handle.ask(|reply| TableCommand::Info { reply }).await?;
     handle.ask(|reply| TableCommand::Abort { reply }).await??;
     let before = serde_json::to_value(before).ok();
-    super::options::record_change(&state, &admin, "table.close", format!("table/{id}"), before, None).await;
+    record_change(&state, &admin, "table.close", format!("table/{id}"), before, None).await;
     tracing::info!(admin = admin.user_id, table = %id, "table closed by an admin");
     Ok(StatusCode::NO_CONTENT)
 }
@@ -496,9 +462,10 @@ refusals!(
     request_body(content = SettleRequest, content_type = "application/json"),
     responses((status = 200, description = "The payments", body = SettleResponse), SettleRefusals)
 )]
-pub async fn settle(State(state): State<AppState>, body: Bytes) -> Result<Json<SettleResponse>, ApiError> {
-    let text = std::str::from_utf8(&body).map_err(|_| ApiError::bad_request("the body is not UTF-8"))?;
-    let request: SettleRequest = json::from_str(text).map_err(|e| ApiError::bad_request(e.to_string()))?;
+pub async fn settle(
+    State(state): State<AppState>,
+    StrictJson(request): StrictJson<SettleRequest>,
+) -> Result<Json<SettleResponse>, ApiError> {
     let rules = state.rulebook.current();
     let answer =
         calculator::calculate_with(&rules.presets, &request).map_err(|e| ApiError::bad_request(e.to_string()))?;
@@ -522,9 +489,10 @@ refusals!(
     request_body(content = ScoreRequest, content_type = "application/json"),
     responses((status = 200, description = "The hand's score and the sets it was scored with", body = ScoreResponse), ScoreRefusals)
 )]
-pub async fn score(State(state): State<AppState>, body: Bytes) -> Result<Json<ScoreResponse>, ApiError> {
-    let text = std::str::from_utf8(&body).map_err(|_| ApiError::bad_request("the body is not UTF-8"))?;
-    let request: ScoreRequest = json::from_str(text).map_err(|e| ApiError::bad_request(e.to_string()))?;
+pub async fn score(
+    State(state): State<AppState>,
+    StrictJson(request): StrictJson<ScoreRequest>,
+) -> Result<Json<ScoreResponse>, ApiError> {
     let rules = state.rulebook.current();
     let answer =
         scoring_calculator::score_with(&rules.presets, &request).map_err(|e| ApiError::bad_request(e.to_string()))?;

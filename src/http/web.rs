@@ -50,7 +50,7 @@ pub fn client_paths() -> Vec<String> {
 /// One of the client's files, or `304` when the browser's copy is current.
 async fn file(request: HeaderMap, path: &'static str) -> Response {
     let Some(found) = Client::get(path) else {
-        return super::ApiError::refused(super::ErrorCode::NotFound, "no such file").into_response();
+        return super::ApiError::refused(super::ApiErrorCode::NotFound, "no such file").into_response();
     };
     let etag = format!("\"{}\"", hex(&found.metadata.sha256_hash()[..16]));
     let mut headers = HeaderMap::new();

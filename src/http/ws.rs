@@ -17,13 +17,13 @@ use serde::Deserialize;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::auth::MaybeCaller;
+use super::extract::{MaybeCaller, by_cookie, client};
 use super::hyper_refusals::ClientAddr;
 use super::openapi::refusals;
-use super::{ApiError, AppState, ErrorCode as ApiCode};
+use super::{ApiError, ApiErrorCode, AppState};
 use crate::auth::Revoked;
 use crate::limits::{Held, Paced};
-use crate::protocol::ws::{ClientMessage, ErrorCode, MAX_CLIENT_MESSAGE};
+use crate::protocol::ws::{ClientMessage, MAX_CLIENT_MESSAGE, WsErrorCode};
 use crate::table::{Connection, TableCommand, TableHandle};
 
 /// How often the server pings.
@@ -106,13 +106,13 @@ pub async fn upgrade(
     let Query(query) = query.map_err(|e| ApiError::bad_request(e.body_text()))?;
     // A browser sends the cookie with any page's WebSocket: only the
     // server's own pages (or those allowed) may use it.
-    if caller.is_some() && super::auth::by_cookie(&headers) && !same_origin(&headers, &state.allowed_origins) {
+    if caller.is_some() && by_cookie(&headers) && !same_origin(&headers, &state.allowed_origins) {
         return Err(ApiError::refused(
-            ApiCode::BadOrigin,
+            ApiErrorCode::BadOrigin,
             "a WebSocket authenticated by the session cookie must be opened from this server's own pages",
         ));
     }
-    let client = super::tables::client(&addr, caller.as_ref());
+    let client = client(&addr, caller.as_ref());
     let held = state.quotas.hold(&client, Held::WebSocket)?;
     state.quotas.pace(&client, Paced::ConnectionsOpened)?;
     // A connection made with an account session lives as long as the session.
@@ -279,18 +279,18 @@ async fn serve(
         let command = match next {
             Message::Text(text) if text.len() > MAX_CLIENT_MESSAGE => TableCommand::BadMessage {
                 connection: id,
-                code: ErrorCode::TooLarge,
+                code: WsErrorCode::TooLarge,
                 reason: format!("a message is at most {MAX_CLIENT_MESSAGE} bytes; this one has {}", text.len()),
             },
             Message::Text(text) => match crate::protocol::json::from_str::<ClientMessage>(&text) {
                 Ok(message) => TableCommand::Message { connection: id, message },
                 Err(e) => {
-                    TableCommand::BadMessage { connection: id, code: ErrorCode::BadMessage, reason: e.to_string() }
+                    TableCommand::BadMessage { connection: id, code: WsErrorCode::BadMessage, reason: e.to_string() }
                 }
             },
             Message::Binary(_) => TableCommand::BadMessage {
                 connection: id,
-                code: ErrorCode::BadMessage,
+                code: WsErrorCode::BadMessage,
                 reason: "messages are JSON text, not binary".into(),
             },
             Message::Close(_) => break,

@@ -283,7 +283,7 @@ pub enum ServerMessage {
     /// A request was refused; nothing changed.
     Error {
         /// What kind of refusal: a stable code.
-        code: ErrorCode,
+        code: WsErrorCode,
         /// What was wrong.
         message: String,
     },
@@ -298,7 +298,7 @@ pub enum ServerMessage {
 
 impl ServerMessage {
     /// An error message.
-    pub fn error(code: ErrorCode, message: impl Into<String>) -> ServerMessage {
+    pub fn error(code: WsErrorCode, message: impl Into<String>) -> ServerMessage {
         ServerMessage::Error { code, message: message.into() }
     }
 }
@@ -306,7 +306,7 @@ impl ServerMessage {
 /// Why a WebSocket message was refused.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
-pub enum ErrorCode {
+pub enum WsErrorCode {
     /// The message is not one the protocol knows, or is malformed.
     BadMessage,
     /// The message is over the size limit.
@@ -327,23 +327,23 @@ pub enum ErrorCode {
     RateLimited,
 }
 
-impl ErrorCode {
+impl WsErrorCode {
     /// The code as sent.
     pub fn as_str(self) -> &'static str {
         match self {
-            ErrorCode::BadMessage => "bad_message",
-            ErrorCode::TooLarge => "too_large",
-            ErrorCode::IllegalMove => "illegal_move",
-            ErrorCode::NotNow => "not_now",
-            ErrorCode::NotAllowed => "not_allowed",
-            ErrorCode::BadOption => "bad_option",
-            ErrorCode::StoreUnavailable => "store_unavailable",
-            ErrorCode::RateLimited => "rate_limited",
+            WsErrorCode::BadMessage => "bad_message",
+            WsErrorCode::TooLarge => "too_large",
+            WsErrorCode::IllegalMove => "illegal_move",
+            WsErrorCode::NotNow => "not_now",
+            WsErrorCode::NotAllowed => "not_allowed",
+            WsErrorCode::BadOption => "bad_option",
+            WsErrorCode::StoreUnavailable => "store_unavailable",
+            WsErrorCode::RateLimited => "rate_limited",
         }
     }
 }
 
-impl std::fmt::Display for ErrorCode {
+impl std::fmt::Display for WsErrorCode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
     }

@@ -38,7 +38,7 @@ use crate::bots::Robot;
 use crate::bots::strategy::Strategy;
 use crate::limits::Permit;
 use crate::limits::rate::Bucket;
-use crate::protocol::ws::{ClientMessage, ErrorCode, ServerMessage, StreamEvent, TableEvent, TableInfo, TableState};
+use crate::protocol::ws::{ClientMessage, ServerMessage, StreamEvent, TableEvent, TableInfo, TableState, WsErrorCode};
 use crate::rules::command::{Action, Command, GameError, PlayerId, WallSource};
 use crate::rules::event::{Audience, Emitted, Event};
 use crate::rules::game::Game;
@@ -435,7 +435,7 @@ impl Actor {
                 self.reply(connection, &ServerMessage::Pong);
             }
             TableCommand::Message { connection, .. } => {
-                self.reply(connection, &ServerMessage::error(ErrorCode::StoreUnavailable, waiting));
+                self.reply(connection, &ServerMessage::error(WsErrorCode::StoreUnavailable, waiting));
             }
             TableCommand::BadMessage { connection, code, reason } => {
                 self.reply(connection, &ServerMessage::error(code, reason));
@@ -759,9 +759,10 @@ impl Actor {
         self.seat_lost(connection, seat, true);
     }
 
-    /// A connection acting for `seat` is gone: closed by the client (`left`),
-    /// or dropped by the table as too slow (the client will reconnect, so
-    /// that never ends a game under `--end-on-disconnect`).
+    /// A connection acting for `seat` is gone: closed by the client (`left`;
+    /// noticed by its socket, or by the table finding the socket ended), or
+    /// dropped by the table as too slow (the client will reconnect, so that
+    /// never ends a game under `--end-on-disconnect`).
     pub fn seat_lost(&mut self, connection: u64, seat: Option<u8>, left: bool) {
         let Some(s) = seat else { return };
         let Some(seat_state) = self.seats.get_mut(s) else { return };
@@ -864,7 +865,7 @@ impl Actor {
             crate::metrics::command_refused(code.as_str());
         }
         if let Some(dropped) = self.stream.send_to(connection, to_text(message)) {
-            self.seat_lost(dropped.connection, dropped.seat, false);
+            self.seat_lost(dropped.connection, dropped.seat, dropped.gone);
         }
     }
 
@@ -1176,7 +1177,7 @@ impl Actor {
                         answer();
                     }
                     for dropped in self.stream.release() {
-                        self.seat_lost(dropped.connection, dropped.seat, false);
+                        self.seat_lost(dropped.connection, dropped.seat, dropped.gone);
                     }
                     self.send_prompts();
                 }
@@ -1188,11 +1189,11 @@ impl Actor {
                     tracing::warn!(table = %self.id, "the store is unavailable ({why}): the table waits for it");
                     // Told once, to everybody connected: nothing happens until it is back.
                     let notice = ServerMessage::error(
-                        ErrorCode::StoreUnavailable,
+                        WsErrorCode::StoreUnavailable,
                         "the game store is unavailable: play waits until it is back",
                     );
                     for dropped in self.stream.tell_everyone(&notice) {
-                        self.seat_lost(dropped.connection, dropped.seat, false);
+                        self.seat_lost(dropped.connection, dropped.seat, dropped.gone);
                     }
                     return Ok(());
                 }

@@ -4,22 +4,22 @@
 
 use super::actor::{Actor, MAX_PAUSE_DECISECONDS};
 use crate::protocol::text;
-use crate::protocol::ws::{ClientMessage, ErrorCode, ServerMessage, TableEvent, TableState};
+use crate::protocol::ws::{ClientMessage, ServerMessage, TableEvent, TableState, WsErrorCode};
 use crate::rules::command::{Command, PlayerId};
 use crate::rules::options::raw_value;
 use crate::rules::rebuild::Input;
 
 /// A refusal: its code and what was wrong.
-type Refusal = (ErrorCode, String);
+type Refusal = (WsErrorCode, String);
 
-fn refuse(code: ErrorCode, why: impl Into<String>) -> Result<(), Refusal> {
+fn refuse(code: WsErrorCode, why: impl Into<String>) -> Result<(), Refusal> {
     Err((code, why.into()))
 }
 
 /// The refusal of a seat's request over its rate.
 fn rate_limited(what: &str, wait: std::time::Duration) -> Refusal {
     let seconds = (wait.as_secs_f64() * 10.0).ceil() / 10.0;
-    (ErrorCode::RateLimited, format!("too many {what} from your seat: try again in {seconds:.1} s"))
+    (WsErrorCode::RateLimited, format!("too many {what} from your seat: try again in {seconds:.1} s"))
 }
 
 impl Actor {
@@ -37,7 +37,7 @@ impl Actor {
             _ => {}
         }
         let Some(seat) = seat else {
-            self.reply(connection, &ServerMessage::error(ErrorCode::NotAllowed, "spectators can only watch"));
+            self.reply(connection, &ServerMessage::error(WsErrorCode::NotAllowed, "spectators can only watch"));
             return;
         };
         if let Err((code, why)) = self.player_message(seat, message) {
@@ -64,20 +64,20 @@ impl Actor {
             ClientMessage::Ping | ClientMessage::Snapshot => Ok(()),
             ClientMessage::Act { action } => {
                 if self.state != TableState::Playing {
-                    return refuse(ErrorCode::NotNow, "the game is not being played");
+                    return refuse(WsErrorCode::NotNow, "the game is not being played");
                 }
                 if self.paused {
-                    return refuse(ErrorCode::NotNow, "the game is paused until everyone is ready");
+                    return refuse(WsErrorCode::NotNow, "the game is paused until everyone is ready");
                 }
                 if self.waiting_ready {
-                    return refuse(ErrorCode::NotNow, "the next hand has not been dealt: say ready");
+                    return refuse(WsErrorCode::NotNow, "the next hand has not been dealt: say ready");
                 }
                 let command = Command::Act { player: PlayerId(seat), action };
-                self.apply(command).map_err(|e| (ErrorCode::IllegalMove, e.to_string()))
+                self.apply(command).map_err(|e| (WsErrorCode::IllegalMove, e.to_string()))
             }
             ClientMessage::Ready => {
                 if !self.waiting_ready {
-                    return refuse(ErrorCode::NotNow, "nothing is waiting for you to be ready");
+                    return refuse(WsErrorCode::NotNow, "nothing is waiting for you to be ready");
                 }
                 if self.seats.get(seat).is_some_and(|s| s.ready) {
                     return Ok(()); // said twice: no harm
@@ -94,9 +94,9 @@ impl Actor {
             }
             ClientMessage::RequestPause { reason } => {
                 let reason = text::chat("a pause's reason", &reason, true)
-                    .map_err(|e| (ErrorCode::BadMessage, e.to_string()))?;
+                    .map_err(|e| (WsErrorCode::BadMessage, e.to_string()))?;
                 if self.state != TableState::Playing || self.waiting_ready {
-                    return refuse(ErrorCode::NotNow, "only a game in play can be paused");
+                    return refuse(WsErrorCode::NotNow, "only a game in play can be paused");
                 }
                 self.paused = true;
                 self.claim_deadline = None;
@@ -107,7 +107,7 @@ impl Actor {
             ClientMessage::SetPause { deciseconds } => {
                 if deciseconds > MAX_PAUSE_DECISECONDS {
                     return refuse(
-                        ErrorCode::BadMessage,
+                        WsErrorCode::BadMessage,
                         format!("the pause is at most {MAX_PAUSE_DECISECONDS} deciseconds"),
                     );
                 }
@@ -123,14 +123,14 @@ impl Actor {
             }
             ClientMessage::SetOption { name, value } => {
                 if self.settings.no_manager || self.seats.manager != Some(seat) {
-                    return refuse(ErrorCode::NotAllowed, "only the game manager may change options");
+                    return refuse(WsErrorCode::NotAllowed, "only the game manager may change options");
                 }
-                let value = raw_value(&value).map_err(|e| (ErrorCode::BadOption, format!("option {name}: {e}")))?;
+                let value = raw_value(&value).map_err(|e| (WsErrorCode::BadOption, format!("option {name}: {e}")))?;
                 let changed = match &mut self.game {
                     None => self.settings.options.set_checked(&name, &value),
                     Some(game) => game.set_option(&name, &value),
                 };
-                changed.map_err(|e| (ErrorCode::BadOption, e.to_string()))?;
+                changed.map_err(|e| (WsErrorCode::BadOption, e.to_string()))?;
                 self.record.input(self.stream.seq(), Input::SetOption { name: name.clone(), value: value.clone() });
                 self.brief_robots();
                 self.broadcast_table(TableEvent::OptionChanged { name, value });
@@ -138,16 +138,16 @@ impl Actor {
             }
             ClientMessage::SetManager { seat: to } => {
                 if self.settings.no_manager {
-                    return refuse(ErrorCode::NotAllowed, "this table has no game manager (--no-manager)");
+                    return refuse(WsErrorCode::NotAllowed, "this table has no game manager (--no-manager)");
                 }
                 if self.seats.manager.is_some_and(|m| m != seat) {
-                    return refuse(ErrorCode::NotAllowed, "only the game manager may hand the role on");
+                    return refuse(WsErrorCode::NotAllowed, "only the game manager may hand the role on");
                 }
                 if let Some(to) = to
                     && self.seats.get(to).is_none_or(|s| s.is_robot())
                 {
                     return refuse(
-                        ErrorCode::BadMessage,
+                        WsErrorCode::BadMessage,
                         format!("seat {to} is not a person's: only a person manages"),
                     );
                 }
@@ -159,7 +159,7 @@ impl Actor {
             }
             ClientMessage::Chat { text } => {
                 let text =
-                    text::chat("a chat message", &text, false).map_err(|e| (ErrorCode::BadMessage, e.to_string()))?;
+                    text::chat("a chat message", &text, false).map_err(|e| (WsErrorCode::BadMessage, e.to_string()))?;
                 let name = self.seats.get(seat).map(|s| s.name.clone()).unwrap_or_default();
                 self.broadcast_table(TableEvent::Chat { seat, name, text });
                 Ok(())

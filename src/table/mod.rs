@@ -20,7 +20,7 @@ use tokio::sync::{mpsc, oneshot};
 
 use crate::bots::strategy::Strategy;
 use crate::limits::{Limits, Permit, Rate};
-use crate::protocol::ws::{ClientMessage, ErrorCode, TableInfo};
+use crate::protocol::ws::{ClientMessage, TableInfo, WsErrorCode};
 use crate::rules::options::GameOptions;
 use crate::rules::tile::Tile;
 
@@ -322,7 +322,7 @@ pub enum TableCommand {
         /// The connection.
         connection: u64,
         /// The error code.
-        code: ErrorCode,
+        code: WsErrorCode,
         /// What was wrong.
         reason: String,
     },

@@ -51,14 +51,30 @@ fn is_chat_text(text: &str) -> bool {
     text.contains(r#""event":{"type":"chat""#)
 }
 
-/// A subscriber the stream dropped because its queue was full (or its
-/// socket gone): the table must forget its connection.
+/// A subscriber the stream dropped because its queue was full, or because
+/// its socket is gone: the table must forget its connection.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Dropped {
     /// The connection.
     pub connection: u64,
     /// The seat it acted for, `None` for a spectator.
     pub seat: Option<u8>,
+    /// Its socket had already ended (the client left, or the server is
+    /// stopping), rather than falling behind. The socket's own
+    /// `Disconnect` is on its way, but finds the connection forgotten: what
+    /// a disconnection does (`--end-on-disconnect`) must be done now.
+    pub gone: bool,
+}
+
+impl Dropped {
+    /// The subscriber `connection` (of `seat`), which `error` refused a message.
+    fn by(connection: u64, seat: Option<u8>, error: &mpsc::error::TrySendError<Arc<str>>) -> Dropped {
+        let gone = matches!(error, mpsc::error::TrySendError::Closed(_));
+        if !gone {
+            crate::metrics::subscriber_dropped();
+        }
+        Dropped { connection, seat, gone }
+    }
 }
 
 /// The numbered stream of a table and its subscribers.
@@ -277,13 +293,9 @@ impl Stream {
     /// answer, an error, a prompt). A full queue drops the subscriber.
     pub fn send_to(&mut self, id: u64, text: Arc<str>) -> Option<Dropped> {
         let sub = self.subscribers.get(&id)?;
-        if sub.sender.try_send(text).is_ok() {
-            return None;
-        }
-        let seat = sub.seat;
+        let dropped = Dropped::by(id, sub.seat, &sub.sender.try_send(text).err()?);
         self.subscribers.remove(&id);
-        crate::metrics::subscriber_dropped();
-        Some(Dropped { connection: id, seat })
+        Some(dropped)
     }
 
     /// Sends one message to every connection, outside the numbered stream
@@ -291,13 +303,12 @@ impl Stream {
     pub fn tell_everyone(&mut self, message: &ServerMessage) -> Vec<Dropped> {
         let text = to_text(message);
         let mut dropped = Vec::new();
-        self.subscribers.retain(|&id, sub| {
-            let kept = sub.sender.try_send(text.clone()).is_ok();
-            if !kept {
-                crate::metrics::subscriber_dropped();
-                dropped.push(Dropped { connection: id, seat: sub.seat });
+        self.subscribers.retain(|&id, sub| match sub.sender.try_send(text.clone()) {
+            Ok(()) => true,
+            Err(e) => {
+                dropped.push(Dropped::by(id, sub.seat, &e));
+                false
             }
-            kept
         });
         dropped
     }
@@ -309,12 +320,16 @@ impl Stream {
         crate::metrics::events_sent(self.outbox.len());
         for (to, text) in std::mem::take(&mut self.outbox) {
             self.subscribers.retain(|&id, sub| {
-                if !to.includes(sub.seat.map(PlayerId)) || sub.sender.try_send(text.clone()).is_ok() {
+                if !to.includes(sub.seat.map(PlayerId)) {
                     return true;
                 }
-                crate::metrics::subscriber_dropped();
-                dropped.push(Dropped { connection: id, seat: sub.seat });
-                false
+                match sub.sender.try_send(text.clone()) {
+                    Ok(()) => true,
+                    Err(e) => {
+                        dropped.push(Dropped::by(id, sub.seat, &e));
+                        false
+                    }
+                }
             });
         }
         dropped
@@ -422,10 +437,25 @@ mod tests {
         for i in 0..17 {
             s.push(Audience::Everyone, chat(&i.to_string()), i);
         }
-        assert_eq!(s.release(), [Dropped { connection: id, seat: Some(2) }]);
+        assert_eq!(s.release(), [Dropped { connection: id, seat: Some(2), gone: false }]);
         assert!(s.is_empty());
         assert_eq!(drain(&mut slow).len(), 16, "what fitted was queued");
         assert!(slow.outbound.try_recv().is_err(), "then the queue closed");
+    }
+
+    #[test]
+    fn a_subscriber_whose_socket_ended_is_dropped_as_gone() {
+        // The socket's writer ends (the client closed it) before its
+        // Disconnect reaches the table: the table learns it from the stream,
+        // and must treat it as the client leaving, not as falling behind.
+        let mut s = Stream::new(16, 200);
+        let (left, stays) = (subscribe(&mut s, Some(0), Some(0)).unwrap(), subscribe(&mut s, None, Some(0)).unwrap());
+        let id = left.id;
+        drop(left);
+        s.push(Audience::Everyone, chat("hello"), 1);
+        assert_eq!(s.release(), [Dropped { connection: id, seat: Some(0), gone: true }]);
+        assert_eq!(s.send_to(id, "nobody".into()), None, "forgotten");
+        drop(stays);
     }
 
     #[test]

@@ -36,7 +36,7 @@ use super::{Connection, RobotSeat, SeatGrant, TableCommand, TableHandle, TableLi
 use crate::bots::strategy::Strategy;
 use crate::limits::Permit;
 use crate::protocol::ws::{
-    ClientMessage, ErrorCode, Prompt, ServerMessage, StreamEvent, TableEvent, TableInfo, TableState,
+    ClientMessage, Prompt, ServerMessage, StreamEvent, TableEvent, TableInfo, TableState, WsErrorCode,
 };
 use crate::rules::command::{Action, PlayerId};
 use crate::rules::event::Event;
@@ -491,13 +491,13 @@ async fn every_person_must_be_ready_and_a_pause_stops_the_claim_timer() {
     ann.act(Action::Pass { discard: serial }).await;
     let refused = ann.sync().await;
     assert!(
-        matches!(refused.as_slice(), [ServerMessage::Error { code: ErrorCode::NotNow, .. }]),
+        matches!(refused.as_slice(), [ServerMessage::Error { code: WsErrorCode::NotNow, .. }]),
         "refused: {refused:?}"
     );
     bob.act(Action::Pass { discard: serial }).await;
     let refused = bob.sync().await;
     assert!(
-        matches!(refused.last(), Some(ServerMessage::Error { code: ErrorCode::NotNow, .. })),
+        matches!(refused.last(), Some(ServerMessage::Error { code: WsErrorCode::NotNow, .. })),
         "refused: {refused:?}"
     );
     // A minute passes: the claim timer does not run while paused.
