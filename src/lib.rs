@@ -20,6 +20,7 @@ pub mod protocol;
 pub mod replay;
 pub mod rules;
 pub mod server;
+pub mod shutdown;
 pub mod sim;
 pub mod store;
 pub mod table;

@@ -619,8 +619,15 @@ fn serve(args: mahjong::server::ServeArgs) -> ExitCode {
             allowed_origins: args.allowed_origin.clone(),
             ..Default::default()
         };
-        let stop = mahjong::server::shutdown_signal();
-        match mahjong::server::serve_loading(listener, defaults, store, serving, load, stop).await {
+        let config = mahjong::server::ServerConfig { listener, store, defaults, serving, load };
+        let server = match mahjong::server::Server::build(config).await {
+            Ok(server) => server,
+            Err(e) => {
+                eprintln!("server error: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        match server.run_until(mahjong::server::shutdown_signal()).await {
             Ok(()) => {
                 tracing::info!("shut down");
                 ExitCode::SUCCESS

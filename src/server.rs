@@ -19,6 +19,7 @@ use crate::rules::preset_book::{self, DefaultOptions, PresetBook, PresetError};
 use crate::rules::presets;
 use crate::rules::tile::{BadTileCode, parse_tiles};
 use crate::rules::wall::{Wall, WallError};
+use crate::shutdown::Shutdown;
 use crate::store::Store;
 use crate::table::{Lobby, Rulebook, TableCommand, TableDefaults, TableLimits};
 
@@ -331,7 +332,7 @@ impl ServeArgs {
 
     /// Checks the flags and reads the files they name. Defaults naming a
     /// built-in preset are checked whole here; a custom preset is known only
-    /// once the store is open (see [`serve_loading`]).
+    /// once the store is open (see [`Server::build`]).
     pub fn table_defaults(&self) -> Result<TableDefaults, ConfigError> {
         let defaults = self.default_options()?;
         let options = match preset_book::built_in(&defaults.preset) {
@@ -466,162 +467,208 @@ pub struct Serving {
     pub classic_refuses_accounts: bool,
 }
 
-/// Serves on an already-bound listener until `shutdown` completes, with the
-/// default time limits on requests. See [`serve_loading`].
-pub async fn serve(
-    listener: TcpListener,
-    defaults: TableDefaults,
-    store: Store,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    serve_loading(listener, defaults, store, Serving::default(), None, shutdown).await
+/// What a server is made of: the listener it answers on (bound already:
+/// `--listen 127.0.0.1:0` takes any free port, and [`Server::local_addr`]
+/// says which), its store, the settings of its tables, how it serves, and a
+/// game to load at start.
+pub struct ServerConfig {
+    /// Where it answers HTTP and WebSockets.
+    pub listener: TcpListener,
+    /// Its games.
+    pub store: Store,
+    /// The settings of new tables (from the flags).
+    pub defaults: TableDefaults,
+    /// Its limits, accounts, policy and classic listener.
+    pub serving: Serving,
+    /// `--load-game`.
+    pub load: Option<LoadGame>,
 }
 
-/// As [`serve`], with these time limits on requests.
-pub async fn serve_with(
-    listener: TcpListener,
-    defaults: TableDefaults,
-    store: Store,
-    timeouts: Timeouts,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    serve_loading(listener, defaults, store, Serving { timeouts, ..Serving::default() }, None, shutdown).await
-}
-
-/// Serves on an already-bound listener until `shutdown` completes. First it
-/// reads which stored games come back as tables (every unfinished game, and
-/// those finished within the time a finished table stays) and where the
-/// numbering of new tables goes on, and `load` is stored as a new game (a
-/// table at once if it is not over; the game's id and its people's new seat
-/// tokens are printed on standard output as one JSON line, never logged);
-/// then it logs `serving on http://ADDR` and answers at once, while the
-/// stored games come back in the background (`/readyz` says how far; a
-/// table still on its way is answered `503 recovering`). At `shutdown` it
-/// stops in order: the HTTP server stops (WebSockets close with 1001, open
-/// requests finish), then recovery takes no more games, every table writes
-/// what it has pending and ends, then the store commits what it was given
-/// and closes.
-pub async fn serve_loading(
-    listener: TcpListener,
-    defaults: TableDefaults,
-    store: Store,
-    serving: Serving,
-    load: Option<LoadGame>,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> std::io::Result<()> {
-    // First, so that the tables resumed below are counted.
-    let metrics = crate::metrics::install();
-    let (stop, stopping) = tokio::sync::watch::channel(false);
-    // The rules are read before any table resumes: flags that name no
-    // preset stop the server before it does anything.
-    let rulebook = match Rulebook::load(store.clone(), defaults.options.clone()).await {
-        Ok(rulebook) => Arc::new(rulebook),
-        Err(e) => {
-            store.close().await;
-            return Err(std::io::Error::other(e.to_string()));
-        }
-    };
-    if let Some(tiles) = &defaults.first_wall {
-        // A table deals a shuffled wall when the wall file does not suit its
-        // options; say so now if it does not suit the defaults in force.
-        let rules = rulebook.current();
-        if let Ok((_, options)) = rules.defaults.check(&rules.presets)
-            && let Err(e) = Wall::from_tiles(tiles.clone(), &options)
-        {
-            tracing::warn!("the wall file does not suit the defaults in force ({e}): tables will shuffle");
-        }
+impl ServerConfig {
+    /// A server on `listener` and `store` with every default.
+    pub fn new(listener: TcpListener, store: Store) -> ServerConfig {
+        ServerConfig { listener, store, defaults: TableDefaults::default(), serving: Serving::default(), load: None }
     }
-    let quotas = Quotas::new(serving.limits.clone());
-    let lobby = Arc::new(Lobby::new(store.clone(), TableLimits::from(&serving.limits)));
-    // Read before anything is answered, so that a request for a table on
-    // its way back is told so, and a new table (the loaded game's too)
-    // neither takes a stored game's number nor is taken for one to recover.
-    let returning = match lobby.continue_numbering(defaults.seed).await {
-        Ok(_) => lobby.expect_returning().await,
-        Err(e) => Err(e),
-    };
-    let returning = match returning {
-        Ok(returning) => returning,
-        Err(e) => {
-            store.close().await;
-            return Err(std::io::Error::other(e));
-        }
-    };
-    if let Some(LoadGame { path, checked, source }) = load {
-        match game_file::load(&lobby, checked, source).await {
-            Ok(imported) => {
-                let tokens = imported.seats.len();
-                tracing::info!(table = %imported.id, state = imported.state.as_str(), tokens, "loaded {}", path.display());
-                // The new seat tokens are for the operator to hand to the
-                // players: printed once on standard output, as `import`
-                // prints them, never written to the log.
-                println!("{}", serde_json::to_string(&imported).unwrap_or_default());
+}
+
+/// A server built and ready to answer: the binary's and every test's.
+///
+/// ```ignore
+/// let server = Server::build(ServerConfig::new(listener, store)).await?;
+/// let addr = server.local_addr();
+/// let stop = server.shutdown(); // stop.stop() from anywhere ends it
+/// server.run_until_stopped().await?;
+/// ```
+pub struct Server {
+    listener: TcpListener,
+    addr: SocketAddr,
+    router: axum::Router,
+    lobby: Arc<Lobby>,
+    store: Store,
+    quotas: Arc<Quotas>,
+    shutdown: Shutdown,
+}
+
+impl Server {
+    /// Builds the server. First it reads which stored games come back as
+    /// tables (every unfinished game, and those finished within the time a
+    /// finished table stays) and where the numbering of new tables goes on,
+    /// and the game to load is stored as a new game (a table at once if it
+    /// is not over; the game's id and its people's new seat tokens are
+    /// printed on standard output as one JSON line, never logged); then the
+    /// stored games start coming back in the background (`/readyz` says how
+    /// far; a table still on its way is answered `503 recovering`), and the
+    /// classic listener and the housekeeping start. A failure closes the
+    /// store.
+    pub async fn build(config: ServerConfig) -> std::io::Result<Server> {
+        let ServerConfig { listener, store, defaults, serving, load } = config;
+        let addr = listener.local_addr()?;
+        // First, so that the tables resumed below are counted.
+        let metrics = crate::metrics::install();
+        let shutdown = Shutdown::new();
+        // The rules are read before any table resumes: flags that name no
+        // preset stop the server before it does anything.
+        let rulebook = match Rulebook::load(store.clone(), defaults.options.clone()).await {
+            Ok(rulebook) => Arc::new(rulebook),
+            Err(e) => {
+                store.close().await;
+                return Err(std::io::Error::other(e.to_string()));
             }
+        };
+        if let Some(tiles) = &defaults.first_wall {
+            // A table deals a shuffled wall when the wall file does not suit its
+            // options; say so now if it does not suit the defaults in force.
+            let rules = rulebook.current();
+            if let Ok((_, options)) = rules.defaults.check(&rules.presets)
+                && let Err(e) = Wall::from_tiles(tiles.clone(), &options)
+            {
+                tracing::warn!("the wall file does not suit the defaults in force ({e}): tables will shuffle");
+            }
+        }
+        let quotas = Quotas::new(serving.limits.clone());
+        let lobby = Arc::new(Lobby::new(store.clone(), TableLimits::from(&serving.limits)));
+        // Read before anything is answered, so that a request for a table on
+        // its way back is told so, and a new table (the loaded game's too)
+        // neither takes a stored game's number nor is taken for one to recover.
+        let returning = match lobby.continue_numbering(defaults.seed).await {
+            Ok(_) => lobby.expect_returning().await,
+            Err(e) => Err(e),
+        };
+        let returning = match returning {
+            Ok(returning) => returning,
+            Err(e) => {
+                store.close().await;
+                return Err(std::io::Error::other(e));
+            }
+        };
+        if let Some(LoadGame { path, checked, source }) = load {
+            match game_file::load(&lobby, checked, source).await {
+                Ok(imported) => {
+                    let tokens = imported.seats.len();
+                    tracing::info!(table = %imported.id, state = imported.state.as_str(), tokens, "loaded {}", path.display());
+                    // The new seat tokens are for the operator to hand to the
+                    // players: printed once on standard output, as `import`
+                    // prints them, never written to the log.
+                    println!("{}", serde_json::to_string(&imported).unwrap_or_default());
+                }
+                Err(e) => {
+                    lobby.shutdown().await;
+                    store.close().await;
+                    return Err(std::io::Error::other(format!("cannot load the game of {}: {e}", path.display())));
+                }
+            }
+        }
+        let accounts = match Accounts::new(store.clone(), serving.accounts) {
+            Ok(accounts) => Arc::new(accounts),
             Err(e) => {
                 lobby.shutdown().await;
                 store.close().await;
-                return Err(std::io::Error::other(format!("cannot load the game of {}: {e}", path.display())));
+                return Err(std::io::Error::other(e));
             }
+        };
+        // The stored games come back while the server answers (each table plays
+        // as soon as it is back); `Lobby::shutdown` waits for what is under way.
+        let recovering = lobby.clone();
+        tokio::spawn(async move {
+            recovering.recover(returning).await;
+        });
+        forget_expired_sessions(accounts.clone(), &shutdown);
+        end_seat_tokens_with_sessions(&accounts, lobby.clone(), &shutdown);
+        if let Some(listener) = serving.classic {
+            let front =
+                crate::classic::ClassicFront::new(lobby.clone(), rulebook.clone(), defaults.clone(), quotas.clone())
+                    .with_accounts(accounts.clone(), serving.classic_refuses_accounts, serving.require_accounts)
+                    .with_guest_passwords(serving.classic_guest_passwords);
+            shutdown.spawn(listener.run(Arc::new(front), shutdown.clone()));
         }
+        let state = AppState {
+            lobby: lobby.clone(),
+            defaults: Arc::new(defaults),
+            rulebook,
+            shutdown: shutdown.clone(),
+            timeouts: serving.timeouts,
+            accounts,
+            require_accounts: serving.require_accounts,
+            metrics,
+            quotas: quotas.clone(),
+            allowed_origins: Arc::new(serving.allowed_origins),
+        };
+        Ok(Server { listener, addr, router: router(state), lobby, store, quotas, shutdown })
     }
-    // The stored games come back while the server answers (each table plays
-    // as soon as it is back); `Lobby::shutdown` waits for what is under way.
-    let recovering = lobby.clone();
-    tokio::spawn(async move {
-        recovering.recover(returning).await;
-    });
-    let accounts = Arc::new(Accounts::new(store.clone(), serving.accounts).map_err(std::io::Error::other)?);
-    forget_expired_sessions(accounts.clone(), stopping.clone());
-    end_seat_tokens_with_sessions(&accounts, lobby.clone(), stopping.clone());
-    if let Some(listener) = serving.classic {
-        let front =
-            crate::classic::ClassicFront::new(lobby.clone(), rulebook.clone(), defaults.clone(), quotas.clone())
-                .with_accounts(accounts.clone(), serving.classic_refuses_accounts, serving.require_accounts)
-                .with_guest_passwords(serving.classic_guest_passwords);
-        let front = Arc::new(front);
-        tokio::spawn(listener.run(front, stopping.clone()));
+
+    /// The address it answers on (the port really bound, when asked for `:0`).
+    pub fn local_addr(&self) -> SocketAddr {
+        self.addr
     }
-    let state = AppState {
-        lobby: lobby.clone(),
-        defaults: Arc::new(defaults),
-        rulebook,
-        shutdown: stopping.clone(),
-        timeouts: serving.timeouts,
-        accounts,
-        require_accounts: serving.require_accounts,
-        metrics,
-        quotas: quotas.clone(),
-        allowed_origins: Arc::new(serving.allowed_origins),
-    };
-    tokio::spawn(async move {
-        shutdown.await;
-        let _ = stop.send(true);
-    });
-    let mut stopping = stopping;
-    match listener.local_addr() {
-        Ok(addr) => tracing::info!("serving on http://{addr}"),
-        Err(e) => tracing::warn!("serving, address unknown: {e}"),
+
+    /// Its stop signal: [`Shutdown::stop`] ends [`Server::run_until_stopped`].
+    pub fn shutdown(&self) -> Shutdown {
+        self.shutdown.clone()
     }
-    // WebSockets watch the same signal and close themselves, so that the
-    // graceful shutdown does not wait for them forever.
-    let served = crate::http::serve::serve(listener, router(state), quotas, async move {
-        crate::http::ws::stopped(&mut stopping).await;
-    })
-    .await;
-    lobby.shutdown().await;
-    store.close().await;
-    served
+
+    /// As [`Server::run_until_stopped`], and `stop` completing gives the
+    /// signal too (the binary's SIGINT and SIGTERM, a test's end).
+    pub async fn run_until(self, stop: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
+        let shutdown = self.shutdown();
+        let signal = shutdown.clone();
+        // Not a task of the signal: it ends at the signal, whoever gives it.
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = stop => signal.stop(),
+                _ = signal.stopped() => {}
+            }
+        });
+        self.run_until_stopped().await
+    }
+
+    /// Logs `serving on http://ADDR` and answers until the stop signal; then
+    /// it stops in order: the HTTP server stops (WebSockets close with
+    /// 1001, open requests finish, classic sessions end), every task the
+    /// signal tracks is waited for, recovery takes no more games, every
+    /// table writes what it has pending and ends, then the store commits
+    /// what it was given and closes.
+    pub async fn run_until_stopped(self) -> std::io::Result<()> {
+        let Server { listener, addr, router, lobby, store, quotas, shutdown } = self;
+        tracing::info!("serving on http://{addr}");
+        let served = crate::http::serve::serve(listener, router, quotas, shutdown.clone()).await;
+        shutdown.stop();
+        shutdown.wait().await;
+        lobby.shutdown().await;
+        store.close().await;
+        served
+    }
 }
 
 /// Forgets expired sessions once an hour until the server stops (a session
 /// is refused once expired whether or not it has been forgotten).
-fn forget_expired_sessions(accounts: Arc<Accounts>, mut stopping: tokio::sync::watch::Receiver<bool>) {
-    tokio::spawn(async move {
+fn forget_expired_sessions(accounts: Arc<Accounts>, shutdown: &Shutdown) {
+    let stopping = shutdown.clone();
+    shutdown.spawn(async move {
         let mut hourly = tokio::time::interval(std::time::Duration::from_secs(3600));
         loop {
             tokio::select! {
                 _ = hourly.tick() => {}
-                _ = crate::http::ws::stopped(&mut stopping) => return,
+                _ = stopping.stopped() => return,
             }
             match accounts.forget_expired().await {
                 Ok(0) => {}
@@ -635,17 +682,14 @@ fn forget_expired_sessions(accounts: Arc<Accounts>, mut stopping: tokio::sync::w
 /// Ends the seat tokens of an account's seats when its sessions end (logged
 /// out, out everywhere, password changed, disabled), at every table: a seat
 /// token given to a session lives no longer than it.
-fn end_seat_tokens_with_sessions(
-    accounts: &Accounts,
-    lobby: Arc<Lobby>,
-    mut stopping: tokio::sync::watch::Receiver<bool>,
-) {
+fn end_seat_tokens_with_sessions(accounts: &Accounts, lobby: Arc<Lobby>, shutdown: &Shutdown) {
     let mut news = accounts.revocations();
-    tokio::spawn(async move {
+    let stopping = shutdown.clone();
+    shutdown.spawn(async move {
         loop {
             let revoked = tokio::select! {
                 revoked = news.recv() => revoked,
-                _ = crate::http::ws::stopped(&mut stopping) => return,
+                _ = stopping.stopped() => return,
             };
             let revoked = match revoked {
                 Ok(revoked) => revoked,

@@ -398,16 +398,18 @@ impl ClassicListener {
         }
     }
 
-    /// Accepts connections until `stop` turns true; each is served by its
+    /// Accepts connections until the `stop` signal; each is served by its
     /// own task, at most [`MAX_CONNECTIONS`] at once, and as many from one
     /// address as the limits allow (`--max-classic-per-address`). A
-    /// connection over a limit is told why and closed at once.
-    pub async fn run(self, front: Arc<ClassicFront>, mut stop: tokio::sync::watch::Receiver<bool>) {
+    /// connection over a limit is told why and closed at once. At the
+    /// signal every session ends (its socket closes), and the server waits
+    /// for them: they are tasks of the signal.
+    pub async fn run(self, front: Arc<ClassicFront>, stop: crate::shutdown::Shutdown) {
         tracing::info!("classic protocol listening on {}", self.local_addr());
         let limit = Arc::new(tokio::sync::Semaphore::new(MAX_CONNECTIONS));
         loop {
             let accepted = tokio::select! {
-                _ = stop.wait_for(|s| *s) => return,
+                _ = stop.stopped() => return,
                 accepted = self.accept() => accepted,
             };
             let stream = match accepted {
@@ -434,11 +436,17 @@ impl ClassicListener {
                     continue;
                 }
             };
-            let front = front.clone();
-            tokio::spawn(async move {
-                match stream {
-                    Accepted::Tcp(s) => serve_connection(s, peer, front).await,
-                    Accepted::Unix(s) => serve_connection(s, LOCAL, front).await,
+            let (front, stopping) = (front.clone(), stop.clone());
+            stop.spawn(async move {
+                let session = async move {
+                    match stream {
+                        Accepted::Tcp(s) => serve_connection(s, peer, front).await,
+                        Accepted::Unix(s) => serve_connection(s, LOCAL, front).await,
+                    }
+                };
+                tokio::select! {
+                    _ = session => {}
+                    _ = stopping.stopped() => {}
                 }
                 drop((permit, held));
             });

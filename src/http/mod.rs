@@ -81,8 +81,9 @@ pub struct AppState {
     pub defaults: Arc<crate::table::TableDefaults>,
     /// The presets and the defaults in force, which admins change.
     pub rulebook: Arc<crate::table::Rulebook>,
-    /// Becomes `true` when the server shuts down: WebSockets close.
-    pub shutdown: tokio::sync::watch::Receiver<bool>,
+    /// The server's stop signal: WebSockets close when it is given, and
+    /// are waited for.
+    pub shutdown: crate::shutdown::Shutdown,
     /// The REST requests' time limits.
     pub timeouts: Timeouts,
     /// The accounts and their sessions.

@@ -9,7 +9,6 @@
 //! the API's JSON body and `Retry-After`, and closed: the server never waits
 //! on it, and never fails an `accept` for want of file descriptors.
 
-use std::future::Future;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -23,31 +22,27 @@ use tower::ServiceExt;
 use super::error::{ApiErrorCode, ErrorBody, ErrorDetail};
 use super::hyper_refusals::{ClientAddr, RefusalWriter};
 use crate::limits::{Client, Held, Quotas};
+use crate::shutdown::Shutdown;
 
 /// How long an `accept` that failed (out of file descriptors, say) waits
 /// before the next: long enough not to spin, short enough not to be noticed.
 const ACCEPT_RETRY: Duration = Duration::from_millis(50);
 
-/// Serves `router` on `listener` until `shutdown` completes; then stops
-/// accepting, lets each connection finish the request it is answering (a
-/// kept-alive one closes), and returns once every connection has closed.
-/// WebSockets, handed their connection by then, watch the same signal and
-/// close themselves.
+/// Serves `router` on `listener` until the `shutdown` signal; then stops
+/// accepting, and lets each connection finish the request it is answering
+/// (a kept-alive one closes): the connections are tasks of the signal,
+/// which [`Shutdown::wait`] waits for. WebSockets, handed their connection
+/// by then, hear the same signal and close themselves.
 pub async fn serve(
     listener: TcpListener,
     router: Router,
     quotas: Arc<Quotas>,
-    shutdown: impl Future<Output = ()> + Send,
+    shutdown: Shutdown,
 ) -> std::io::Result<()> {
     let header_timeout = quotas.limits().header_timeout;
-    let (stop, stopping) = tokio::sync::watch::channel(false);
-    // Every connection task holds a sender; once they are all gone, the
-    // receiver's `recv` ends: the graceful shutdown waits for that.
-    let (open, mut all_closed) = tokio::sync::mpsc::channel::<()>(1);
-    let mut shutdown = std::pin::pin!(shutdown);
     loop {
         let (tcp, peer) = tokio::select! {
-            _ = &mut shutdown => break,
+            _ = shutdown.stopped() => break,
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
                 Err(e) => {
@@ -69,8 +64,8 @@ pub async fn serve(
             }
         };
         let router = router.clone();
-        let (open, mut stopping) = (open.clone(), stopping.clone());
-        tokio::spawn(async move {
+        let stopping = shutdown.clone();
+        shutdown.spawn(async move {
             let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
                 // The client's address, for the handlers (`ConnectInfo<ClientAddr>`).
                 request.extensions_mut().insert(ConnectInfo(ClientAddr(peer)));
@@ -84,17 +79,14 @@ pub async fn serve(
             let mut connection = std::pin::pin!(connection);
             tokio::select! {
                 _ = connection.as_mut() => {}
-                _ = super::ws::stopped(&mut stopping) => {
+                _ = stopping.stopped() => {
                     connection.as_mut().graceful_shutdown();
                     let _ = connection.await;
                 }
             }
-            drop((held, open));
+            drop(held);
         });
     }
-    let _ = stop.send(true);
-    drop(open);
-    let _ = all_closed.recv().await;
     Ok(())
 }
 

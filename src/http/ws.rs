@@ -24,6 +24,7 @@ use super::{ApiError, ApiErrorCode, AppState};
 use crate::auth::Revoked;
 use crate::limits::{Held, Paced};
 use crate::protocol::ws::{ClientMessage, MAX_CLIENT_MESSAGE, WsErrorCode};
+use crate::shutdown::Shutdown;
 use crate::table::{Connection, TableCommand, TableHandle};
 
 /// How often the server pings.
@@ -134,7 +135,9 @@ pub async fn upgrade(
         .max_message_size(MAX_FRAME)
         .max_frame_size(MAX_FRAME)
         .on_upgrade(move |socket| async move {
-            serve(socket, handle, connection, state.shutdown, session).await;
+            // A task of the stop signal: the server waits for it to close.
+            let shutdown = state.shutdown.clone();
+            let _ = shutdown.spawn(serve(socket, handle, connection, state.shutdown, session)).await;
             drop(held);
         }))
 }
@@ -186,14 +189,14 @@ async fn serve(
     socket: WebSocket,
     table: TableHandle,
     connection: Connection,
-    shutdown: tokio::sync::watch::Receiver<bool>,
+    shutdown: Shutdown,
     mut session: Option<Watched>,
 ) {
     let (mut sink, mut stream) = socket.split();
     let Connection { id, seat, mut outbound } = connection;
     // Counted as open until this function returns.
     let _open = crate::metrics::SocketCount::open(seat.is_some());
-    let mut writer_shutdown = shutdown.clone();
+    let writer_shutdown = shutdown.clone();
     let table_gone = table.clone();
     let writer = tokio::spawn(async move {
         let mut ping = tokio::time::interval(PING_EVERY);
@@ -203,7 +206,7 @@ async fn serve(
                 // The shutdown first: when the server stops, its tables end
                 // too, and the socket must close with 1001, not as dropped.
                 biased;
-                _ = stopped(&mut writer_shutdown) => {
+                _ = writer_shutdown.stopped() => {
                     let frame = CloseFrame { code: 1001, reason: "the server is shutting down".into() };
                     let _ = sink.send(Message::Close(Some(frame))).await;
                     return;
@@ -257,13 +260,12 @@ async fn serve(
             }
         }
     });
-    let mut shutdown = shutdown;
     let mut writer = writer;
     let mut writer_done = false;
     loop {
         let next = tokio::select! {
             next = tokio::time::timeout(IDLE_LIMIT, stream.next()) => next,
-            _ = stopped(&mut shutdown) => break,
+            _ = shutdown.stopped() => break,
             // The writer ended the connection (dropped, session ended):
             // nothing more is read from it.
             _ = &mut writer => {
@@ -300,19 +302,10 @@ async fn serve(
             break;
         }
     }
-    if *shutdown.borrow() && !writer_done {
+    if shutdown.is_stopping() && !writer_done {
         // The writer is sending its close frame: give it a moment.
         let _ = tokio::time::timeout(Duration::from_millis(500), &mut writer).await;
     }
     writer.abort();
     let _ = table.send(TableCommand::Disconnect { connection: id }).await;
-}
-
-/// Completes once the server is shutting down (never, if the signal is gone).
-pub(crate) async fn stopped(signal: &mut tokio::sync::watch::Receiver<bool>) {
-    while !*signal.borrow_and_update() {
-        if signal.changed().await.is_err() {
-            std::future::pending::<()>().await;
-        }
-    }
 }

@@ -60,7 +60,8 @@ async fn try_start(db: &TestDb, defaults: TableDefaults) -> Result<Server, Strin
     let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port on 127.0.0.1");
     let addr: SocketAddr = listener.local_addr().expect("the listener's address");
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let done = tokio::spawn(mahjong::server::serve(listener, defaults, store, async move {
+    let config = mahjong::server::ServerConfig { defaults, ..mahjong::server::ServerConfig::new(listener, store) };
+    let done = tokio::spawn(common::app::serve(config, async move {
         let _ = stopped.await;
     }));
     // A server that refuses to start ends before it answers anything; one

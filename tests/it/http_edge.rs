@@ -3,12 +3,13 @@
 //! requests time out but WebSockets do not, and the server stops in order
 //! (requests traced without their tokens: `tests/http_trace.rs`).
 
+use crate::common;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use mahjong::http::Timeouts;
 use mahjong::protocol::ws::{ClientMessage, ServerMessage};
-use mahjong::table::TableDefaults;
+
 use mahjong::tools::client::{Answer, TableSocket, http, http_raw};
 use serde_json::json;
 use tokio::net::{TcpListener, TcpStream};
@@ -26,8 +27,9 @@ async fn server(timeouts: Timeouts) -> SocketAddr {
     // An admin, for the routes only admins may use.
     let accounts = mahjong::auth::Accounts::new(store.clone(), Default::default()).unwrap();
     accounts.create(ADMIN.0, ADMIN.1, mahjong::auth::Role::Admin).await.unwrap();
-    let defaults = TableDefaults::default();
-    tokio::spawn(mahjong::server::serve_with(listener, defaults, store, timeouts, std::future::pending()));
+    let mut config = mahjong::server::ServerConfig::new(listener, store);
+    config.serving.timeouts = timeouts;
+    tokio::spawn(common::app::serve(config, std::future::pending()));
     addr
 }
 
@@ -130,7 +132,7 @@ async fn the_server_stops_in_order() {
     let url = format!("sqlite://{}", path.display());
     let store = mahjong::store::Store::open(&url).await.unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(mahjong::server::serve(listener, TableDefaults::default(), store, async move {
+    let server = tokio::spawn(common::app::serve(mahjong::server::ServerConfig::new(listener, store), async move {
         let _ = stopped.await;
     }));
     let robots = json!({"robots": [{"seat": 0}, {"seat": 1}, {"seat": 2}, {"seat": 3}], "start": true});

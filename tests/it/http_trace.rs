@@ -2,10 +2,10 @@
 //! method and path) without their query strings, headers or tokens, through
 //! a real server on a random port.
 
+use crate::common;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
-use mahjong::table::TableDefaults;
 use mahjong::tools::client::{Answer, http, http_raw};
 use serde_json::json;
 use tokio::net::TcpListener;
@@ -15,7 +15,7 @@ async fn server() -> SocketAddr {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let store = mahjong::store::Store::open("sqlite::memory:").await.unwrap();
-    tokio::spawn(mahjong::server::serve(listener, TableDefaults::default(), store, std::future::pending()));
+    tokio::spawn(common::app::serve(mahjong::server::ServerConfig::new(listener, store), std::future::pending()));
     addr
 }
 

@@ -185,8 +185,8 @@ async fn serve_until(
         let shutdown = async move {
             let _ = stopped.await;
         };
-        let _ =
-            mahjong::server::serve_loading(listener, TableDefaults::default(), store, serving, None, shutdown).await;
+        let config = mahjong::server::ServerConfig { serving, ..mahjong::server::ServerConfig::new(listener, store) };
+        let _ = common::app::serve(config, shutdown).await;
     });
     (Api::at(addr), stop, server)
 }

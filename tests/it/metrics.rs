@@ -184,16 +184,10 @@ async fn metrics_follow_a_game_and_are_all_documented() {
     let store = mahjong::store::Store::open(&app.db.url).await.unwrap();
     let serving = mahjong::server::Serving::default();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let serve = tokio::spawn(mahjong::server::serve_loading(
-        listener,
-        TableDefaults::default(),
-        store,
-        serving,
-        None,
-        async move {
-            let _ = stopped.await;
-        },
-    ));
+    let config = mahjong::server::ServerConfig { serving, ..mahjong::server::ServerConfig::new(listener, store) };
+    let serve = tokio::spawn(common::app::serve(config, async move {
+        let _ = stopped.await;
+    }));
     let ready = async {
         while !matches!(mahjong::tools::client::http(second, "GET", "/readyz", None, None).await, Ok(a) if a.status == 200)
         {

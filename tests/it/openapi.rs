@@ -97,7 +97,7 @@ async fn served_paths() -> BTreeSet<String> {
     let lobby = Arc::new(Lobby::new(store.clone(), Default::default()));
     let rulebook = Rulebook::load(store.clone(), DefaultOptions::default()).await.expect("the rules");
     let accounts = Arc::new(Accounts::new(store, AccountSettings::default()).expect("the accounts"));
-    let (_stop, shutdown) = tokio::sync::watch::channel(false);
+    let shutdown = mahjong::shutdown::Shutdown::new();
     let state = AppState {
         lobby,
         defaults: Arc::new(TableDefaults::default()),

@@ -15,7 +15,7 @@ use common::app::Api;
 use common::db::{TestDb, events_batch};
 use mahjong::protocol::ws::{ClientMessage, ServerMessage, WsErrorCode};
 use mahjong::store::{Batch, Store, StoreError};
-use mahjong::table::TableDefaults;
+
 use mahjong::tools::client::{SeatPlan, TableSocket, play_seat, preferred};
 use serde_json::json;
 use sqlx::Connection;
@@ -228,7 +228,10 @@ async fn a_table_waits_for_its_database_and_plays_on() {
     let store = Store::open(&url).await.unwrap();
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(mahjong::server::serve(listener, TableDefaults::default(), store.clone(), std::future::pending()));
+    tokio::spawn(common::app::serve(
+        mahjong::server::ServerConfig::new(listener, store.clone()),
+        std::future::pending(),
+    ));
     let api = Api::at(addr);
     let table = api.table(&[1, 2, 3], json!({"NumRounds": 1})).await;
     let token = api.sit(&table, "Ann", 0).await;
@@ -287,7 +290,10 @@ async fn readiness_and_new_tables_follow_the_database(
 ) {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(mahjong::server::serve(listener, TableDefaults::default(), store.clone(), std::future::pending()));
+    tokio::spawn(common::app::serve(
+        mahjong::server::ServerConfig::new(listener, store.clone()),
+        std::future::pending(),
+    ));
     let api = Api::at(addr);
     let ready = api.ask("/readyz", None).await;
     assert_eq!(ready.status, 200, "{}", ready.body);

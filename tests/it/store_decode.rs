@@ -8,7 +8,7 @@ use common::db::TestDb;
 use mahjong::rules::event::Audience;
 use mahjong::store::queries::Window;
 use mahjong::store::{Batch, EventRow, Store, StoreError};
-use mahjong::table::TableDefaults;
+
 use tokio::net::TcpListener;
 
 fn batch(id: &str) -> Batch {
@@ -50,7 +50,10 @@ async fn values_that_do_not_read_are_errors() {
     // details.
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(mahjong::server::serve(listener, TableDefaults::default(), store.clone(), std::future::pending()));
+    tokio::spawn(common::app::serve(
+        mahjong::server::ServerConfig::new(listener, store.clone()),
+        std::future::pending(),
+    ));
     let mut up = false;
     for _ in 0..100 {
         if mahjong::tools::client::http(addr, "GET", "/healthz", None, None).await.is_ok() {

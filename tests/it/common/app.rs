@@ -8,7 +8,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use mahjong::auth::{AccountSettings, Accounts, Role};
-use mahjong::server::Serving;
+use mahjong::server::{Server, ServerConfig, Serving};
 use mahjong::store::Store;
 use mahjong::table::TableDefaults;
 use mahjong::tools::client::{Answer, SeatPlan, TableSocket, http, play_seat};
@@ -19,6 +19,12 @@ use super::db::TestDb;
 
 /// Long enough for a loaded CI machine; a real hang still fails.
 pub const WAIT: Duration = Duration::from_secs(60);
+
+/// Builds the server `config` describes and serves until `stop` completes,
+/// as the binary does (a test spawns it, and may wait for it to end).
+pub async fn serve(config: ServerConfig, stop: impl Future<Output = ()> + Send + 'static) -> std::io::Result<()> {
+    Server::build(config).await?.run_until(stop).await
+}
 
 /// A server started for one test.
 pub struct TestApp {
@@ -50,9 +56,8 @@ impl TestApp {
         let store = Store::open(&db.url).await.unwrap_or_else(|e| panic!("open the store {}: {e}", db.url));
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port on 127.0.0.1");
         let addr = listener.local_addr().expect("the listener's address");
-        let serve =
-            mahjong::server::serve_loading(listener, defaults, store.clone(), serving, None, std::future::pending());
-        tokio::spawn(serve);
+        let config = ServerConfig { listener, store: store.clone(), defaults, serving, load: None };
+        tokio::spawn(serve(config, std::future::pending()));
         TestApp { addr, api: Api::at(addr), db, store }
     }
 
