@@ -25,7 +25,7 @@ use crate::auth::Revoked;
 use crate::limits::{Held, Paced};
 use crate::protocol::ws::{ClientMessage, MAX_CLIENT_MESSAGE, WsErrorCode};
 use crate::shutdown::Shutdown;
-use crate::table::{Connection, TableCommand, TableHandle};
+use crate::table::{Connection, Farewell, TableCommand, TableHandle};
 
 /// How often the server pings.
 pub const PING_EVERY: Duration = Duration::from_secs(20);
@@ -46,9 +46,17 @@ const READ_BUFFER: usize = 4 * 1024;
 const WRITE_BUFFER: usize = 8 * 1024;
 const MAX_WRITE_BUFFER: usize = 1024 * 1024;
 
-/// Close code for a connection the table dropped (too slow, or replaced by a
-/// newer connection for the same seat): reconnect for a fresh snapshot.
+/// Close code for a connection the table dropped because it fell behind:
+/// reconnect (with `since`, or for a fresh snapshot).
 pub const CLOSE_DROPPED: u16 = 4000;
+
+/// Close code for a connection replaced by a newer one for the same seat:
+/// the seat is played from elsewhere; do not reconnect.
+pub const CLOSE_REPLACED: u16 = 4002;
+
+/// Close code for a connection whose seat was left (`DELETE .../seats`):
+/// its token no longer works; do not reconnect.
+pub const CLOSE_SEAT_LEFT: u16 = 4003;
 
 /// Close code for a connection whose account session ended (logged out,
 /// password changed, account disabled): log in again.
@@ -193,7 +201,7 @@ async fn serve(
     mut session: Option<Watched>,
 ) {
     let (mut sink, mut stream) = socket.split();
-    let Connection { id, seat, mut outbound } = connection;
+    let Connection { id, seat, mut outbound, farewell } = connection;
     // Counted as open until this function returns.
     let _open = crate::metrics::SocketCount::open(seat.is_some());
     let writer_shutdown = shutdown.clone();
@@ -239,14 +247,22 @@ async fn serve(
                         crate::metrics::messages_delivered(written);
                     }
                     None => {
-                        // Dropped by a table still up (too slow, or the seat
-                        // played from elsewhere): reconnect. The table itself
-                        // gone (closed: its last event said why): done.
+                        // Let go by a table still up: why, in its own code.
+                        // The table itself gone (closed: its last event said
+                        // why): done.
                         let closed = tokio::time::timeout(Duration::from_millis(200), table_gone.closed()).await.is_ok();
-                        let frame = if closed {
-                            CloseFrame { code: 1000, reason: "the table has closed".into() }
-                        } else {
-                            CloseFrame { code: CLOSE_DROPPED, reason: "dropped by the table: reconnect".into() }
+                        let frame = match farewell.get() {
+                            _ if closed => CloseFrame { code: 1000, reason: "the table has closed".into() },
+                            Some(Farewell::Replaced) => CloseFrame {
+                                code: CLOSE_REPLACED,
+                                reason: "a newer connection plays this seat".into(),
+                            },
+                            Some(Farewell::SeatLeft) => {
+                                CloseFrame { code: CLOSE_SEAT_LEFT, reason: "the seat was left".into() }
+                            }
+                            Some(Farewell::FellBehind) | None => {
+                                CloseFrame { code: CLOSE_DROPPED, reason: "fell behind: reconnect".into() }
+                            }
                         };
                         let _ = sink.send(Message::Close(Some(frame))).await;
                         return;

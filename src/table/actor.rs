@@ -32,7 +32,8 @@ use super::record::Record;
 use super::seats::Seats;
 use super::stream::{Stream, to_text};
 use super::{
-    Asker, Connection, SeatGrant, TableCommand, TableError, TableHandle, TableLimits, TableSettings, TableSetup,
+    Asker, Connection, Farewell, SeatGrant, TableCommand, TableError, TableHandle, TableLimits, TableSettings,
+    TableSetup,
 };
 use crate::bots::Robot;
 use crate::bots::strategy::Strategy;
@@ -526,7 +527,7 @@ impl Actor {
             return Err(TableError::NotNow("the game has started: a seat can no longer be left"));
         }
         if let Some(c) = self.seats.vacate(s).and_then(|x| x.connection) {
-            self.stream.unsubscribe(c);
+            self.stream.let_go(c, Farewell::SeatLeft);
         }
         self.prompts.forget(s);
         self.seat_changed(s);
@@ -728,9 +729,7 @@ impl Actor {
         let mut was_away = false;
         if let Some(st) = seat.and_then(|s| self.seats.get_mut(s)) {
             match st.connection.replace(id) {
-                Some(old) => {
-                    self.stream.unsubscribe(old);
-                }
+                Some(old) => self.stream.let_go(old, Farewell::Replaced),
                 None => was_away = st.disconnected_at.take().is_some(),
             }
         }

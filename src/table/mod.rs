@@ -212,8 +212,24 @@ pub struct Connection {
     /// The seat it acts for, `None` for a spectator.
     pub seat: Option<u8>,
     /// Messages to send, already serialised. When the table drops the sender
-    /// (the connection fell behind, or was replaced), the socket must close.
+    /// (the connection fell behind, was replaced, or its seat was left), the
+    /// socket must close: [`Connection::farewell`] says why.
     pub outbound: mpsc::Receiver<std::sync::Arc<str>>,
+    /// Why the table let the connection go, set before it drops the sender.
+    pub farewell: std::sync::Arc<std::sync::OnceLock<Farewell>>,
+}
+
+/// Why a table let a connection go while the table itself goes on: each
+/// has its own close code, since a client must reconnect after one and not
+/// after the others.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Farewell {
+    /// Its queue was full: it fell behind. Reconnect (with `since`).
+    FellBehind,
+    /// A newer connection opened for the same seat, which it now plays.
+    Replaced,
+    /// The seat was left (`DELETE .../seats`): its token no longer works.
+    SeatLeft,
 }
 
 /// Who asks a table to change its seats, to start, or to let a seat go.

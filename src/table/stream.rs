@@ -14,11 +14,11 @@
 //! snapshot instead.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use tokio::sync::mpsc;
 
-use super::{Connection, TableError};
+use super::{Connection, Farewell, TableError};
 use crate::protocol::ws::{ServerMessage, StreamEvent};
 use crate::rules::command::PlayerId;
 use crate::rules::event::Audience;
@@ -28,6 +28,14 @@ use crate::rules::event::Audience;
 struct Subscriber {
     seat: Option<u8>,
     sender: mpsc::Sender<Arc<str>>,
+    farewell: Arc<OnceLock<Farewell>>,
+}
+
+impl Subscriber {
+    /// Tells the connection why it is let go (its sender is dropped next).
+    fn let_go(self, why: Farewell) {
+        let _ = self.farewell.set(why);
+    }
 }
 
 /// One event of the stream, kept for clients that resume.
@@ -67,13 +75,14 @@ pub struct Dropped {
 }
 
 impl Dropped {
-    /// The subscriber `connection` (of `seat`), which `error` refused a message.
-    fn by(connection: u64, seat: Option<u8>, error: &mpsc::error::TrySendError<Arc<str>>) -> Dropped {
+    /// The subscriber `connection`, which `error` refused a message.
+    fn by(connection: u64, sub: &Subscriber, error: &mpsc::error::TrySendError<Arc<str>>) -> Dropped {
         let gone = matches!(error, mpsc::error::TrySendError::Closed(_));
         if !gone {
             crate::metrics::subscriber_dropped();
+            let _ = sub.farewell.set(Farewell::FellBehind);
         }
-        Dropped { connection, seat, gone }
+        Dropped { connection, seat: sub.seat, gone }
     }
 }
 
@@ -252,14 +261,22 @@ impl Stream {
                 let _ = sender.try_send(text);
             }
         }
-        self.subscribers.insert(id, Subscriber { seat, sender });
-        Ok((Connection { id, seat, outbound }, !resumable))
+        let farewell = Arc::new(OnceLock::new());
+        self.subscribers.insert(id, Subscriber { seat, sender, farewell: farewell.clone() });
+        Ok((Connection { id, seat, outbound, farewell }, !resumable))
     }
 
-    /// Forgets a connection; returns its seat (`Some(None)` for a spectator)
-    /// if it was subscribed.
+    /// Forgets a connection whose socket has ended; returns its seat
+    /// (`Some(None)` for a spectator) if it was subscribed.
     pub fn unsubscribe(&mut self, id: u64) -> Option<Option<u8>> {
         self.subscribers.remove(&id).map(|s| s.seat)
+    }
+
+    /// Lets a connection go for `why`: its socket closes saying so.
+    pub fn let_go(&mut self, id: u64, why: Farewell) {
+        if let Some(sub) = self.subscribers.remove(&id) {
+            sub.let_go(why);
+        }
     }
 
     /// The seat a connection acts for (`Some(None)`: a spectator), if subscribed.
@@ -293,7 +310,7 @@ impl Stream {
     /// answer, an error, a prompt). A full queue drops the subscriber.
     pub fn send_to(&mut self, id: u64, text: Arc<str>) -> Option<Dropped> {
         let sub = self.subscribers.get(&id)?;
-        let dropped = Dropped::by(id, sub.seat, &sub.sender.try_send(text).err()?);
+        let dropped = Dropped::by(id, sub, &sub.sender.try_send(text).err()?);
         self.subscribers.remove(&id);
         Some(dropped)
     }
@@ -306,7 +323,7 @@ impl Stream {
         self.subscribers.retain(|&id, sub| match sub.sender.try_send(text.clone()) {
             Ok(()) => true,
             Err(e) => {
-                dropped.push(Dropped::by(id, sub.seat, &e));
+                dropped.push(Dropped::by(id, sub, &e));
                 false
             }
         });
@@ -326,7 +343,7 @@ impl Stream {
                 match sub.sender.try_send(text.clone()) {
                     Ok(()) => true,
                     Err(e) => {
-                        dropped.push(Dropped::by(id, sub.seat, &e));
+                        dropped.push(Dropped::by(id, sub, &e));
                         false
                     }
                 }
@@ -438,6 +455,7 @@ mod tests {
             s.push(Audience::Everyone, chat(&i.to_string()), i);
         }
         assert_eq!(s.release(), [Dropped { connection: id, seat: Some(2), gone: false }]);
+        assert_eq!(slow.farewell.get(), Some(&Farewell::FellBehind), "told why");
         assert!(s.is_empty());
         assert_eq!(drain(&mut slow).len(), 16, "what fitted was queued");
         assert!(slow.outbound.try_recv().is_err(), "then the queue closed");

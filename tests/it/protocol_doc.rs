@@ -535,6 +535,8 @@ fn the_limits_quoted_are_the_code_limits() {
         format!("every {} seconds", mahjong::http::ws::PING_EVERY.as_secs()),
         format!("{} seconds", mahjong::http::ws::IDLE_LIMIT.as_secs()),
         format!("`{}`", mahjong::http::ws::CLOSE_DROPPED),
+        format!("`{}`", mahjong::http::ws::CLOSE_REPLACED),
+        format!("`{}`", mahjong::http::ws::CLOSE_SEAT_LEFT),
         format!("{} bytes", mahjong::http::MAX_URI),
         format!("{} seconds", mahjong::http::Timeouts::default().request.as_secs()),
         format!("{} seconds", mahjong::http::Timeouts::default().game_file.as_secs()),

@@ -452,3 +452,21 @@ async fn with_end_on_disconnect_a_player_leaving_ends_the_game_with_its_penalty(
     })
     .await;
 }
+
+/// Each way a table lets a player's connection go while it goes on has its
+/// own close code: a newer connection for the seat (4002) and the seat left
+/// (4003) are for good; falling behind (4000, `stream`'s unit tests) is to
+/// reconnect from.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_let_go_is_told_why_by_its_close_code() {
+    let app = TestApp::spawn("memory", TableDefaults::default()).await;
+    let (addr, api) = (app.addr, app.api);
+    let id = api.table(&[1, 2, 3], json!({})).await;
+    let token = api.sit(&id, "Lee", 0).await;
+    let mut first = TableSocket::connect(addr, &id, Some(&token), None).await.unwrap();
+    let mut second = TableSocket::connect(addr, &id, Some(&token), None).await.unwrap();
+    assert_eq!(first.close_code(WAIT).await.unwrap(), Some(mahjong::http::ws::CLOSE_REPLACED));
+    let left = api.request("DELETE", &format!("/api/v1/tables/{id}/seats"), None, Some(&token)).await;
+    assert_eq!(left.status, 204, "{}", left.body);
+    assert_eq!(second.close_code(WAIT).await.unwrap(), Some(mahjong::http::ws::CLOSE_SEAT_LEFT));
+}

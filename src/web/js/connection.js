@@ -5,6 +5,9 @@
 
 const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000];
 
+// Close codes after which reconnecting cannot help (docs/protocol.md, "Close codes").
+const ENDED_FOR_GOOD = [4001, 4002, 4003];
+
 /**
  * Opens and keeps open the WebSocket of table `tableId`. `handlers` get the
  * server's messages: `message(msg)` for each, `status(text)` when the
@@ -55,9 +58,10 @@ export class TableConnection {
     ws.onclose = (e) => {
       clearInterval(this.pingTimer);
       if (this.ws !== ws || this.closedForGood) return;
-      // 4000: the seat is played from elsewhere; 4001: the session ended;
-      // 1000 from the server: the table closed. None is worth retrying.
-      if (e.code === 4000 || e.code === 4001 || (e.code === 1000 && e.reason)) {
+      // 4001: the session ended; 4002: a newer connection plays the seat;
+      // 4003: the seat was left; 1000 from the server: the table closed.
+      // None is worth retrying. (4000, fell behind, is: it reconnects below.)
+      if (ENDED_FOR_GOOD.includes(e.code) || (e.code === 1000 && e.reason)) {
         this.closedForGood = true;
         this.handlers.closed(e.code, e.reason);
         return;

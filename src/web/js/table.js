@@ -175,8 +175,9 @@ export class TableScreen {
 
   onClosed(code, reason) {
     const text = code === 4001 ? 'Your session has ended: log in again to play.'
-      : code === 1000 ? `The table has closed${reason ? `: ${reason}` : ''}.`
-        : 'This seat is now being played in another window or tab.';
+      : code === 4003 ? 'You left this seat.'
+        : code === 1000 ? `The table has closed${reason ? `: ${reason}` : ''}.`
+          : 'This seat is now being played in another window or tab.';
     this.status = 'closed';
     this.closedText = text;
     this.schedule();

@@ -1,0 +1,58 @@
+// The table's WebSocket (src/web/js/connection.js): which close codes it
+// reconnects after, and which end it for good (docs/protocol.md, "Close codes").
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+const sockets = [];
+class FakeSocket {
+  static OPEN = 1;
+  constructor(url) {
+    this.url = url;
+    this.readyState = FakeSocket.OPEN;
+    sockets.push(this);
+  }
+  send() {}
+  close() {}
+}
+globalThis.WebSocket = FakeSocket;
+globalThis.location = { protocol: 'http:', host: 'example.test' };
+
+const { TableConnection } = await import('../../src/web/js/connection.js');
+
+function connect() {
+  const seen = { closed: [], statuses: [] };
+  const handlers = {
+    message() {},
+    status: (s) => seen.statuses.push(s),
+    closed: (code, reason) => seen.closed.push([code, reason]),
+  };
+  const connection = new TableConnection('t1', { token: 'tok', handlers, lastSeq: () => 41 });
+  return { connection, seen, socket: sockets.at(-1) };
+}
+
+test('a connection that fell behind (4000) reconnects, resuming after the last event', async (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'setInterval'] });
+  const { connection, seen, socket } = connect();
+  socket.onopen();
+  const before = sockets.length;
+  socket.onclose({ code: 4000, reason: 'fell behind: reconnect' });
+  assert.deepEqual(seen.closed, [], 'not closed for good');
+  t.mock.timers.tick(250);
+  assert.equal(sockets.length, before + 1, 'a new socket');
+  assert.match(sockets.at(-1).url, /since=41/);
+  connection.close();
+});
+
+for (const [code, why] of [[4001, 'session ended'], [4002, 'replaced'], [4003, 'seat left']]) {
+  test(`a connection closed with ${code} (${why}) is closed for good`, (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout', 'setInterval'] });
+    const { seen, socket } = connect();
+    socket.onopen();
+    const before = sockets.length;
+    socket.onclose({ code, reason: why });
+    t.mock.timers.tick(10000);
+    assert.deepEqual(seen.closed, [[code, why]]);
+    assert.equal(sockets.length, before, 'no new socket');
+  });
+}
