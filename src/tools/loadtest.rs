@@ -635,101 +635,58 @@ pub struct FdLimit {
 
 /// Raises the soft RLIMIT_NOFILE to the hard limit (or to `fs.nr_open` when
 /// the hard limit is unlimited).
-#[cfg(unix)]
 pub fn raise_fd_limit() -> std::io::Result<FdLimit> {
-    let mut limit = libc::rlimit { rlim_cur: 0, rlim_max: 0 };
-    // SAFETY: getrlimit only writes the struct it is given.
-    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
-        return Err(std::io::Error::last_os_error());
-    }
-    let before = limit.rlim_cur;
-    let mut targets = vec![limit.rlim_max];
-    if let Some(nr_open) = std::fs::read_to_string("/proc/sys/fs/nr_open").ok().and_then(|t| t.trim().parse().ok()) {
-        targets.push(limit.rlim_max.min(nr_open));
-    }
-    for target in targets {
-        if target <= limit.rlim_cur {
-            break;
-        }
-        let raised = libc::rlimit { rlim_cur: target, rlim_max: limit.rlim_max };
-        // SAFETY: setrlimit only reads the struct it is given.
-        if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &raised) } == 0 {
-            limit = raised;
-            break;
-        }
-    }
-    // rlim_t is u64 on Linux and the BSDs.
-    Ok(FdLimit { before, soft: limit.rlim_cur, hard: limit.rlim_max })
-}
-
-/// Raises nothing where there are no rlimits.
-#[cfg(not(unix))]
-pub fn raise_fd_limit() -> std::io::Result<FdLimit> {
-    Err(std::io::Error::other("no RLIMIT_NOFILE on this system"))
+    let (before, hard) = rlimit::Resource::NOFILE.get()?;
+    // An unlimited hard limit still stops at the kernel's fs.nr_open.
+    let nr_open = std::fs::read_to_string("/proc/sys/fs/nr_open").ok().and_then(|t| t.trim().parse().ok());
+    let soft = rlimit::increase_nofile_limit(hard.min(nr_open.unwrap_or(u64::MAX))).unwrap_or(before);
+    Ok(FdLimit { before, soft, hard })
 }
 
 /// VmRSS of a process, in KiB.
 fn read_rss_kib(pid: u32) -> Option<u64> {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
+    procfs::process::Process::new(i32::try_from(pid).ok()?).ok()?.status().ok()?.vmrss
 }
 
 /// The soft open-file limit of another process.
 fn read_fd_limit(pid: u32) -> Option<u64> {
-    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).ok()?;
-    let line = limits.lines().find(|l| l.starts_with("Max open files"))?;
-    line.split_whitespace().nth(3)?.parse().ok()
+    let limits = procfs::process::Process::new(i32::try_from(pid).ok()?).ok()?.limits().ok()?;
+    match limits.max_open_files.soft_limit {
+        procfs::process::LimitValue::Value(n) => Some(n),
+        procfs::process::LimitValue::Unlimited => Some(u64::MAX),
+    }
 }
 
 /// CPU time (user + system) a process has used, in seconds; `None` for self.
 fn cpu_seconds(pid: Option<u32>) -> Option<f64> {
-    let path = match pid {
-        Some(p) => format!("/proc/{p}/stat"),
-        None => "/proc/self/stat".to_string(),
+    let process = match pid {
+        Some(p) => procfs::process::Process::new(i32::try_from(p).ok()?),
+        None => procfs::process::Process::myself(),
     };
-    stat_cpu_seconds(&std::fs::read_to_string(path).ok()?)
+    Some(stat_cpu_seconds(&process.ok()?.stat().ok()?))
 }
 
-/// The CPU time (user + system, in seconds) a `/proc/.../stat` line gives,
-/// a process's or a thread's (`/proc/PID/task/TID/stat`).
-pub fn stat_cpu_seconds(stat: &str) -> Option<f64> {
-    // Fields after the command name (which may hold spaces), from field 3 on.
-    let fields: Vec<&str> = stat.rsplit_once(')')?.1.split_whitespace().collect();
-    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
-    Some(ticks as f64 / clock_ticks())
+/// The CPU time (user + system, in seconds) of a process's or a thread's
+/// `stat`.
+pub fn stat_cpu_seconds(stat: &procfs::process::Stat) -> f64 {
+    (stat.utime + stat.stime) as f64 / procfs::ticks_per_second() as f64
 }
 
 /// CPU time the whole machine has been busy (all CPUs added up) and the
-/// total elapsed CPU time, in clock ticks, from the first line of `/proc/stat`.
+/// total elapsed CPU time, in clock ticks (`/proc/stat`): busy is everything
+/// but idle and iowait (guest time is already counted in user).
 fn machine_ticks() -> Option<(u64, u64)> {
-    let stat = std::fs::read_to_string("/proc/stat").ok()?;
-    parse_machine_ticks(stat.lines().next()?)
-}
-
-/// Parses `cpu  user nice system idle iowait irq softirq steal ...`: busy is
-/// everything but idle and iowait (guest time is already counted in user).
-fn parse_machine_ticks(line: &str) -> Option<(u64, u64)> {
-    let mut fields = line.split_whitespace();
-    if fields.next()? != "cpu" {
-        return None;
-    }
-    let values: Vec<u64> = fields.take(8).map(str::parse).collect::<Result<_, _>>().ok()?;
-    let total: u64 = values.iter().sum();
-    let idle = values.get(3)? + values.get(4).copied().unwrap_or(0);
+    use procfs::CurrentSI;
+    let cpu = procfs::KernelStats::current().ok()?.total;
+    let idle = cpu.idle + cpu.iowait.unwrap_or(0);
+    let total = cpu.user
+        + cpu.nice
+        + cpu.system
+        + idle
+        + cpu.irq.unwrap_or(0)
+        + cpu.softirq.unwrap_or(0)
+        + cpu.steal.unwrap_or(0);
     Some((total - idle, total))
-}
-
-#[cfg(unix)]
-fn clock_ticks() -> f64 {
-    // SAFETY: sysconf has no preconditions.
-    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    if ticks > 0 { ticks as f64 } else { 100.0 }
-}
-
-#[cfg(not(unix))]
-fn clock_ticks() -> f64 {
-    100.0
 }
 
 fn now_us() -> u64 {
@@ -1229,13 +1186,6 @@ mod tests {
         assert_eq!(shares, [3, 3, 2, 2]);
         let c = Config { clients: 3, tables: 5, ..c };
         assert_eq!((0..5).map(|i| c.clients_of(i)).sum::<usize>(), 3);
-    }
-
-    #[test]
-    fn machine_ticks_leave_out_idle_and_iowait() {
-        assert_eq!(parse_machine_ticks("cpu  100 5 50 800 40 0 5 0 0 0"), Some((160, 1000)));
-        assert_eq!(parse_machine_ticks("cpu0 1 2 3 4"), None);
-        assert_eq!(parse_machine_ticks("cpu  1 x 3 4"), None);
     }
 
     #[test]

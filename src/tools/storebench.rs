@@ -121,17 +121,17 @@ async fn run(args: StorebenchArgs) -> Result<String, crate::store::StoreError> {
 /// CPU seconds used so far by this process and by its SQLite threads (sqlx
 /// names each connection's thread `sqlx-sqlite-worker-N`), from `/proc`.
 fn thread_cpu() -> (f64, f64) {
-    let ticks = crate::tools::loadtest::stat_cpu_seconds;
-    let all = std::fs::read_to_string("/proc/self/stat").ok().and_then(|s| ticks(&s)).unwrap_or(0.0);
-    let mut sqlite = 0.0;
-    if let Ok(tasks) = std::fs::read_dir("/proc/self/task") {
-        for task in tasks.flatten() {
-            let name = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
-            if name.starts_with("sqlx-sqlite") {
-                sqlite += std::fs::read_to_string(task.path().join("stat")).ok().and_then(|s| ticks(&s)).unwrap_or(0.0);
-            }
-        }
-    }
+    let seconds = crate::tools::loadtest::stat_cpu_seconds;
+    let Ok(me) = procfs::process::Process::myself() else { return (0.0, 0.0) };
+    let all = me.stat().map_or(0.0, |s| seconds(&s));
+    let sqlite = me
+        .tasks()
+        .into_iter()
+        .flatten()
+        .filter_map(|task| task.ok()?.stat().ok())
+        .filter(|stat| stat.comm.starts_with("sqlx-sqlite"))
+        .map(|stat| seconds(&stat))
+        .sum();
     (all, sqlite)
 }
 

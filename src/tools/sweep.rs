@@ -236,8 +236,11 @@ impl Server {
     }
 
     async fn stop(mut self) {
-        // SAFETY: kill only sends a signal to the process we started.
-        unsafe { libc::kill(self.child.id() as libc::pid_t, libc::SIGTERM) };
+        // SIGTERM: it stops as an operator's server stops (SIGKILL is the
+        // recovery tests' business).
+        if let Some(pid) = rustix::process::Pid::from_raw(self.child.id() as i32) {
+            let _ = rustix::process::kill_process(pid, rustix::process::Signal::TERM);
+        }
         let deadline = tokio::time::Instant::now() + STOP_WAIT;
         while tokio::time::Instant::now() < deadline {
             if let Ok(Some(_)) = self.child.try_wait() {
