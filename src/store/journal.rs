@@ -84,7 +84,7 @@ pub struct Journal {
     /// batches are committed in order.
     shards: Vec<mpsc::Sender<Job>>,
     /// Whether the writers keep a log tail (SQLite): without one there is
-    /// never anything to settle.
+    /// never anything to file.
     tailed: bool,
     health: Arc<Health>,
 }
@@ -180,7 +180,7 @@ impl Journal {
     /// Files the rows of these games still in SQLite's tail into `inputs`
     /// and `events`, so that a read of them that follows sees them all
     /// (nothing to do on Postgres, or for games with nothing waiting).
-    pub async fn settle(&self, game_ids: &[String]) -> Result<(), StoreError> {
+    pub async fn file_tail(&self, game_ids: &[String]) -> Result<(), StoreError> {
         // Not through the writers on Postgres: the answer would wait for
         // whatever group each is committing, for nothing.
         if !self.tailed {

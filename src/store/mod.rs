@@ -205,10 +205,12 @@ impl Store {
 
     /// Files the rows of these games still waiting in SQLite's log tail
     /// (see [`tail`]), so that a read of their inputs and events that
-    /// follows sees them all. Every read of `inputs` and `events` of a game
-    /// that may be playing calls it first.
-    pub async fn settle(&self, game_ids: &[String]) -> Result<(), StoreError> {
-        self.journal.settle(game_ids).await
+    /// follows sees them all. Private to the store: every read of `inputs`
+    /// and `events` of a game that may be playing is one of the store's own
+    /// (`saved`, `queries`), and files the tail first; no caller outside the
+    /// store can forget it.
+    pub(in crate::store) async fn file_tail(&self, game_ids: &[String]) -> Result<(), StoreError> {
+        self.journal.file_tail(game_ids).await
     }
 
     /// Batches waiting for the journal (to be taken into a commit).

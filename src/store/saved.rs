@@ -73,7 +73,7 @@ impl Store {
     /// write the game meanwhile (an export from the command line, chat after
     /// a game is over), and the row, the inputs and the events must agree.
     pub async fn load_game(&self, id: &str, events_from_hand: i64) -> Result<Option<SavedGame>, StoreError> {
-        self.settle(&[id.to_string()]).await?;
+        self.file_tail(&[id.to_string()]).await?;
         let mut tx = self.pool().begin().await?;
         if self.backend() == super::Backend::Postgres {
             // Postgres gives each statement its own snapshot unless asked;
@@ -87,7 +87,7 @@ impl Store {
 
     /// A game's events from hand `from_hand` on, in order.
     pub async fn events(&self, id: &str, from_hand: i64) -> Result<Vec<EventRow>, StoreError> {
-        self.settle(&[id.to_string()]).await?;
+        self.file_tail(&[id.to_string()]).await?;
         let mut conn = self.pool().acquire().await?;
         events_on(&mut conn, id, from_hand).await.map_err(|e| blame(id, e))
     }
@@ -163,7 +163,7 @@ impl Store {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        self.settle(ids).await?;
+        self.file_tail(ids).await?;
         let list = (1..=ids.len()).map(|i| format!("${i}")).collect::<Vec<_>>().join(", ");
         let separator = format!("${}", ids.len() + 1);
         let games = format!("SELECT id, {GAME_COLUMNS} FROM games WHERE id IN ({list})");

@@ -16,7 +16,7 @@
 //! ([`Tail`]), and files them into `inputs` and `events` (from memory, in a
 //! later group's transaction) when the game's hand ends or its game stops,
 //! when its oldest row has waited [`FILE_AFTER`], when a reader asks for the
-//! game ([`super::Store::settle`]), and when the store closes. A game's
+//! game ([`super::Store::file_tail`]), and when the store closes. A game's
 //! pages are then written once for many moves. The front of the tail, once
 //! every row in it is filed, is deleted ([`TRUNCATE_EVERY`]).
 //!

@@ -259,7 +259,7 @@ impl Store {
     /// One game; `None` if there is no such game.
     pub async fn game_detail(&self, id: &str) -> Result<Option<GameDetail>, StoreError> {
         // Its option changes are among its inputs.
-        self.settle(&[id.to_string()]).await?;
+        self.file_tail(&[id.to_string()]).await?;
         let Some(r) = sqlx::query_as::<_, DetailColumns>(
             "SELECT name, preset, source, state, settings, created_us, updated_us, finished_us, hands, scores, \
              manager, (SELECT COUNT(*) FROM hands h WHERE h.game_id = g.id) AS hands_finished \

@@ -89,7 +89,7 @@ impl Store {
     /// far for one being played. `None` if the game has no such hand (the
     /// caller checks that the game exists).
     pub async fn hand_history(&self, id: &str, hand: i64, viewer: Viewer) -> Result<Option<HandHistory>, StoreError> {
-        self.settle(&[id.to_string()]).await?;
+        self.file_tail(&[id.to_string()]).await?;
         let range: Option<(i64, i64)> =
             sqlx::query_as("SELECT first_seq, last_seq FROM hands WHERE game_id = $1 AND hand = $2")
                 .bind(id)
