@@ -1,4 +1,4 @@
-// The REST API (docs/protocol.md, "REST endpoints"), and who we are.
+// The REST API (described by the OpenAPI document, served at /api/docs), and who we are.
 //
 // A logged-in person's session travels as the HttpOnly cookie the server
 // sets; every write carries `X-Requested-With`, which the server requires of
