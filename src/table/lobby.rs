@@ -220,7 +220,11 @@ impl Lobby {
             .extend(returning.unfinished.iter().chain(&returning.finished).cloned());
         let mut recovery = self.recovery.lock().unwrap_or_else(|e| e.into_inner());
         recovery.total += returning.len();
-        recovery.pending = true;
+        // With nothing to bring back the server is ready at once, not once
+        // the recovery task first runs (a `/readyz` could come between).
+        if !returning.is_empty() {
+            recovery.pending = true;
+        }
         Ok(returning)
     }
 

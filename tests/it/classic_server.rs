@@ -101,12 +101,11 @@ async fn replay_over_tcp(game: &std::path::Path) -> usize {
             _ => None,
         })
         .collect();
-    let dir = std::env::temp_dir().join(format!("classic-wire-{}-{name}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("walls"), walls.join("\n")).unwrap();
-    std::fs::write(dir.join("options"), capture.options.to_option_file(false)).unwrap();
-    let args =
-        ServeArgs { walls: Some(dir.join("walls")), option_file: Some(dir.join("options")), ..ServeArgs::defaults() };
+    let dir = tempfile::tempdir().unwrap();
+    let (walls_file, options_file) = (dir.path().join("walls"), dir.path().join("options"));
+    std::fs::write(&walls_file, walls.join("\n")).unwrap();
+    std::fs::write(&options_file, capture.options.to_option_file(false)).unwrap();
+    let args = ServeArgs { walls: Some(walls_file), option_file: Some(options_file), ..ServeArgs::defaults() };
     let defaults = args.table_defaults().unwrap_or_else(|e| panic!("{name}: {e}"));
     let (app, addr) = classic_server(defaults).await;
 
@@ -150,7 +149,6 @@ async fn replay_over_tcp(game: &std::path::Path) -> usize {
         }
     }
     app.finish().await;
-    let _ = std::fs::remove_dir_all(&dir);
     compared
 }
 
@@ -362,8 +360,8 @@ async fn bad_and_over_long_lines_get_the_protocol_error_and_change_nothing() {
 #[tokio::test]
 async fn a_unix_socket_serves_the_classic_protocol_too() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
-    let path = std::env::temp_dir().join(format!("mahjong-classic-{}.sock", std::process::id()));
-    let path = path.to_string_lossy().into_owned();
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("classic.sock").to_string_lossy().into_owned();
     let listener = ClassicListener::bind(&path).await.expect("bind the Unix socket");
     let app = TestApp::spawn_serving(
         "memory",
@@ -375,10 +373,13 @@ async fn a_unix_socket_serves_the_classic_protocol_too() {
     let (read, mut write) = stream.into_split();
     write.write_all(b"Connect 1110 0 Una\r\n").await.unwrap();
     let mut line = String::new();
-    tokio::io::BufReader::new(read).read_line(&mut line).await.unwrap();
+    let mut reader = tokio::io::BufReader::new(read);
+    tokio::time::timeout(common::app::WAIT, reader.read_line(&mut line))
+        .await
+        .expect("a line within the wait")
+        .unwrap();
     assert_eq!(line, "ConnectReply 1110 1 \r\n");
     app.finish().await;
-    let _ = std::fs::remove_file(&path);
 }
 
 #[tokio::test]

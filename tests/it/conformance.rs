@@ -119,9 +119,8 @@ fn an_illegal_logged_action_is_reported_with_its_line() {
         .enumerate()
         .map(|(i, l)| if i == at { format!("{bad_line}\n") } else { l.to_string() })
         .collect();
-    let dir = std::env::temp_dir().join(format!("mj-illegal-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("game.log");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("game.log");
     std::fs::write(&path, tampered).unwrap();
     let out = Command::new(env!("CARGO_BIN_EXE_mahjong-server"))
         .args(["replay", "--reference-log"])
@@ -131,7 +130,6 @@ fn an_illegal_logged_action_is_reported_with_its_line() {
     assert!(!out.status.success(), "an illegal action must fail the replay");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains(&format!("line {}", at + 1)), "the error names the line: {err}");
-    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// A request the reference refused (answering `Error`) and our engine

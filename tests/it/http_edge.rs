@@ -128,8 +128,8 @@ async fn a_slow_request_times_out_but_a_websocket_lives_on() {
 async fn the_server_stops_in_order() {
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let path = std::env::temp_dir().join(format!("mahjong-stop-{}.db", std::process::id()));
-    let url = format!("sqlite://{}", path.display());
+    let dir = tempfile::tempdir().unwrap();
+    let url = format!("sqlite://{}", dir.path().join("stop.db").display());
     let store = mahjong::store::Store::open(&url).await.unwrap();
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let server = tokio::spawn(common::app::serve(mahjong::server::ServerConfig::new(listener, store), async move {
@@ -160,7 +160,4 @@ async fn the_server_stops_in_order() {
     let games = store.list_games(&Default::default(), mahjong::store::queries::Window { limit: 10, offset: 0 }).await;
     assert_eq!(games.unwrap().games.len(), 1);
     store.close().await;
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
 }

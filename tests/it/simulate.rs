@@ -253,8 +253,8 @@ fn the_command_prints_text_or_json_and_is_repeatable() {
 
 #[test]
 fn the_command_reads_option_files_and_refuses_bad_input() {
-    let dir = std::env::temp_dir().join(format!("mahjong-simulate-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let dir = dir.path();
     let good = dir.join("good.opt");
     std::fs::write(&good, "GameOption 0 NumRounds nat 0 1 1 number of rounds to play\n").unwrap();
     let out = bin().args(["simulate", "--games", "2", "--json", "--option-file"]).arg(&good).output().unwrap();
@@ -281,5 +281,4 @@ fn the_command_reads_option_files_and_refuses_bad_input() {
     let out = bin().args(["simulate", "--games", "0"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2), "bad input exits with status 2");
     assert!(String::from_utf8_lossy(&out.stderr).contains("at least 1"));
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -3,7 +3,8 @@
 //! SQLite: a fresh file in the temporary directory. Postgres: a fresh
 //! database on the server named by `MAHJONG_TEST_POSTGRES` (by default the
 //! CI machine's `postgres://postgres@127.0.0.1:5432/postgres`), created for
-//! the test and dropped by [`TestDb::remove`]. An unreachable Postgres fails
+//! the test and dropped by [`TestDb::remove`], or when the test ends without
+//! it (a failure). An unreachable Postgres fails
 //! the test: both backends must be exercised. Tests that do not look at the
 //! store itself may use `memory`, an SQLite database in memory.
 
@@ -59,22 +60,52 @@ impl TestDb {
         }
     }
 
-    /// Removes the database (its file, or drops it).
-    pub async fn remove(self) {
-        match self.cleanup {
-            Cleanup::File(path) => {
-                for suffix in ["", "-wal", "-shm"] {
-                    let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-                }
-            }
+    /// Removes the database (its file, or drops it), as dropping it would,
+    /// without blocking the test's runtime.
+    pub async fn remove(mut self) {
+        match std::mem::replace(&mut self.cleanup, Cleanup::Nothing) {
+            Cleanup::File(path) => remove_files(&path),
+            Cleanup::Database(name) => drop_database(&name).await,
+            Cleanup::Nothing => {}
+        }
+    }
+}
+
+/// A test that fails (or never calls [`TestDb::remove`]) leaves nothing
+/// behind either: its file is removed, its database dropped, as the test's
+/// future is dropped.
+impl Drop for TestDb {
+    fn drop(&mut self) {
+        match std::mem::replace(&mut self.cleanup, Cleanup::Nothing) {
+            Cleanup::File(path) => remove_files(&path),
+            // On a thread of its own: a runtime cannot be started (nor
+            // blocked on) inside the test's.
             Cleanup::Database(name) => {
-                if let Ok(mut conn) = sqlx::PgConnection::connect(&postgres_admin_url()).await {
-                    let _ = conn.execute(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)").as_str()).await;
-                    let _ = conn.close().await;
-                }
+                let _ = std::thread::spawn(move || {
+                    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build();
+                    if let Ok(runtime) = runtime {
+                        runtime.block_on(drop_database(&name));
+                    }
+                })
+                .join();
             }
             Cleanup::Nothing => {}
         }
+    }
+}
+
+/// Removes an SQLite database's file and its WAL files.
+fn remove_files(path: &std::path::Path) {
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+}
+
+/// Drops a test's Postgres database, whoever is still connected to it.
+async fn drop_database(name: &str) {
+    if let Ok(mut conn) = sqlx::PgConnection::connect(&postgres_admin_url()).await {
+        let _ = conn.execute(format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)").as_str()).await;
+        let _ = conn.close().await;
     }
 }
 
