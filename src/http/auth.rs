@@ -175,7 +175,7 @@ pub async fn register(
 
 refusals!(
     /// Why a login fails.
-    LoginRefusals: BadRequest, WrongCredentials, AccountDisabled, TooManyRequests, StoreUnavailable
+    LoginRefusals: BadRequest, WrongCredentials, TooManyRequests, StoreUnavailable
 );
 
 /// Logs in: 200 with a new session.
