@@ -69,14 +69,10 @@ enum Carried {
 /// Bearer mjs_...` header (a bearer of another shape is a seat token, not
 /// ours), else the session cookie.
 fn session_token(headers: &HeaderMap) -> Option<(String, Carried)> {
-    let bearer = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "))
-        .map(str::trim)
-        .filter(|t| t.starts_with(crate::auth::TOKEN_PREFIX));
+    // A malformed header is no session (the seat token's reading refuses it).
+    let bearer = bearer(headers).ok().flatten().filter(|t| t.starts_with(crate::auth::TOKEN_PREFIX));
     if let Some(token) = bearer {
-        return Some((token.to_string(), Carried::Header));
+        return Some((token, Carried::Header));
     }
     cookie(headers, SESSION_COOKIE).map(|t| (t, Carried::Cookie))
 }
@@ -195,8 +191,8 @@ pub(crate) fn seat_token(headers: &HeaderMap) -> Result<Option<String>, ApiError
     Ok(bearer(headers)?.filter(|t| !t.starts_with(crate::auth::TOKEN_PREFIX)))
 }
 
-/// The seat token from `Authorization: Bearer TOKEN`.
-pub(crate) fn bearer(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+/// The token of `Authorization: Bearer TOKEN` (a seat's or a session's).
+fn bearer(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
     let Some(value) = headers.get(axum::http::header::AUTHORIZATION) else { return Ok(None) };
     let text = value.to_str().map_err(|_| ApiError::bad_request("the Authorization header is not text"))?;
     match text.strip_prefix("Bearer ") {

@@ -30,7 +30,7 @@ use tokio::time::Instant;
 use super::prompt::{self, ClaimDeadline, Moment, Prompts};
 use super::record::Record;
 use super::seats::Seats;
-use super::stream::{Stream, to_text};
+use super::stream::{Dropped, Stream, to_text};
 use super::{
     Asker, Connection, Farewell, SeatGrant, TableCommand, TableError, TableHandle, TableLimits, TableSettings,
     TableSetup,
@@ -776,6 +776,12 @@ impl Actor {
         }
     }
 
+    /// A subscriber the stream dropped: fell behind, or its socket already
+    /// ended (which is the client leaving).
+    fn forget_dropped(&mut self, dropped: Dropped) {
+        self.seat_lost(dropped.connection, dropped.seat, dropped.gone);
+    }
+
     /// mj-server's `--end-on-disconnect`: mid-hand the hand is washed out,
     /// except that after Mah-Jong a losing player's tiles are shown and the
     /// hand is scored; then the game ends. The player who left gets the
@@ -864,7 +870,7 @@ impl Actor {
             crate::metrics::command_refused(code.as_str());
         }
         if let Some(dropped) = self.stream.send_to(connection, to_text(message)) {
-            self.seat_lost(dropped.connection, dropped.seat, dropped.gone);
+            self.forget_dropped(dropped);
         }
     }
 
@@ -1176,7 +1182,7 @@ impl Actor {
                         answer();
                     }
                     for dropped in self.stream.release() {
-                        self.seat_lost(dropped.connection, dropped.seat, dropped.gone);
+                        self.forget_dropped(dropped);
                     }
                     self.send_prompts();
                 }
@@ -1192,7 +1198,7 @@ impl Actor {
                         "the game store is unavailable: play waits until it is back",
                     );
                     for dropped in self.stream.tell_everyone(&notice) {
-                        self.seat_lost(dropped.connection, dropped.seat, dropped.gone);
+                        self.forget_dropped(dropped);
                     }
                     return Ok(());
                 }

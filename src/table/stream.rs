@@ -31,13 +31,6 @@ struct Subscriber {
     farewell: Arc<OnceLock<Farewell>>,
 }
 
-impl Subscriber {
-    /// Tells the connection why it is let go (its sender is dropped next).
-    fn let_go(self, why: Farewell) {
-        let _ = self.farewell.set(why);
-    }
-}
-
 /// One event of the stream, kept for clients that resume.
 #[derive(Debug)]
 struct Logged {
@@ -274,8 +267,9 @@ impl Stream {
 
     /// Lets a connection go for `why`: its socket closes saying so.
     pub fn let_go(&mut self, id: u64, why: Farewell) {
+        // Told before the sender is dropped (with the subscriber).
         if let Some(sub) = self.subscribers.remove(&id) {
-            sub.let_go(why);
+            let _ = sub.farewell.set(why);
         }
     }
 
