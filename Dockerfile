@@ -11,6 +11,7 @@ WORKDIR /src
 ENV CARGO_PROFILE_RELEASE_DEBUG=0
 COPY Cargo.toml Cargo.lock ./
 COPY src src
+COPY crates crates
 COPY migrations migrations
 COPY benches benches
 RUN cargo build --release --locked --bin mahjong-server

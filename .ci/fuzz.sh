@@ -18,7 +18,7 @@ cd "$(dirname "$0")/.."
 step="${1:-ci}"
 seconds="${FUZZ_SECONDS:-15}"
 # What the targets read with, as in fuzz/README.md's table.
-readers=(fuzz/fuzz_targets fuzz/Cargo.toml src/classic/lines.rs src/protocol src/game_file)
+readers=(fuzz/fuzz_targets fuzz/Cargo.toml crates/server/src/classic/lines.rs crates/server/src/protocol crates/server/src/game_file)
 
 fuzzed_sources() {
   local path

@@ -78,14 +78,14 @@ enum Commands {
     },
     /// Load a running server: keep T tables of robots playing, watch them
     /// through W spectator WebSockets, report events/s and delivery latency.
-    Loadtest(mahjong::tools::loadtest::LoadtestArgs),
+    Loadtest(mahjong_tools::loadtest::LoadtestArgs),
     /// Find the largest number of tables a server carries at a pace: the
     /// load test against a fresh server for each table count, judged on
     /// latency, delivery and memory.
-    LoadtestSweep(mahjong::tools::sweep::SweepArgs),
+    LoadtestSweep(mahjong_tools::sweep::SweepArgs),
     /// Measure the store: events persisted per second while many tables
     /// write at once (SQLite or Postgres).
-    Storebench(mahjong::tools::storebench::StorebenchArgs),
+    Storebench(mahjong_tools::storebench::StorebenchArgs),
     /// Write a stored game as a game file (JSON), or as an mj-server game
     /// log. Unlike the REST export, an unfinished game too: its file then
     /// holds every concealed tile and the walls to come (mj-server's
@@ -186,9 +186,9 @@ fn main() -> ExitCode {
         Commands::Admin { command: AdminCommand::CreateUser { database, name, role } } => {
             create_user(&database, &name, &role)
         }
-        Commands::Loadtest(args) => mahjong::tools::loadtest::run_command(args),
-        Commands::LoadtestSweep(args) => mahjong::tools::sweep::run_command(args),
-        Commands::Storebench(args) => mahjong::tools::storebench::run_command(args),
+        Commands::Loadtest(args) => mahjong_tools::loadtest::run_command(args),
+        Commands::LoadtestSweep(args) => mahjong_tools::sweep::run_command(args),
+        Commands::Storebench(args) => mahjong_tools::storebench::run_command(args),
         Commands::Presets { json, database } => presets(json, database.as_deref()),
         Commands::Openapi { output } => openapi(output.as_deref()),
         Commands::Simulate {

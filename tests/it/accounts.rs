@@ -14,7 +14,7 @@ use mahjong::auth::AccountSettings;
 use mahjong::limits::Rate;
 use mahjong::server::Serving;
 use mahjong::table::TableDefaults;
-use mahjong::tools::client::{Answer, TableSocket};
+use mahjong_tools::client::{Answer, TableSocket};
 use serde_json::{Value, json};
 
 const PASSWORD: &str = "correct horse battery";
@@ -357,7 +357,7 @@ async fn no_password_or_token_is_stored_or_logged(backend: &str) {
     let addr: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
     let api = Api::at(addr);
     let started = std::time::Instant::now();
-    while mahjong::tools::client::http(addr, "GET", "/healthz", None, None).await.is_err() {
+    while mahjong_tools::client::http(addr, "GET", "/healthz", None, None).await.is_err() {
         assert!(started.elapsed() < WAIT, "the server did not start");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }

@@ -72,7 +72,7 @@ async fn try_start(db: &TestDb, defaults: TableDefaults) -> Result<Server, Strin
             let ended = done.await.expect("the server task");
             return Err(ended.err().map_or_else(|| "ended without an error".into(), |e| e.to_string()));
         }
-        if mahjong::tools::client::http(addr, "GET", "/readyz", None, None).await.is_ok_and(|a| a.status == 200) {
+        if mahjong_tools::client::http(addr, "GET", "/readyz", None, None).await.is_ok_and(|a| a.status == 200) {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;

@@ -14,7 +14,7 @@ use common::app::{Api, TestApp, WAIT};
 use common::db::TestDb;
 use mahjong::store::Store;
 use mahjong::table::TableDefaults;
-use mahjong::tools::client::{Answer, SeatPlan, TableSocket, http_raw, play_seat};
+use mahjong_tools::client::{Answer, SeatPlan, TableSocket, http_raw, play_seat};
 use serde_json::{Value, json};
 use sqlx::Row;
 

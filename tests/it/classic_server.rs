@@ -181,7 +181,7 @@ async fn join(addr: SocketAddr, name: &str, last_id: i32) -> (ClassicClient, i32
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_mixed_table_of_two_classic_clients_a_websocket_player_and_a_robot_plays_a_whole_game() {
-    use mahjong::tools::client::{SeatPlan, TableSocket, play_seat};
+    use mahjong_tools::client::{SeatPlan, TableSocket, play_seat};
     use serde_json::json;
     let (app, addr) = classic_server(mahjong::table::TableDefaults::default()).await;
     // A table opened over REST for classic clients, a robot in seat 3.

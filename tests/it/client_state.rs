@@ -1,4 +1,4 @@
-//! The browser client's picture of the game (`src/web/js/state.js`) against
+//! The browser client's picture of the game (`crates/server/src/web/js/state.js`) against
 //! the server's own: real games are played over the WebSocket, by a person's
 //! seat and by a spectator, asking for a `snapshot` after many events; the
 //! streams are written to files and `node` replays each through the client's
@@ -15,7 +15,7 @@ use mahjong::protocol::ws::{ClientMessage, ServerMessage, StreamEvent, TableStat
 use mahjong::rules::event::Event;
 use mahjong::rules::{Action, Claim};
 use mahjong::table::TableDefaults;
-use mahjong::tools::client::{TableSocket, preferred};
+use mahjong_tools::client::{TableSocket, preferred};
 use serde_json::json;
 
 /// A move that makes things happen: claims of every kind, kongs, then as a
@@ -81,7 +81,7 @@ fn stream_dir() -> PathBuf {
 /// Runs the node check over a recorded stream.
 fn check_with_node(file: &PathBuf) {
     let script = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/web-stream/check-state.mjs");
-    // The hook lets a Node older than 20.19 load src/web/js as ES modules.
+    // The hook lets a Node older than 20.19 load crates/server/src/web/js as ES modules.
     let out = Command::new("node")
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .arg("--import")

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use mahjong::http::Timeouts;
 use mahjong::protocol::ws::{ClientMessage, ServerMessage};
 
-use mahjong::tools::client::{Answer, TableSocket, http, http_raw};
+use mahjong_tools::client::{Answer, TableSocket, http, http_raw};
 use serde_json::json;
 use tokio::net::{TcpListener, TcpStream};
 

@@ -6,7 +6,7 @@ use crate::common;
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex};
 
-use mahjong::tools::client::{Answer, http, http_raw};
+use mahjong_tools::client::{Answer, http, http_raw};
 use serde_json::json;
 use tokio::net::TcpListener;
 

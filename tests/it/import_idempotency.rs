@@ -11,7 +11,7 @@ use crate::common;
 use common::app::TestApp;
 use mahjong::store::Store;
 use mahjong::table::TableDefaults;
-use mahjong::tools::client::{Answer, http_raw};
+use mahjong_tools::client::{Answer, http_raw};
 use serde_json::json;
 use sqlx::Row;
 

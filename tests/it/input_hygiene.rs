@@ -21,7 +21,7 @@ use common::app::{Api, TestApp, WAIT};
 use common::on_both_backends;
 use mahjong::protocol::ws::ClientMessage;
 use mahjong::table::TableDefaults;
-use mahjong::tools::client::{SeatPlan, TableSocket, http_raw, play_seat};
+use mahjong_tools::client::{SeatPlan, TableSocket, http_raw, play_seat};
 use serde_json::{Value, json};
 
 on_both_backends!(

@@ -25,7 +25,7 @@ use mahjong::limits::{Limits, Rate};
 use mahjong::protocol::ws::{ClientMessage, ServerMessage, StreamEvent, TableEvent, WsErrorCode};
 use mahjong::server::Serving;
 use mahjong::table::TableDefaults;
-use mahjong::tools::client::{Answer, TableSocket, request_from};
+use mahjong_tools::client::{Answer, TableSocket, request_from};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;

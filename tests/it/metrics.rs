@@ -20,7 +20,7 @@ use mahjong::metrics;
 use mahjong::protocol::ws::{ServerMessage, StreamEvent};
 use mahjong::rules::event::Event;
 use mahjong::table::TableDefaults;
-use mahjong::tools::client::{SeatPlan, TableSocket, play_seat};
+use mahjong_tools::client::{SeatPlan, TableSocket, play_seat};
 use serde_json::json;
 
 /// One scrape, read: each family's type, and each series' value.
@@ -189,7 +189,7 @@ async fn metrics_follow_a_game_and_are_all_documented() {
         let _ = stopped.await;
     }));
     let ready = async {
-        while !matches!(mahjong::tools::client::http(second, "GET", "/readyz", None, None).await, Ok(a) if a.status == 200)
+        while !matches!(mahjong_tools::client::http(second, "GET", "/readyz", None, None).await, Ok(a) if a.status == 200)
         {
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         }

@@ -12,7 +12,7 @@ use common::on_both_backends;
 use mahjong::protocol::ws::ServerMessage;
 use mahjong::server::Serving;
 use mahjong::table::TableDefaults;
-use mahjong::tools::client::{Answer, TableSocket};
+use mahjong_tools::client::{Answer, TableSocket};
 use serde_json::{Value, json};
 
 const PASSWORD: &str = "correct horse battery";
@@ -112,7 +112,7 @@ async fn an_account_holds_its_seat(backend: &str) {
         Some((ServerMessage::Snapshot { seat, .. }, _)) => assert_eq!(seat, Some(0)),
         other => panic!("expected the snapshot of seat 0, got {other:?}"),
     }
-    let log = mahjong::tools::client::play_seat(&mut socket, mahjong::tools::client::SeatPlan::new(0))
+    let log = mahjong_tools::client::play_seat(&mut socket, mahjong_tools::client::SeatPlan::new(0))
         .await
         .expect("the account plays its game to the end");
     assert!(log.game_over, "the game did not end");

@@ -179,7 +179,7 @@ struct ErrorDetail {
     message: String,
 }
 
-/// The REST error codes (src/http/error.rs).
+/// The REST error codes (crates/server/src/http/error.rs).
 fn rest_error_codes() -> Vec<&'static str> {
     mahjong::http::ApiErrorCode::ALL.iter().map(|c| c.as_str()).collect()
 }

@@ -14,7 +14,7 @@ use common::db::{BACKENDS, TestDb};
 use common::process::{ServerProcess, free_addr};
 use mahjong::protocol::ws::{ServerMessage, StreamEvent};
 use mahjong::rules::event::Event;
-use mahjong::tools::client::{ClientError, SeatLog, SeatPlan, TableSocket, play_seat_into};
+use mahjong_tools::client::{ClientError, SeatLog, SeatPlan, TableSocket, play_seat_into};
 use serde_json::{Value, json};
 
 const SEED: u64 = 4242;

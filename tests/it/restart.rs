@@ -31,7 +31,7 @@ use mahjong::auth::{AccountSettings, Accounts, Role};
 use mahjong::protocol::ws::ServerMessage;
 use mahjong::store::Store;
 use mahjong::table::TableDefaults;
-use mahjong::tools::client::{TableSocket, request};
+use mahjong_tools::client::{TableSocket, request};
 use serde_json::{Value, json};
 use sqlx::{Connection, Executor};
 
@@ -116,7 +116,7 @@ async fn until(api: Api, table: &str, what: &str, ready: impl Fn(&Value) -> bool
 
 /// A WebSocket upgrade request for the table (as a browser sends it), over
 /// plain HTTP: its refusal, if any, is an ordinary answer.
-async fn upgrade(addr: SocketAddr, table: &str, token: &str) -> mahjong::tools::client::Answer {
+async fn upgrade(addr: SocketAddr, table: &str, token: &str) -> mahjong_tools::client::Answer {
     let headers = [
         ("connection", "upgrade"),
         ("upgrade", "websocket"),
@@ -126,7 +126,7 @@ async fn upgrade(addr: SocketAddr, table: &str, token: &str) -> mahjong::tools::
     request(addr, "GET", &format!("/api/v1/tables/{table}/ws?token={token}"), None, &headers).await.unwrap()
 }
 
-fn assert_recovering(what: &str, a: &mahjong::tools::client::Answer) {
+fn assert_recovering(what: &str, a: &mahjong_tools::client::Answer) {
     assert_eq!((a.status, a.body["error"]["code"].as_str()), (503, Some("recovering")), "{what}: {}", a.body);
     assert_eq!(a.header("retry-after"), Some("1"), "{what}: Retry-After");
 }

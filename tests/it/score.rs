@@ -12,7 +12,7 @@ use mahjong::rules::scoring::Whence;
 use mahjong::rules::view::SeatView;
 use mahjong::rules::{Audience, ChowPosition, Event, PlayerId, SetKind, TileSet, Wind};
 use mahjong::table::TableDefaults;
-use mahjong::tools::client::http_raw;
+use mahjong_tools::client::http_raw;
 use serde_json::{Value, json};
 
 async fn app() -> TestApp {

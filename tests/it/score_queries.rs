@@ -13,7 +13,7 @@ use common::on_both_backends;
 use mahjong::protocol::ws::{ClientMessage, ServerMessage, StreamEvent, TableEvent};
 use mahjong::rules::event::Event;
 use mahjong::table::TableDefaults;
-use mahjong::tools::client::{SeatPlan, TableSocket, http_raw, play_seat};
+use mahjong_tools::client::{SeatPlan, TableSocket, http_raw, play_seat};
 use serde_json::{Value, json};
 
 on_both_backends!(

@@ -12,7 +12,7 @@ use mahjong::protocol::ws::{ClientMessage, ServerMessage, StreamEvent, TableEven
 use mahjong::rules::event::Event;
 use mahjong::rules::{Action, Claim, Decision};
 use mahjong::table::TableDefaults;
-use mahjong::tools::client::{SeatPlan, TableSocket, http_raw, play_seat};
+use mahjong_tools::client::{SeatPlan, TableSocket, http_raw, play_seat};
 use serde_json::{Value, json};
 
 const QUIET: Duration = Duration::from_millis(40);

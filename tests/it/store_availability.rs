@@ -16,7 +16,7 @@ use common::db::{TestDb, events_batch};
 use mahjong::protocol::ws::{ClientMessage, ServerMessage, WsErrorCode};
 use mahjong::store::{Batch, Store, StoreError};
 
-use mahjong::tools::client::{SeatPlan, TableSocket, play_seat, preferred};
+use mahjong_tools::client::{SeatPlan, TableSocket, play_seat, preferred};
 use serde_json::json;
 use sqlx::Connection;
 use tokio::net::{TcpListener, TcpStream};

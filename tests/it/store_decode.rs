@@ -56,7 +56,7 @@ async fn values_that_do_not_read_are_errors() {
     ));
     let mut up = false;
     for _ in 0..100 {
-        if mahjong::tools::client::http(addr, "GET", "/healthz", None, None).await.is_ok() {
+        if mahjong_tools::client::http(addr, "GET", "/healthz", None, None).await.is_ok() {
             up = true;
             break;
         }
@@ -65,7 +65,7 @@ async fn values_that_do_not_read_are_errors() {
     assert!(up, "the server did not start");
     // Recovery, which reads the games together, fails each alone.
     let ready = loop {
-        let a = mahjong::tools::client::http(addr, "GET", "/readyz", None, None).await.unwrap();
+        let a = mahjong_tools::client::http(addr, "GET", "/readyz", None, None).await.unwrap();
         if a.status == 200 {
             break a.body;
         }
@@ -76,10 +76,10 @@ async fn values_that_do_not_read_are_errors() {
         (ready["total"].as_u64(), ready["recovered"].as_u64(), ready["failed"].as_u64()),
         (Some(3), Some(0), Some(3))
     );
-    let a = mahjong::tools::client::http(addr, "GET", "/api/v1/games/typed", None, None).await.unwrap();
+    let a = mahjong_tools::client::http(addr, "GET", "/api/v1/games/typed", None, None).await.unwrap();
     assert_eq!((a.status, a.body["error"]["code"].as_str()), (500, Some("internal")), "{}", a.body);
     assert!(!a.body.to_string().contains("several"), "{}", a.body);
-    let a = mahjong::tools::client::http(addr, "GET", "/api/v1/games/named/hands", None, None).await.unwrap();
+    let a = mahjong_tools::client::http(addr, "GET", "/api/v1/games/named/hands", None, None).await.unwrap();
     assert_eq!((a.status, a.body["error"]["code"].as_str()), (500, Some("internal")), "{}", a.body);
     db.remove().await;
 }

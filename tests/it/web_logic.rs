@@ -1,6 +1,6 @@
 //! The browser client's pure-logic unit tests: `tests/web/*.test.mjs`, run
 //! by Node's own test runner (`node --test`), importing the client's modules
-//! from `src/web/js/` as the browser does. Fails with Node's report when one
+//! from `crates/server/src/web/js/` as the browser does. Fails with Node's report when one
 //! of them fails, and says what to install when Node is missing.
 
 use std::path::{Path, PathBuf};

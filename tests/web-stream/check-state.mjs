@@ -4,7 +4,7 @@
 // Run by `cargo test --test client_state`; prints "N snapshots matched".
 
 import { readFileSync } from 'node:fs';
-import { fromSnapshot, applyEvent } from '../../src/web/js/state.js';
+import { fromSnapshot, applyEvent } from '../../crates/server/src/web/js/state.js';
 
 const file = process.argv[2];
 const stream = JSON.parse(readFileSync(file, 'utf8')).map((t) => JSON.parse(t));

@@ -1,9 +1,9 @@
-// src/web/js/arrangement.js: the order our concealed tiles are shown in.
+// crates/server/src/web/js/arrangement.js: the order our concealed tiles are shown in.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { arrange, moveTile } from '../../src/web/js/arrangement.js';
+import { arrange, moveTile } from '../../crates/server/src/web/js/arrangement.js';
 
 test('sorted: the tiles in xmj order', () => {
   assert.deepEqual(arrange([], ['NW', '5D', '1B', 'RD', '3C']), ['1B', '3C', '5D', 'NW', 'RD']);

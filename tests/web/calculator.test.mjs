@@ -1,4 +1,4 @@
-// The scoring calculator page's data (src/web/js/described_hand.js): hands
+// The scoring calculator page's data (crates/server/src/web/js/described_hand.js): hands
 // entered tile by tile within the limits of real tiles, and the requests it
 // sends to POST /api/v1/score and POST /api/v1/settle. Run with
 // `node --test tests/web/`.
@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
-import * as model from '../../src/web/js/described_hand.js';
-import { tileName } from '../../src/web/js/tiles.js';
+import * as model from '../../crates/server/src/web/js/described_hand.js';
+import { tileName } from '../../crates/server/src/web/js/tiles.js';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 
@@ -170,6 +170,6 @@ test('typed scores and options are checked before anything is sent', () => {
 });
 
 test('the page module loads without a document', async () => {
-  const page = await import('../../src/web/js/calculator.js');
+  const page = await import('../../crates/server/src/web/js/calculator.js');
   assert.equal(typeof page.mountCalculator, 'function');
 });

@@ -1,4 +1,4 @@
-// The table's WebSocket (src/web/js/connection.js): which close codes it
+// The table's WebSocket (crates/server/src/web/js/connection.js): which close codes it
 // reconnects after, and which end it for good (docs/protocol.md, "Close codes").
 
 import { test } from 'node:test';
@@ -18,7 +18,7 @@ class FakeSocket {
 globalThis.WebSocket = FakeSocket;
 globalThis.location = { protocol: 'http:', host: 'example.test' };
 
-const { TableConnection } = await import('../../src/web/js/connection.js');
+const { TableConnection } = await import('../../crates/server/src/web/js/connection.js');
 
 function connect() {
   const seen = { closed: [], statuses: [] };

@@ -1,10 +1,10 @@
-// The client's state logic (src/web/js/state.js) on small hand-made streams.
+// The client's state logic (crates/server/src/web/js/state.js) on small hand-made streams.
 // Whole recorded games are checked against the server's snapshots by
 // tests/client_state.rs.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { fromSnapshot, applyEvent, setTiles, chowLow, claimWord, windOf } from '../../src/web/js/state.js';
+import { fromSnapshot, applyEvent, setTiles, chowLow, claimWord, windOf } from '../../crates/server/src/web/js/state.js';
 
 function table(seq = 10) {
   return {

@@ -1,11 +1,11 @@
-// src/web/js/tiles.js: tile codes, names, Unicode characters and xmj's order.
+// crates/server/src/web/js/tiles.js: tile codes, names, Unicode characters and xmj's order.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
 import {
   ALL_TILES, isBonus, isSuit, isTile, nextInSuit, sortTiles, tileChar, tileName, tileSvg,
-} from '../../src/web/js/tiles.js';
+} from '../../crates/server/src/web/js/tiles.js';
 
 // xmj's order (seed 004): Bamboos (1-9), Characters (1-9), Circles (1-9),
 // Winds (ESWN), Dragons (RWG), Flowers, Seasons; the animals after them.

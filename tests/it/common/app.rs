@@ -11,7 +11,7 @@ use mahjong::auth::{AccountSettings, Accounts, Role};
 use mahjong::server::{Server, ServerConfig, Serving};
 use mahjong::store::Store;
 use mahjong::table::TableDefaults;
-use mahjong::tools::client::{Answer, SeatPlan, TableSocket, http, play_seat};
+use mahjong_tools::client::{Answer, SeatPlan, TableSocket, http, play_seat};
 use serde_json::{Value, json};
 use tokio::net::TcpListener;
 
@@ -147,7 +147,7 @@ impl Api {
         body: Option<&Value>,
         headers: &[(&str, &str)],
     ) -> Answer {
-        mahjong::tools::client::request(self.addr, method, path, body, headers)
+        mahjong_tools::client::request(self.addr, method, path, body, headers)
             .await
             .unwrap_or_else(|e| panic!("{method} {path}: {e}"))
     }

@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use mahjong::tools::client::http;
+use mahjong_tools::client::http;
 
 /// The server binary, started on `addr` with `database` and `--seed`;
 /// killed and waited for when dropped.

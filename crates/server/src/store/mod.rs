@@ -1,0 +1,323 @@
+//! The game store: every game's event log, the inputs that rebuild it, and
+//! the projections the score queries read (games, seats, hands, each
+//! player's part in a hand, payments); and the admins' custom presets, the
+//! stored defaults of new tables and the audit log ([`options`]); and the
+//! idempotency keys of game imports ([`idempotency`]).
+//!
+//! One interface over two databases: SQLite (the default, a file, nothing to
+//! set up) and Postgres (`postgres://...`). Both are reached through sqlx's
+//! `Any` driver and spoken to in one portable dialect (`$N` parameters,
+//! `BIGINT` and `TEXT` columns, `ON CONFLICT` upserts), so the reads and
+//! writes exist once; each backend has its own migrations under
+//! `migrations/`, applied when the store opens.
+//!
+//! Writes go through the [`journal`]: tables hand it a [`Batch`] and wait
+//! until it is committed before they send its events to anyone, so an event
+//! a client has seen is never lost. The journal commits whatever batches are
+//! waiting in one transaction (group commit), which is what lets one SQLite
+//! file keep up with thousands of tables.
+
+pub mod accounts;
+pub mod dates;
+pub mod error;
+pub mod idempotency;
+pub mod journal;
+pub mod options;
+pub mod projection;
+pub mod queries;
+pub mod records;
+pub mod saved;
+pub mod tail;
+pub mod writer;
+
+use std::str::FromStr;
+use std::time::Duration;
+
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
+use sqlx::{AnyPool, Executor};
+
+pub use accounts::{Revoked, Role, SessionRow, UserRow};
+pub use error::StoreError;
+pub use journal::Journal;
+pub use options::{Actor, AuditEntry, Change, StoredDefaults};
+pub use projection::HandProjector;
+pub use records::{
+    Batch, EventRow, GameRow, GameSource, HandOutcome, HandPlayerRow, HandRow, Input, InputRow, PaymentRow, SeatChange,
+    SeatRow,
+};
+pub use saved::{NewGame, SavedGame};
+
+/// How long [`Store::answers`] waits for the database.
+pub const ANSWER_WITHIN: Duration = Duration::from_secs(2);
+
+/// The database used when none is named: a file in the working directory.
+pub const DEFAULT_DATABASE: &str = "sqlite://mahjong.db";
+
+/// Which database a store speaks to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Backend {
+    /// An SQLite file (or memory).
+    Sqlite,
+    /// A Postgres server.
+    Postgres,
+}
+
+/// An open store: the connection pool and the journal that writes to it.
+#[derive(Clone, Debug)]
+pub struct Store {
+    pool: AnyPool,
+    backend: Backend,
+    journal: Journal,
+    writer: writer::Writer,
+    /// An SQLite file standing for `sqlite::memory:`, removed with the last
+    /// clone of the store.
+    _scratch: Option<std::sync::Arc<ScratchFile>>,
+    /// When the database last answered [`Store::answers`], and whether it did.
+    answered: std::sync::Arc<std::sync::Mutex<Option<(std::time::Instant, bool)>>>,
+}
+
+/// A temporary SQLite file, removed (with its WAL) when dropped.
+#[derive(Debug)]
+struct ScratchFile(std::path::PathBuf);
+
+impl Drop for ScratchFile {
+    fn drop(&mut self) {
+        for suffix in ["", "-wal", "-shm"] {
+            let mut path = self.0.clone().into_os_string();
+            path.push(suffix);
+            let _ = std::fs::remove_file(path);
+        }
+    }
+}
+
+impl Store {
+    /// Opens (creating an SQLite file if needed) the database at `url`,
+    /// applies its migrations and starts the journal.
+    pub async fn open(url: &str) -> Result<Store, StoreError> {
+        sqlx::any::install_default_drivers();
+        let (backend, mut url) = normalise_url(url)?;
+        // The journal writes through a connection of its own, which an
+        // SQLite database in memory (one per connection) cannot share: such
+        // a database (tests, throwaway servers) is a temporary file instead.
+        let mut scratch = None;
+        if url.contains(":memory:") || url.contains("mode=memory") {
+            let file = std::env::temp_dir().join(format!("mahjong-{}.db", uuid::Uuid::new_v4().simple()));
+            url = format!("sqlite://{}?mode=rwc", file.display());
+            scratch = Some(std::sync::Arc::new(ScratchFile(file)));
+        }
+        let options = AnyConnectOptions::from_str(&url)?;
+        let mut pool = AnyPoolOptions::new();
+        pool = match backend {
+            Backend::Sqlite => pool.max_connections(4),
+            Backend::Postgres => pool.max_connections(8),
+        };
+        let pool = pool
+            .acquire_timeout(Duration::from_secs(10))
+            .after_connect(move |conn, _| {
+                Box::pin(async move {
+                    if backend == Backend::Sqlite {
+                        // WAL: readers do not block the journal. `synchronous =
+                        // NORMAL` keeps every committed transaction through a
+                        // crash of the server process (a power cut may lose
+                        // the last ones); see docs/architecture.md.
+                        conn.execute(
+                            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
+                             PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON;",
+                        )
+                        .await?;
+                    }
+                    Ok(())
+                })
+            })
+            .connect_with(options)
+            .await?;
+        match backend {
+            Backend::Sqlite => sqlx::migrate!("../../migrations/sqlite").run(&pool).await?,
+            Backend::Postgres => sqlx::migrate!("../../migrations/postgres").run(&pool).await?,
+        }
+        let writers = match backend {
+            Backend::Sqlite => 1,
+            // Measured with `storebench` and `loadtest`: four writers keep up
+            // with 2,000 tables at ten times the usual pace.
+            Backend::Postgres => 4,
+        };
+        let writer = writer::Writer::open(&url, backend, writers as u32).await?;
+        let journal = Journal::start(writer.clone(), writers);
+        let store = Store { pool, backend, journal, writer, _scratch: scratch, answered: Default::default() };
+        store.fill_look_alike_keys().await?;
+        Ok(store)
+    }
+
+    /// The database's connection pool (for reads).
+    pub fn pool(&self) -> &AnyPool {
+        &self.pool
+    }
+
+    /// The journal's connections.
+    pub(crate) fn writer(&self) -> &writer::Writer {
+        &self.writer
+    }
+
+    /// Which database this is.
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// Writes a batch; returns once it is committed. See [`Journal::write`]:
+    /// `Err(StoreError::Unavailable)` stored nothing of the batch, and the
+    /// caller may write it again later.
+    pub async fn write(&self, batch: Batch) -> Result<(), StoreError> {
+        self.journal.write(batch).await
+    }
+
+    /// As [`Store::write`], but a batch that could not be written for want
+    /// of the database comes back with the error, to be written again later
+    /// (a table holds it until the database is back).
+    pub async fn write_or_return(&self, batch: Batch) -> Result<(), journal::Unwritten> {
+        self.journal.write_or_return(batch).await
+    }
+
+    /// Whether the database answers: `false` from a write that could not
+    /// reach it until a probe (every second meanwhile) finds it back. While
+    /// it is `false`, writes fail at once with [`StoreError::Unavailable`].
+    pub fn available(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.journal.available()
+    }
+
+    /// Whether the database answers now (for the readiness probe): the
+    /// journal has not found it away, and it answers a query within
+    /// [`ANSWER_WITHIN`]. Asked at most once a second whatever the callers;
+    /// the answer is kept meanwhile.
+    pub async fn answers(&self) -> bool {
+        if !*self.available().borrow() {
+            return false;
+        }
+        if let Some((at, answered)) = *self.answered.lock().unwrap_or_else(|e| e.into_inner())
+            && at.elapsed() < Duration::from_secs(1)
+        {
+            return answered;
+        }
+        let asked = tokio::time::timeout(ANSWER_WITHIN, sqlx::query("SELECT 1").execute(self.pool())).await;
+        let answered = matches!(asked, Ok(Ok(_)));
+        *self.answered.lock().unwrap_or_else(|e| e.into_inner()) = Some((std::time::Instant::now(), answered));
+        answered
+    }
+
+    /// Files the rows of these games still waiting in SQLite's log tail
+    /// (see [`tail`]), so that a read of their inputs and events that
+    /// follows sees them all. Private to the store: every read of `inputs`
+    /// and `events` of a game that may be playing is one of the store's own
+    /// (`saved`, `queries`), and files the tail first; no caller outside the
+    /// store can forget it.
+    pub(in crate::store) async fn file_tail(&self, game_ids: &[String]) -> Result<(), StoreError> {
+        self.journal.file_tail(game_ids).await
+    }
+
+    /// Batches waiting for the journal (to be taken into a commit).
+    pub fn journal_queue(&self) -> usize {
+        self.journal.queued()
+    }
+
+    /// Waits for the journal to commit what it has been given, then closes
+    /// the pool.
+    pub async fn close(&self) {
+        self.journal.stop().await;
+        self.writer.close().await;
+        self.pool.close().await;
+    }
+}
+
+/// Recognises the backend of a database URL; an SQLite file is created if it
+/// does not exist, but not its folder.
+fn normalise_url(url: &str) -> Result<(Backend, String), StoreError> {
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        return Ok((Backend::Postgres, url.to_string()));
+    }
+    if let Some(rest) = url.strip_prefix("sqlite:") {
+        if let Some(folder) = missing_folder(rest) {
+            return Err(StoreError::NoFolder { url: url.to_string(), folder });
+        }
+        let url = if rest.contains("mode=") || rest.contains(":memory:") {
+            url.to_string()
+        } else if rest.contains('?') {
+            format!("{url}&mode=rwc")
+        } else {
+            format!("{url}?mode=rwc")
+        };
+        return Ok((Backend::Sqlite, url));
+    }
+    let hint = if url.contains("://") {
+        "use sqlite://FILE or postgres://USER:PASSWORD@HOST:PORT/DB".to_string()
+    } else {
+        // A bare file name or path.
+        format!("for an SQLite file write sqlite://{url}")
+    };
+    Err(StoreError::Url { url: url.to_string(), hint })
+}
+
+/// The folder of an SQLite URL's file (what follows `sqlite:`), if it names
+/// one that does not exist.
+fn missing_folder(rest: &str) -> Option<std::path::PathBuf> {
+    // As sqlx reads it: `sqlite://FILE` or `sqlite:FILE`, then `?options`.
+    let file = rest.strip_prefix("//").unwrap_or(rest).split('?').next().unwrap_or_default();
+    if file.is_empty() || file == ":memory:" || rest.contains("mode=memory") {
+        return None;
+    }
+    let folder = std::path::Path::new(file).parent()?;
+    (!folder.as_os_str().is_empty() && !folder.is_dir()).then(|| folder.to_path_buf())
+}
+
+/// A new seat token: 128 bits from the operating system's randomness (never
+/// the table's seeded stream, which a seed would make predictable), in hex.
+pub fn new_seat_token() -> String {
+    use rand::RngCore;
+    let mut bytes = [0u8; 16];
+    rand::rngs::OsRng.fill_bytes(&mut bytes);
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A seat token's SHA-256, in hex: all the tables and the store keep of it,
+/// so that a copy of the database (or of an export) cannot act for a player.
+pub fn token_sha256(token: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(token.as_bytes()).iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// Now, in microseconds since the Unix epoch (the store's time unit).
+pub fn now_us() -> i64 {
+    use std::time::{SystemTime, UNIX_EPOCH};
+    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn urls_name_their_backend() {
+        assert_eq!(normalise_url("sqlite://x.db").unwrap(), (Backend::Sqlite, "sqlite://x.db?mode=rwc".into()));
+        assert_eq!(normalise_url("sqlite::memory:").unwrap().1, "sqlite::memory:");
+        assert_eq!(normalise_url("postgres://u@h/db").unwrap().0, Backend::Postgres);
+        assert!(matches!(normalise_url("mysql://h/db"), Err(StoreError::Url { .. })));
+    }
+
+    #[test]
+    fn a_bare_path_is_told_how_to_write_it() {
+        let e = normalise_url("games.db").unwrap_err();
+        assert!(e.to_string().contains("sqlite://games.db"), "{e}");
+        let e = normalise_url("/var/lib/games.db").unwrap_err();
+        assert!(e.to_string().contains("sqlite:///var/lib/games.db"), "{e}");
+    }
+
+    #[test]
+    fn a_missing_folder_is_named() {
+        let e = normalise_url("sqlite:///no/such/folder/games.db").unwrap_err();
+        assert!(matches!(&e, StoreError::NoFolder { folder, .. } if folder.as_os_str() == "/no/such/folder"), "{e}");
+        assert!(e.to_string().contains("'/no/such/folder' does not exist"), "{e}");
+        assert!(normalise_url("sqlite://relative-no-such-folder/games.db").is_err());
+        // A file in the working directory, or in a folder that exists.
+        assert!(normalise_url("sqlite://games.db").is_ok());
+        assert!(normalise_url(&format!("sqlite://{}/games.db", std::env::temp_dir().display())).is_ok());
+        assert!(normalise_url("sqlite::memory:").is_ok());
+    }
+}

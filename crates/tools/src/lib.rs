@@ -1,0 +1,24 @@
+//! Tools around the product, not part of it: the tests, the load test and
+//! the benchmarks use them.
+//!
+//! - [`client`]: a small client of the server's public API (JSON over HTTP,
+//!   the table WebSocket, a seat player with a robot's judgement), used by
+//!   the integration tests and the load tool;
+//! - [`loadtest`]: `mahjong-server loadtest`, robot tables on a running
+//!   server watched through many spectator WebSockets;
+//! - [`logins`]: logins from many accounts and addresses beside the load
+//!   test (`loadtest --logins-per-second`);
+//! - [`sweep`]: `mahjong-server loadtest-sweep`, the load test over a
+//!   range of table counts, each against a fresh server it starts, to find
+//!   the largest that meets the latency and delivery targets;
+//! - [`storebench`]: `mahjong-server storebench`, events persisted per
+//!   second with many tables writing to the store at once.
+//!
+//! Imports go one way: the tools use the product (the crate `mahjong`: its
+//! `rules`, `protocol`, `store`), and the product never depends on this crate.
+
+pub mod client;
+pub mod loadtest;
+pub mod logins;
+pub mod storebench;
+pub mod sweep;
