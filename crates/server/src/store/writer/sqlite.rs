@@ -1,0 +1,319 @@
+//! The SQLite writer: one connection, the only one that writes games, and a
+//! checkpointer beside it (see [`Wal`]). A group is one transaction of
+//! multi-row `INSERT`s of a few fixed sizes.
+
+use std::str::FromStr;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePoolOptions, SqliteSynchronous};
+use sqlx::{Connection, Sqlite};
+
+use super::{
+    Claim, EVENT_COLUMNS, EVENT_TAIL_COLUMNS, GAME_COLUMNS, GAME_CONFLICT, INPUT_COLUMNS, INPUT_TAIL_COLUMNS,
+    NOT_AGAIN, PACK_EVENTS, PACK_INPUTS, Rows, SeatChange, Write, acquire, claim_then_rows, hands_ended, json,
+    pack_blocks, rare_writes,
+};
+use crate::store::saved::ROW_SEPARATOR;
+
+/// The sizes of SQLite's multi-row `INSERT`s, largest first. Up to 64 rows
+/// of at most 14 parameters stays far under SQLite's limit of 32,766
+/// parameters; larger statements measured no faster (`storebench`).
+const CHUNKS: [usize; 4] = [64, 16, 4, 1];
+
+/// SQLite's writing connection (a pool of one) and the flag its checkpointer
+/// raises after each checkpoint (see [`Wal`]).
+#[derive(Clone, Debug)]
+pub struct SqliteWriter {
+    pool: SqlitePool,
+    wal: Arc<Wal>,
+}
+
+impl SqliteWriter {
+    /// Opens the writing connection to `url`, files what the log's tail
+    /// still holds, and starts the checkpointer.
+    pub(super) async fn open(url: &str) -> Result<SqliteWriter, sqlx::Error> {
+        // As the store's own connections: WAL, and `synchronous =
+        // NORMAL`, which keeps every committed transaction through a
+        // crash of the process (see docs/architecture.md).
+        let options = SqliteConnectOptions::from_str(url)?
+            .journal_mode(SqliteJournalMode::Wal)
+            .synchronous(SqliteSynchronous::Normal)
+            .busy_timeout(Duration::from_secs(10))
+            .foreign_keys(true)
+            // A group's pages stay in memory until it commits (the
+            // default 2 MiB cache spilled them to the WAL mid-way),
+            // and statement journals are kept in memory, not in
+            // temporary files.
+            .pragma("cache_size", "-65536")
+            .pragma("temp_store", "MEMORY");
+        // Checkpoints (copying the WAL back into the database file,
+        // with an fsync) were a quarter of the writer's time when each
+        // commit past 1,000 WAL pages ran one: the writer does none,
+        // a connection of their own runs them beside it.
+        let pool = SqlitePoolOptions::new()
+            .max_connections(1)
+            .acquire_timeout(Duration::from_secs(10))
+            .connect_with(options.clone().pragma("wal_autocheckpoint", "0"))
+            .await?;
+        file_what_is_left(&pool).await?;
+        let checkpoints = SqlitePoolOptions::new().max_connections(1).connect_with(options).await?;
+        let wal = Arc::new(Wal::default());
+        tokio::spawn(checkpoint(checkpoints, pool.clone(), wal.clone()));
+        Ok(SqliteWriter { pool, wal })
+    }
+}
+
+impl Write for SqliteWriter {
+    async fn transaction(&self, claim: Option<&Claim<'_>>, rows: &Rows<'_>) -> Result<bool, sqlx::Error> {
+        let wal = &self.wal;
+        claim_then_rows!(self.pool, claim, rows, sqlite_rows, sqlite_rare_and_blocks, |conn| wal
+            .finish_checkpoint(conn))
+    }
+
+    /// SQLite gives its write lock (a file locked by another writer, or gone
+    /// read-only, still answers queries).
+    async fn ping(&self) -> Result<(), sqlx::Error> {
+        let mut conn = acquire(self.pool.acquire()).await?;
+        sqlx::query("BEGIN IMMEDIATE").execute(&mut *conn).await?;
+        if let Err(e) = sqlx::query("ROLLBACK").execute(&mut *conn).await {
+            // Never hand the pool a connection inside a transaction.
+            let _ = conn.detach().close().await;
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    async fn closed(&self) {
+        self.pool.close_event().await
+    }
+
+    async fn close(&self) {
+        self.pool.close().await
+    }
+}
+
+/// How often the WAL is copied back into an SQLite database.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
+
+/// Checkpoints the checkpointer runs back to back before the writer copies
+/// the rest (measured at 2,000 tables, `--pause 2`: one pass left the writer
+/// a p99 of 95 ms, three 77 ms).
+const CHECKPOINT_PASSES: usize = 3;
+
+/// The writer finishes a checkpoint, which lets its next transaction write
+/// the WAL from its start again, after this many of the checkpointer's
+/// (every 5 s). Its copy syncs the WAL and the database file and holds up
+/// every table meanwhile: after every checkpoint (500 ms) it left a delivery
+/// p99 of 55-85 ms at 2,000 tables (`--pause 2`), every 5 s 41 ms. The WAL
+/// then grows to what 5 s write (~300 MB at 2,000 busy tables) and is
+/// reused from its start.
+const RESTART_AFTER: u32 = 10;
+
+/// The WAL's checkpoints, shared by the checkpointer and the writer.
+///
+/// SQLite starts writing its WAL from the beginning again only when a write
+/// transaction begins with every frame already copied back. A checkpoint on
+/// another connection never sees that while the writer keeps committing: it
+/// copies the frames there were when it started, and more have come since.
+/// The WAL then grew without end (7.4 GB in a minute at 2,000 tables), and
+/// writing past its end made the kernel zero each new block: half the
+/// writer's time (at 2,000 tables, `--pause 2`, delivery p50 went from
+/// 257 ms to 9 ms once the WAL restarted). So the checkpointer copies the
+/// bulk on its own connection and raises `copied`; the writer, before its
+/// next transaction, copies what came meanwhile (little), and its
+/// transaction then restarts the WAL. Both keep `synchronous = NORMAL`: a
+/// checkpoint syncs the WAL before it copies and the database after, so a
+/// power cut never leaves a half-copied database. The writer's two fsyncs
+/// are what this costs at p99 (the same copy without them measured 26 ms
+/// instead of 77, but could damage the file if the machine lost power).
+#[derive(Debug, Default)]
+pub struct Wal {
+    copied: AtomicBool,
+}
+
+impl Wal {
+    /// After a checkpoint of the checkpointer, copies the rest on the
+    /// writer's connection, between two of its transactions.
+    async fn finish_checkpoint(&self, writer: &mut sqlx::SqliteConnection) {
+        if self.copied.swap(false, Ordering::Relaxed)
+            && let Err(e) = sqlx::query("PRAGMA wal_checkpoint(PASSIVE)").execute(writer).await
+        {
+            tracing::debug!("WAL checkpoint on the writer: {e}");
+        }
+    }
+}
+
+/// Copies an SQLite database's WAL back into its file every
+/// [`CHECKPOINT_EVERY`] (`PASSIVE`: without waiting for readers or the
+/// writer, as far as they allow), until the writer closes; then once more,
+/// truncating the WAL.
+async fn checkpoint(checkpoints: SqlitePool, writer: SqlitePool, wal: Arc<Wal>) {
+    let run = |mode: &'static str| {
+        let checkpoints = checkpoints.clone();
+        async move {
+            if let Err(e) = sqlx::query(&format!("PRAGMA wal_checkpoint({mode})")).execute(&checkpoints).await {
+                tracing::debug!("WAL checkpoint: {e}");
+            }
+        }
+    };
+    let mut round = 0u32;
+    loop {
+        tokio::select! {
+            _ = tokio::time::sleep(CHECKPOINT_EVERY) => {
+                round += 1;
+                // Each pass copies only what came during the one before, so
+                // the passes get shorter, and so does what is left to the
+                // writer (whose copy, with its two fsyncs, holds up every
+                // table meanwhile).
+                for _ in 0..CHECKPOINT_PASSES {
+                    run("PASSIVE").await;
+                }
+                if round.is_multiple_of(RESTART_AFTER) {
+                    wal.copied.store(true, Ordering::Relaxed);
+                }
+            }
+            _ = writer.close_event() => break,
+        }
+    }
+    run("TRUNCATE").await;
+    checkpoints.close().await;
+}
+
+// ----- multi-row VALUES ---------------------------------------------------------------
+
+type SqliteQuery<'q> = sqlx::query::Query<'q, Sqlite, sqlx::sqlite::SqliteArguments<'q>>;
+
+async fn sqlite_rows(tx: &mut sqlx::SqliteConnection, rows: &Rows<'_>) -> Result<(), sqlx::Error> {
+    let now = rows.now;
+    sqlite_insert(tx, GAME_COLUMNS, 14, GAME_CONFLICT, &rows.games, |q, (id, g, settings)| {
+        q.bind(*id)
+            .bind(&g.name)
+            .bind(&g.preset)
+            .bind(g.source.as_str())
+            .bind(g.state.as_str())
+            .bind(*settings)
+            .bind(g.created_us)
+            .bind(now)
+            .bind(g.finished_us)
+            .bind(g.hands)
+            .bind(json(&g.scores))
+            .bind(g.manager)
+            .bind(g.last_seq)
+            .bind(g.rng_pos.to_string())
+    })
+    .await?;
+    // The rows that waited first: a batch's row that repeats one of them is
+    // then refused, as it would have been had they been filed already.
+    for (inputs, suffix) in [(&rows.waited_inputs, NOT_AGAIN), (&rows.inputs, "")] {
+        sqlite_insert(tx, INPUT_COLUMNS, 4, suffix, inputs, |q, (id, r)| {
+            q.bind(*id).bind(r.n).bind(r.seq).bind(json(&r.input))
+        })
+        .await?;
+    }
+    for (events, suffix) in [(&rows.waited_events, NOT_AGAIN), (&rows.events, "")] {
+        sqlite_insert(tx, EVENT_COLUMNS, 7, suffix, events, |q, (id, r)| {
+            let (kind, player) = r.audience_columns();
+            q.bind(*id).bind(r.seq).bind(r.at_us).bind(r.hand).bind(kind).bind(player).bind(r.body.as_str())
+        })
+        .await?;
+    }
+    sqlite_insert(tx, INPUT_TAIL_COLUMNS, 5, "", &rows.tail_inputs, |q, (n, id, r)| {
+        q.bind(*n).bind(*id).bind(r.n).bind(r.seq).bind(json(&r.input))
+    })
+    .await?;
+    sqlite_insert(tx, EVENT_TAIL_COLUMNS, 8, "", &rows.tail_events, |q, (n, id, r)| {
+        let (kind, player) = r.audience_columns();
+        q.bind(*n).bind(*id).bind(r.seq).bind(r.at_us).bind(r.hand).bind(kind).bind(player).bind(r.body.as_str())
+    })
+    .await?;
+    if let Some(below) = rows.truncate_below {
+        for table in ["inputs_tail", "events_tail"] {
+            sqlx::query(&format!("DELETE FROM {table} WHERE id < ?")).bind(below).execute(&mut *tx).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Files what SQLite's tail still holds (the store stopped before the
+/// journal filed it) into `inputs` and `events`, and empties it: run when
+/// the store opens, before anything reads the log. A row already filed (the
+/// store stopped between filing it and deleting it) is left as it is; the
+/// rows of a game that is gone are dropped.
+async fn file_what_is_left(pool: &SqlitePool) -> Result<(), sqlx::Error> {
+    let mut tx = pool.begin().await?;
+    for (into, from) in [(INPUT_COLUMNS, INPUT_TAIL_COLUMNS), (EVENT_COLUMNS, EVENT_TAIL_COLUMNS)] {
+        let (table, columns) = into.split_once(' ').unwrap_or((into, ""));
+        let columns = columns.trim_matches(|c| c == '(' || c == ')');
+        let tail = from.split_once(' ').map_or(from, |(t, _)| t);
+        sqlx::query(&format!(
+            "INSERT INTO {table} ({columns}) SELECT {columns} FROM {tail} \
+             WHERE game_id IN (SELECT id FROM games) ORDER BY id ON CONFLICT DO NOTHING"
+        ))
+        .execute(&mut *tx)
+        .await?;
+        sqlx::query(&format!("DELETE FROM {tail}")).execute(&mut *tx).await?;
+    }
+    tx.commit().await
+}
+
+/// Inserts rows with multi-row `INSERT`s of `columns` parameters per row,
+/// each statement ending with `suffix` (an `ON CONFLICT` clause, or nothing).
+async fn sqlite_insert<'r, T>(
+    tx: &mut sqlx::SqliteConnection,
+    into: &str,
+    columns: usize,
+    suffix: &str,
+    rows: &'r [T],
+    bind: impl for<'q> Fn(SqliteQuery<'q>, &'q T) -> SqliteQuery<'q>,
+) -> Result<(), sqlx::Error> {
+    let mut rest = rows;
+    while !rest.is_empty() {
+        // Statements of a few fixed sizes only, so that each is prepared
+        // once and then found in the connection's statement cache.
+        let size = CHUNKS.iter().copied().find(|&c| c <= rest.len()).unwrap_or(1);
+        let (chunk, tail) = rest.split_at(size);
+        rest = tail;
+        let mut sql = insert_sql(into, columns, chunk.len());
+        sql.push_str(suffix);
+        let mut query = sqlx::query(&sql);
+        for row in chunk {
+            query = bind(query, row);
+        }
+        query.execute(&mut *tx).await?;
+    }
+    Ok(())
+}
+
+/// `INSERT INTO {into} VALUES (?, ..), (..)` for `rows` rows. Anonymous
+/// parameters, not `$N`: sqlx asks SQLite each numbered parameter's name,
+/// which SQLite finds by a linear search, so binding `$N` parameters costs
+/// the square of their number (a third of the writer's time, measured).
+fn insert_sql(into: &str, columns: usize, rows: usize) -> String {
+    let row = format!("({})", vec!["?"; columns].join(", "));
+    format!("INSERT INTO {into} VALUES {}", vec![row; rows].join(", "))
+}
+
+rare_writes!(sqlite_rare, sqlx::SqliteConnection);
+pack_blocks!(sqlite_pack, sqlx::SqliteConnection);
+
+/// SQLite: the group's seats and hands, then the blocks of the games whose
+/// hand ended, in the group's transaction (the single writer would wait for
+/// any other connection that wrote them; clustered by game, a block costs
+/// it a few pages).
+async fn sqlite_rare_and_blocks(tx: &mut sqlx::SqliteConnection, rows: &Rows<'_>) -> Result<(), sqlx::Error> {
+    sqlite_rare(tx, rows).await?;
+    for game_id in hands_ended(rows) {
+        sqlite_pack(tx, game_id).await?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn multi_row_inserts_number_their_parameters() {
+        assert_eq!(super::insert_sql("t (a, b)", 2, 2), "INSERT INTO t (a, b) VALUES (?, ?), (?, ?)");
+    }
+}
