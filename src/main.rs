@@ -584,15 +584,15 @@ fn serve(args: mahjong::server::ServeArgs) -> ExitCode {
         None => None,
     };
     block_on(async move {
-        let listener = match tokio::net::TcpListener::bind(args.listen).await {
+        let listener = match listener(args.listen).await {
             Ok(l) => l,
             Err(e) => {
                 eprintln!("cannot listen on {}: {e}", args.listen);
                 return ExitCode::from(2);
             }
         };
-        // `serve` says "serving on ..." once the store is open and the
-        // unfinished games have resumed.
+        // `serve` logs "serving on http://ADDR" (the address really bound)
+        // once its store is open and the stored games are on their way back.
         let store = match open_store(&args.database).await {
             Ok(s) => s,
             Err(code) => return code,
@@ -638,4 +638,19 @@ fn serve(args: mahjong::server::ServeArgs) -> ExitCode {
             }
         }
     })
+}
+
+/// The socket to answer on: the one handed over by whoever started the
+/// server (systemd's socket activation, `LISTEN_FDS=1`, the socket as file
+/// descriptor 3), which keeps its address and the connections waiting on it
+/// across restarts; otherwise `--listen`, bound now.
+async fn listener(listen: std::net::SocketAddr) -> std::io::Result<tokio::net::TcpListener> {
+    match listenfd::ListenFd::from_env().take_tcp_listener(0)? {
+        Some(handed) => {
+            handed.set_nonblocking(true)?;
+            tracing::info!("answering on the socket handed over (LISTEN_FDS), not --listen");
+            tokio::net::TcpListener::from_std(handed)
+        }
+        None => tokio::net::TcpListener::bind(listen).await,
+    }
 }

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use common::app::Api;
 use common::db::{BACKENDS, TestDb};
-use common::process::{ServerProcess, free_addr};
+use common::process::{ServerProcess, listener};
 use mahjong::protocol::ws::{ServerMessage, StreamEvent};
 use mahjong::rules::event::Event;
 use mahjong_tools::client::{ClientError, SeatLog, SeatPlan, TableSocket, play_seat_into};
@@ -122,8 +122,9 @@ async fn watch_until(addr: SocketAddr, table: &str, hand: u32, discards: usize) 
 /// One run: the game played to the end, killed (or not) in hand 3.
 async fn run(backend: &str, kill: bool) -> (Seen, Seen) {
     let db = TestDb::new(backend).await;
-    let addr = free_addr();
-    let server = ServerProcess::start(addr, &db.url, SEED, WAIT).await;
+    let socket = listener();
+    let addr = socket.local_addr().unwrap();
+    let server = ServerProcess::start(&socket, &db.url, SEED, WAIT).await;
     let (table, [ann, bob]) = open_table(addr).await;
     let players = [
         tokio::spawn(play_through(addr, table.clone(), ann, 0)),
@@ -132,7 +133,7 @@ async fn run(backend: &str, kill: bool) -> (Seen, Seen) {
     let restarted = if kill {
         watch_until(addr, &table, 3, 9).await;
         server.kill();
-        Some(ServerProcess::start(addr, &db.url, SEED, WAIT).await)
+        Some(ServerProcess::start(&socket, &db.url, SEED, WAIT).await)
     } else {
         Some(server)
     };

@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use common::app::{Api, TestApp};
 use common::db::TestDb;
-use common::process::{ServerProcess, free_addr};
+use common::process::{ServerProcess, listener};
 use mahjong::auth::{AccountSettings, Accounts, Role};
 use mahjong::protocol::ws::ServerMessage;
 use mahjong::store::Store;
@@ -137,9 +137,10 @@ async fn a_restart_answers_at_once_and_brings_every_table_back(backend: &str) {
     let accounts = Accounts::new(store.clone(), AccountSettings::default()).unwrap();
     accounts.create("admin", ADMIN_PASSWORD, Role::Admin).await.unwrap();
     store.close().await;
-    let addr = free_addr();
+    let socket = listener();
+    let addr = socket.local_addr().unwrap();
     let api = Api::at(addr);
-    let server = ServerProcess::start(addr, &db.url, SEED, WAIT).await;
+    let server = ServerProcess::start(&socket, &db.url, SEED, WAIT).await;
     assert_eq!(api.get("/readyz").await["ready"], true, "nothing to recover: ready at once");
 
     // Table 0 (seeded 7): a game played to its end just before the restart.
@@ -195,7 +196,7 @@ async fn a_restart_answers_at_once_and_brings_every_table_back(backend: &str) {
         long_history(&db.url, &chatty).await;
     }
     let lock = if backend == "postgres" { Some(EventsLock::take(&db.url).await) } else { None };
-    let server = ServerProcess::start(addr, &db.url, SEED, WAIT).await;
+    let server = ServerProcess::start(&socket, &db.url, SEED, WAIT).await;
     // The games in play, the table of people, the open table and the game just finished.
     let returning = PLAYING as u64 + 3;
     let mut recovering = 0;
