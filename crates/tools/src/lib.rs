@@ -11,6 +11,10 @@
 //! - [`sweep`]: `mahjong-server loadtest-sweep`, the load test over a
 //!   range of table counts, each against a fresh server it starts, to find
 //!   the largest that meets the latency and delivery targets;
+//! - [`latency`]: the latency histogram the load test and the store
+//!   benchmark record into;
+//! - [`handover`]: the server binary started on a listening socket its
+//!   caller holds (the sweep's servers, the tests that kill one);
 //! - [`storebench`]: `mahjong-server storebench`, events persisted per
 //!   second with many tables writing to the store at once.
 //!
@@ -18,6 +22,8 @@
 //! `rules`, `protocol`, `store`), and the product never depends on this crate.
 
 pub mod client;
+pub mod handover;
+pub mod latency;
 pub mod loadtest;
 pub mod logins;
 pub mod storebench;

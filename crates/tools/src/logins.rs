@@ -19,7 +19,7 @@ use serde_json::json;
 use tokio::sync::watch;
 
 use super::client::request_from;
-use super::loadtest::{Latencies, LatencySummary};
+use crate::latency::{Latencies, LatencySummary};
 
 /// Accounts (and addresses) the logins are spread over.
 pub const ACCOUNTS: usize = 200;

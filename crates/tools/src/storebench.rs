@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use crate::loadtest::Latencies;
+use crate::latency::Latencies;
 use mahjong::protocol::ws::TableState;
 use mahjong::rules::command::{Action, Command, PlayerId};
 use mahjong::rules::event::Audience;

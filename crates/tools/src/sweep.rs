@@ -193,16 +193,15 @@ struct Server {
 
 impl Server {
     async fn start(args: &SweepArgs, database: &str, log: PathBuf) -> Result<Server, String> {
-        // A free port: bind port 0, note it, let it go for the server.
-        let addr = TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-            .and_then(|l| l.local_addr())
-            .map_err(|e| format!("no free port: {e}"))?;
+        // Bound here and handed over: the port is never free for another to take.
+        let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).map_err(|e| format!("no free port: {e}"))?;
+        let addr = listener.local_addr().map_err(|e| format!("no free port: {e}"))?;
         let program = std::env::current_exe().map_err(|e| format!("cannot find this program: {e}"))?;
         let out = std::fs::File::create(&log).map_err(|e| format!("cannot write {}: {e}", log.display()))?;
-        let child = Command::new(program)
+        let mut command = Command::new(program);
+        crate::handover::hand_over(&mut command, &listener);
+        let child = command
             .arg("serve")
-            .arg("--listen")
-            .arg(addr.to_string())
             .arg("--database")
             .arg(database)
             // The load comes from this machine alone: thousands of its
@@ -417,7 +416,7 @@ pub fn run_command(args: SweepArgs) -> ExitCode {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::loadtest::LatencySummary;
+    use crate::latency::LatencySummary;
 
     fn report(p99_ms: u64, connected: usize, delivered: Option<f64>, rss_mib: u64) -> Report {
         let json = serde_json::json!({

@@ -2,8 +2,6 @@
 //! (SIGKILL) and start it again on the same database and the same socket.
 
 use std::net::TcpListener;
-use std::os::fd::AsRawFd;
-use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -20,29 +18,15 @@ impl ServerProcess {
     /// `/healthz` (not until it is ready: its stored games may still be
     /// coming back).
     ///
-    /// The socket is handed over as systemd would (`LISTEN_FDS=1`, file
-    /// descriptor 3): it stays bound while the test holds it, so a server
-    /// started again answers on the same address, which nothing else can
-    /// have taken meanwhile, and the connections made while none ran wait
-    /// for it.
+    /// The socket is handed over ([`mahjong_tools::handover`]): it stays
+    /// bound while the test holds it, so a server started again answers on
+    /// the same address, and the connections made while none ran wait for it.
     pub async fn start(listener: &TcpListener, database: &str, seed: u64, wait: Duration) -> ServerProcess {
         let addr = listener.local_addr().unwrap();
-        let handed = listener.as_raw_fd();
         let mut command = Command::new(env!("CARGO_BIN_EXE_mahjong-server"));
-        // SAFETY: between fork and exec, only async-signal-safe calls (dup2,
-        // fcntl) on file descriptors the child owns.
-        unsafe {
-            command.pre_exec(move || {
-                // dup2 gives the copy no close-on-exec flag; a socket that is
-                // descriptor 3 already keeps its own, so clear it.
-                let done = if handed == 3 { libc::fcntl(3, libc::F_SETFD, 0) } else { libc::dup2(handed, 3) };
-                if done < 0 { Err(std::io::Error::last_os_error()) } else { Ok(()) }
-            });
-        }
+        mahjong_tools::handover::hand_over(&mut command, listener);
         let child = command
             .args(["serve", "--database", database, "--seed", &seed.to_string()])
-            .env("LISTEN_FDS", "1")
-            .env_remove("LISTEN_PID")
             // A test plays every client from 127.0.0.1, which the limits
             // would take for an abuser (tests/limits.rs tries them).
             .args(["--exempt-address", "127.0.0.1"])
