@@ -160,8 +160,10 @@ async fn click_next(b: &Browser, offer: &Value, played: &mut Played) -> bool {
     true
 }
 
-/// Waits a moment for the page to take in what it was sent.
-async fn settle() {
+/// The pause between two looks at the page in a playing loop. Nothing waits
+/// on it to be done: each loop reads the page's offer again after it, and
+/// ends by its deadline if what it waits for never comes.
+async fn poll_pause() {
     tokio::time::sleep(Duration::from_millis(60)).await;
 }
 
@@ -210,7 +212,7 @@ async fn a_guest_plays_a_hand_against_robots_by_clicking_while_a_spectator_watch
             claim_shot = true;
         }
         if !click_next(&me, &offer, &mut played).await {
-            settle().await;
+            poll_pause().await;
         }
     }
     assert!(played.discards >= 1, "{played:?}");
@@ -301,9 +303,9 @@ async fn a_whole_game_played_with_the_keyboard_only() {
             Some(k) => {
                 me.press_key(k).await;
                 presses += 1;
-                settle().await;
+                poll_pause().await;
             }
-            None => settle().await,
+            None => poll_pause().await,
         }
     }
     assert!(moved, "the arrows moved the selection");
@@ -361,7 +363,7 @@ async fn a_refresh_and_a_dropped_connection_in_the_middle_of_a_hand_miss_nothing
             wall_at_first = offer["wall"].as_u64();
         }
         if !click_next(&me, &offer, &mut played).await {
-            settle().await;
+            poll_pause().await;
         }
     }
     me.wait_for("#discard:not([disabled])", UI_WAIT).await;
@@ -409,7 +411,7 @@ async fn a_refresh_and_a_dropped_connection_in_the_middle_of_a_hand_miss_nothing
             break;
         }
         if !click_next(&me, &offer, &mut played).await {
-            settle().await;
+            poll_pause().await;
         }
     }
     let offer = me.eval(OFFER).await;
@@ -479,7 +481,7 @@ async fn two_people_in_two_browsers_play_a_hand_one_of_them_on_a_phone() {
         let moved_a = !done_a && click_next(&ann, &oa, &mut a).await;
         let moved_b = !done_b && click_next(&bob, &ob, &mut b).await;
         if !moved_a && !moved_b {
-            settle().await;
+            poll_pause().await;
         }
     }
     assert!(a.discards + b.discards >= 1, "{a:?} {b:?}");
@@ -641,7 +643,7 @@ async fn easts_tile_swap_is_played_from_the_page() {
             break;
         }
         if !click_next(&me, &offer, &mut played).await {
-            settle().await;
+            poll_pause().await;
         }
     }
     me.screenshot("choose-swap").await;

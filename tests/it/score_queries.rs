@@ -251,8 +251,13 @@ async fn games_are_listed_filtered_and_paged(backend: &str) {
     let app = TestApp::spawn(backend, TableDefaults::default()).await;
     let api = app.api;
     let older = api.robot_game("Older").await;
-    // The date filters work to the second: the games are a second apart.
-    tokio::time::sleep(Duration::from_millis(1100)).await;
+    // The date filters work to the second: the newer game opens in a later
+    // second than the older one did (the server's clock is this machine's).
+    let older_us = int(&api.get(&format!("/api/v1/games/{older}")).await["created_us"]);
+    let next_second = std::time::UNIX_EPOCH + Duration::from_secs(older_us as u64 / 1_000_000 + 1);
+    if let Ok(wait) = next_second.duration_since(std::time::SystemTime::now()) {
+        tokio::time::sleep(wait).await;
+    }
     let newer = api.robot_game("Newer").await;
     let (open, _) = person_table(api, "Bob").await;
     let (live, alice) = person_table(api, "Alice").await;
