@@ -3,10 +3,10 @@
 //! many cores' worth of time and never stalls the tables' async workers.
 //!
 //! Each hash works in 19 MiB of memory. Left to the allocator, every blocking
-//! thread that ever hashed would keep its own arena of that size (measured:
-//! the server's RSS grew from 45 to 460 MiB under a login load), so the
-//! working memory is kept in a pool of at most as many buffers as hashes may
-//! run at once, and lent to each hash.
+//! thread that ever hashed would keep its own arena of that size, and the
+//! server's memory grew with them (docs/performance.md, "Password hashing's
+//! memory"), so the working memory is kept in a pool of at most as many
+//! buffers as hashes may run at once, and lent to each hash.
 
 use std::sync::Arc;
 

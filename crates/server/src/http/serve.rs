@@ -53,8 +53,8 @@ pub async fn serve(
             },
         };
         // Events are small and latency matters: no Nagle delay (with a
-        // client's delayed ACK it held a second event back by ~40 ms,
-        // measured with `loadtest`).
+        // client's delayed ACK it held a second event back;
+        // docs/performance.md, "WebSocket connections").
         let _ = tcp.set_nodelay(true);
         let held = match quotas.hold(&Client::guest(peer.ip()), Held::Connection) {
             Ok(held) => held,

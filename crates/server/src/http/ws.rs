@@ -38,8 +38,9 @@ const MAX_FRAME: usize = 64 * 1024;
 /// At most this many queued messages are written before one flush.
 const WRITE_BATCH: usize = 64;
 /// The WebSocket read buffer. Client messages are small; the library's
-/// default of 128 KiB per connection (really in memory: it is zero-filled)
-/// would cost about 1 GiB for 8,000 connections (measured with `loadtest`).
+/// default of 128 KiB per connection is really in memory (it is
+/// zero-filled), and adds up over many connections (docs/performance.md,
+/// "WebSocket connections").
 const READ_BUFFER: usize = 4 * 1024;
 /// Outgoing data buffered before it is written, and the most that may wait
 /// unwritten for a slow socket before the connection fails.

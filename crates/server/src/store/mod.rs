@@ -137,8 +137,8 @@ impl Store {
         }
         let writers = match backend {
             Backend::Sqlite => 1,
-            // Measured with `storebench` and `loadtest`: four writers keep up
-            // with 2,000 tables at ten times the usual pace.
+            // Four writers keep up with a heavy load (docs/performance.md,
+            // "Four writers on Postgres").
             Backend::Postgres => 4,
         };
         let writer = writer::Writer::open(&url, backend, writers as u32).await?;

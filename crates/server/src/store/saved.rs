@@ -148,10 +148,10 @@ impl Store {
     /// joined by the database (`string_agg`, in SQLite since 3.44 as in
     /// Postgres): read row by row, the driver's cost for each row (a thread
     /// handing it over, each value copied twice) was most of a restart's
-    /// time, measured on 2,000 games; a row's columns are written before its
-    /// body, with spaces between, and rows are joined by U+001E, which
-    /// JSON never holds unescaped. They are taken apart on a blocking
-    /// thread, with the inputs' JSON.
+    /// time (docs/performance.md, "Restart reads"); a row's columns are
+    /// written before its body, with spaces between, and rows are joined by
+    /// U+001E, which JSON never holds unescaped. They are taken apart on a
+    /// blocking thread, with the inputs' JSON.
     ///
     /// One answer per id, in order: `None` if there is no such game,
     /// `StoreError::Corrupt` if a stored value of that game does not read. A
@@ -172,8 +172,8 @@ impl Store {
         // Each game's rows joined in a subquery of its own, which the
         // database answers from the game's key: Postgres, with statistics
         // not yet brought up to date after a crash, planned the join of
-        // `events` over a group of ids as a scan of the whole table, and a
-        // restart of 2,000 games took 27 s.
+        // `events` over a group of ids as a scan of the whole table, and
+        // restarts were slow (docs/performance.md, "Restart reads").
         // A game's inputs: its blocks (one per finished hand, each already
         // joined as below), then its inputs since the last block.
         let inputs = format!(
@@ -201,8 +201,8 @@ impl Store {
             // One snapshot for the four reads, as in `load_game`.
             sqlx::query("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ").execute(&mut *tx).await?;
             // Planned over many rows, the reads of inputs and events were
-            // compiled to machine code first: 195 ms of a group's 272 for
-            // the events (`EXPLAIN ANALYZE`), for a read of a few ms a game.
+            // compiled to machine code first, which took most of the read's
+            // time (docs/performance.md, "Restart reads").
             sqlx::query("SET LOCAL jit = off").execute(&mut *tx).await?;
         }
         let mut rows = Vec::with_capacity(4);

@@ -4,10 +4,9 @@
 //! `inputs` and `events` are clustered by game (migration `0006`), and tables
 //! interleave, so each move wrote its rows into its game's own pages of the
 //! two tables, and SQLite writes each page a transaction touches whole into
-//! its WAL: at 2,000 busy tables, ~150 MB/s of WAL for ~10,000 rows a second,
-//! and as much again copied back by checkpoints. The disk fell behind and
-//! the kernel held the writer up (delivery p50 160 ms on disk, 9 ms with the
-//! same file in memory).
+//! its WAL: far more WAL than rows, and as much again copied back by
+//! checkpoints. The disk fell behind and the kernel held the writer up
+//! (docs/performance.md, "SQLite's log tail").
 //!
 //! So on SQLite a move's inputs and events are committed to `inputs_tail`
 //! and `events_tail` (migration `0008`), keyed by an increasing number: a
@@ -43,10 +42,9 @@ pub const FILE_AFTER: Duration = Duration::from_secs(10);
 
 /// Games filed in one group for having waited [`FILE_AFTER`] hold at most
 /// about this many rows (oldest first, and at least one game), so that no
-/// group is much longer than the others. (Measured with `storebench`, 2,000
-/// tables writing flat out for 30 s: at most 64 games a group, whatever their
-/// rows, left write latencies of p99 1.6 s, max 3.5 s; this, p99 124 ms, max
-/// 145 ms, and 12 % more events a second.)
+/// group is much longer than the others: a bound on games instead, whatever
+/// their rows, left long write latencies (docs/performance.md, "SQLite's log
+/// tail").
 const AGED_ROWS_PER_GROUP: usize = 2048;
 
 /// The filed front of the tail is deleted at most this often.

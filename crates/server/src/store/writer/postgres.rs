@@ -144,17 +144,16 @@ const PACKS_WAITING: usize = 8192;
 
 /// Writes the blocks of the games whose hand ended on Postgres, on a
 /// connection of its own, after the group that ended the hand has
-/// committed: in the group's transaction they
-/// held up every table of the group (2,000 tables at `--pause 2`: delivery
-/// p99 57 ms, 80-137 ms with them). The blocks only speed up restarts (a
-/// restart reads the rows after a game's last block), so one written late,
-/// or never (the server stopped first), loses nothing.
+/// committed: in the group's transaction they held up every table of the
+/// group (docs/performance.md, "Postgres's block packer"). The blocks only
+/// speed up restarts (a restart reads the rows after a game's last block),
+/// so one written late, or never (the server stopped first), loses nothing.
 ///
 /// The games waiting are packed together, in one transaction that does not
 /// wait for its commit to reach the disk (`synchronous_commit = off`: a
 /// crash may lose the last blocks, never rows of the log): one transaction
-/// per game, each waiting for its flush, fell behind the hands' ends at
-/// 2,000 busy tables.
+/// per game, each waiting for its flush, fell behind the hands' ends under
+/// load (docs/performance.md, "Postgres's block packer").
 async fn postgres_packer(pool: PgPool, mut games: mpsc::Receiver<String>) {
     let mut waiting: Vec<String> = Vec::with_capacity(PACK_TOGETHER);
     while let Some(game_id) = games.recv().await {

@@ -19,7 +19,8 @@ use crate::store::saved::ROW_SEPARATOR;
 
 /// The sizes of SQLite's multi-row `INSERT`s, largest first. Up to 64 rows
 /// of at most 14 parameters stays far under SQLite's limit of 32,766
-/// parameters; larger statements measured no faster (`storebench`).
+/// parameters; larger statements were no faster (docs/performance.md,
+/// "SQLite's writer").
 const CHUNKS: [usize; 4] = [64, 16, 4, 1];
 
 /// SQLite's writing connection (a pool of one) and the flag its checkpointer
@@ -49,9 +50,10 @@ impl SqliteWriter {
             .pragma("cache_size", "-65536")
             .pragma("temp_store", "MEMORY");
         // Checkpoints (copying the WAL back into the database file,
-        // with an fsync) were a quarter of the writer's time when each
+        // with an fsync) took much of the writer's time when each
         // commit past 1,000 WAL pages ran one: the writer does none,
-        // a connection of their own runs them beside it.
+        // a connection of their own runs them beside it
+        // (docs/performance.md, "SQLite's writer").
         let pool = SqlitePoolOptions::new()
             .max_connections(1)
             .acquire_timeout(Duration::from_secs(10))
@@ -98,17 +100,16 @@ impl Write for SqliteWriter {
 const CHECKPOINT_EVERY: Duration = Duration::from_millis(500);
 
 /// Checkpoints the checkpointer runs back to back before the writer copies
-/// the rest (measured at 2,000 tables, `--pause 2`: one pass left the writer
-/// a p99 of 95 ms, three 77 ms).
+/// the rest: the more they copy, the less the writer copies while every
+/// table waits (docs/performance.md, "SQLite's WAL restarts").
 const CHECKPOINT_PASSES: usize = 3;
 
 /// The writer finishes a checkpoint, which lets its next transaction write
 /// the WAL from its start again, after this many of the checkpointer's
 /// (every 5 s). Its copy syncs the WAL and the database file and holds up
-/// every table meanwhile: after every checkpoint (500 ms) it left a delivery
-/// p99 of 55-85 ms at 2,000 tables (`--pause 2`), every 5 s 41 ms. The WAL
-/// then grows to what 5 s write (~300 MB at 2,000 busy tables) and is
-/// reused from its start.
+/// every table meanwhile, so it is not run after every checkpoint
+/// (docs/performance.md, "SQLite's WAL restarts"). The WAL then grows to
+/// what 5 s write and is reused from its start.
 const RESTART_AFTER: u32 = 10;
 
 /// The WAL's checkpoints, shared by the checkpointer and the writer.
@@ -117,17 +118,16 @@ const RESTART_AFTER: u32 = 10;
 /// transaction begins with every frame already copied back. A checkpoint on
 /// another connection never sees that while the writer keeps committing: it
 /// copies the frames there were when it started, and more have come since.
-/// The WAL then grew without end (7.4 GB in a minute at 2,000 tables), and
-/// writing past its end made the kernel zero each new block: half the
-/// writer's time (at 2,000 tables, `--pause 2`, delivery p50 went from
-/// 257 ms to 9 ms once the WAL restarted). So the checkpointer copies the
-/// bulk on its own connection and raises `copied`; the writer, before its
-/// next transaction, copies what came meanwhile (little), and its
+/// The WAL then grew without end, and writing past its end made the kernel
+/// zero each new block, which took much of the writer's time
+/// (docs/performance.md, "SQLite's WAL restarts"). So the checkpointer
+/// copies the bulk on its own connection and raises `copied`; the writer,
+/// before its next transaction, copies what came meanwhile (little), and its
 /// transaction then restarts the WAL. Both keep `synchronous = NORMAL`: a
 /// checkpoint syncs the WAL before it copies and the database after, so a
 /// power cut never leaves a half-copied database. The writer's two fsyncs
-/// are what this costs at p99 (the same copy without them measured 26 ms
-/// instead of 77, but could damage the file if the machine lost power).
+/// are what this costs in latency (the same copy without them is faster,
+/// but could damage the file if the machine lost power).
 #[derive(Debug, Default)]
 pub struct Wal {
     copied: AtomicBool,
@@ -289,7 +289,7 @@ async fn sqlite_insert<'r, T>(
 /// `INSERT INTO {into} VALUES (?, ..), (..)` for `rows` rows. Anonymous
 /// parameters, not `$N`: sqlx asks SQLite each numbered parameter's name,
 /// which SQLite finds by a linear search, so binding `$N` parameters costs
-/// the square of their number (a third of the writer's time, measured).
+/// the square of their number (docs/performance.md, "SQLite's writer").
 fn insert_sql(into: &str, columns: usize, rows: usize) -> String {
     let row = format!("({})", vec!["?"; columns].join(", "));
     format!("INSERT INTO {into} VALUES {}", vec![row; rows].join(", "))
