@@ -7,7 +7,8 @@
 //! `game_file` exports, checks and loads whole games; `http` serves the REST
 //! API and the WebSockets; `server` puts them together. `metrics` is what
 //! they count, at the bottom: it only wraps the `metrics` crate; `limits`, beside
-//! it, is the one policy of what a client may hold and how fast it may ask. The tools
+//! it, is the one policy of what a client may hold and how fast it may ask, and `text`
+//! the one policy of the text people give (names, chat). The tools
 //! around the product (the API client of the tests, the load test, the store
 //! benchmark) are the crate `mahjong-tools`, which builds on this one.
 
@@ -23,5 +24,6 @@ pub mod server;
 pub mod shutdown;
 pub mod store;
 pub mod table;
+pub mod text;
 
 pub use mahjong_engine::{bots, rules, sim};

@@ -26,7 +26,7 @@ pub type OptionMap = Map<String, Value>;
 /// A preset an admin defined: a built-in preset and options over it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CustomPreset {
-    /// Its name (see `protocol::text::preset_name` for the form).
+    /// Its name (see the server's `text::preset_name` for the form).
     pub name: String,
     /// What it is for (one line, may be empty).
     pub description: String,

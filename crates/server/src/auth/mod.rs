@@ -228,7 +228,7 @@ impl Accounts {
         self.per_address.check(&address).map_err(AuthError::Limited)?;
         // Names are read as they are shown (trimmed, invisible edges gone),
         // the one way every front-end reads them.
-        let name = crate::protocol::text::player_name(name).unwrap_or_default();
+        let name = crate::text::player_name(name).unwrap_or_default();
         let key = crate::store::accounts::name_key(&name);
         let allowed = if self.per_name.full(&key) { 1 } else { self.per_address_and_name.rate().burst };
         let pair = (address, key.clone());
@@ -402,7 +402,7 @@ impl Accounts {
 /// A person's name by the text policy; one that looks like a robot's is
 /// refused as a look-alike.
 fn person_name(name: &str) -> Result<String, AuthError> {
-    use crate::protocol::text::{self, TextError};
+    use crate::text::{self, TextError};
     text::person_name(name).map_err(|e| match e {
         TextError::PosesAsRobot { found, .. } => {
             AuthError::LooksLike { name: found, like: "a robot's name (Robot 1 to Robot 4)".into() }

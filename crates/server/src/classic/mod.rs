@@ -191,7 +191,7 @@ impl ClassicFront {
     /// or a robot's.
     pub async fn login_needed(&self, name: &str) -> Result<Login, Refused> {
         let Some(accounts) = &self.accounts else {
-            return crate::protocol::text::person_name(name).map(|_| Login::Guest).map_err(|e| Refused(e.to_string()));
+            return crate::text::person_name(name).map(|_| Login::Guest).map_err(|e| Refused(e.to_string()));
         };
         match accounts.exists(name).await {
             Ok(false) if self.require_accounts => Err(Refused(format!(

@@ -149,7 +149,7 @@ where
                 let _ = self.send(&refused("A non-empty name must be given".into())).await;
                 return None;
             }
-            let name = match crate::protocol::text::player_name(name) {
+            let name = match crate::text::player_name(name) {
                 Ok(name) => name,
                 Err(e) => {
                     let _ = self.send(&refused(e.to_string())).await;

@@ -12,7 +12,6 @@
 use serde_json::Value;
 
 use super::format::{ArchiveError, FileEvent, FileInput, FileSeat, GameFile, invalid};
-use crate::protocol::text;
 use crate::protocol::ws::{ServerMessage, StreamEvent, TableEvent, TableState};
 use crate::rules::command::PlayerId;
 use crate::rules::event::{Audience, Event};
@@ -20,6 +19,7 @@ use crate::rules::rebuild::Rebuild;
 use crate::store::records::audience_from_columns;
 use crate::store::{EventRow, GameRow, GameSource, HandProjector, HandRow, InputRow, SeatRow};
 use crate::table::TableSettings;
+use crate::text;
 
 /// A game file that has been checked: the rows to store, and the game its
 /// inputs rebuild.

@@ -23,7 +23,6 @@ use super::check::Checked;
 use super::format::{ArchiveError, FORMAT, FileEvent, FileGame, FileInput, FileSeat, GameFile, VERSION};
 use crate::protocol::classic::{ControllerMessage, PlayerMessage};
 use crate::protocol::printer::{PROTOCOL_VERSION, Printer, end_entry, option_entry};
-use crate::protocol::text;
 use crate::protocol::ws::{ServerMessage, StreamEvent, TableEvent, TableState};
 use crate::replay::{Capture, replay_log_captured};
 use crate::rules::command::{Command, PlayerId};
@@ -33,6 +32,7 @@ use crate::rules::rebuild::Input;
 use crate::rules::tile::Wind;
 use crate::store::records::audience_columns;
 use crate::table::TableSettings;
+use crate::text;
 
 /// The name of a table imported from an mj-server log.
 pub const TABLE_NAME: &str = "mj-server game";
@@ -99,7 +99,7 @@ fn file_from_capture(capture: Capture, at_us: i64) -> GameFile {
     }
 }
 
-/// A name as our seats take it (`protocol::text`), salvaged from what
+/// A name as our seats take it (`text`), salvaged from what
 /// mj-server allowed; `Player` when nothing of it can be shown.
 fn player_name(name: &str) -> String {
     // mj-server took any bytes but newlines; our policy takes less.

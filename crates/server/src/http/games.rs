@@ -115,7 +115,7 @@ fn player(name: Option<String>) -> Result<Option<String>, ApiError> {
     match name {
         Some(n) if n.trim().is_empty() => Err(ApiError::bad_request("player must name a player: it is empty")),
         Some(n) => {
-            crate::protocol::text::check_characters("player", &n).map_err(|e| ApiError::bad_request(e.to_string()))?;
+            crate::text::check_characters("player", &n).map_err(|e| ApiError::bad_request(e.to_string()))?;
             Ok(Some(n.trim().to_string()))
         }
         None => Ok(None),

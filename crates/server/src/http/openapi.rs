@@ -69,8 +69,8 @@ macro_rules! refusals {
 }
 pub(crate) use refusals;
 
-/// The document's frame: what the API is, its tags and its security
-/// schemes. The paths come from the routes.
+/// The document's frame: what the API is, its tags, its security schemes
+/// and the schemas no route names itself. The paths come from the routes.
 #[derive(OpenApi)]
 #[openapi(
     info(
@@ -92,6 +92,9 @@ pub(crate) use refusals;
         (name = "accounts", description = "Accounts and their sessions; the admins' user management"),
         (name = "server", description = "The server itself and this document"),
     ),
+    // A hand's replay carries the stream's events, which the store names
+    // but does not know.
+    components(schemas(crate::protocol::ws::StreamEvent)),
     modifiers(&SecuritySchemes)
 )]
 pub struct ApiDoc;

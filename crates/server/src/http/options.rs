@@ -318,7 +318,7 @@ pub async fn audit(
     let before = query.before.as_deref().map(|t| number("before", t, 1, i64::MAX)).transpose()?;
     if let Some(target) = &query.target {
         // No target holds a control character, and Postgres refuses NUL.
-        crate::protocol::text::check_characters("target", target).map_err(|e| ApiError::bad_request(e.to_string()))?;
+        crate::text::check_characters("target", target).map_err(|e| ApiError::bad_request(e.to_string()))?;
     }
     let entries = state.rulebook.audit(before, query.target.as_deref(), limit).await?;
     let next_before = if entries.len() as i64 == limit { entries.last().map(|e| e.id) } else { None };

@@ -247,7 +247,7 @@ pub async fn sit(
         (None, None) => return Err(ApiError::bad_request("a guest gives the name to show: {\"name\": ...}")),
         (None, Some(name)) => {
             // Checked here so that the lookup below sees the name as it will be shown.
-            let shown = crate::protocol::text::player_name(&name).map_err(|e| ApiError::bad_request(e.to_string()))?;
+            let shown = crate::text::player_name(&name).map_err(|e| ApiError::bad_request(e.to_string()))?;
             state.accounts.guest_name(&shown).await?;
             (shown, None)
         }

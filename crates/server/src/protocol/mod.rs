@@ -11,7 +11,6 @@ pub mod classic;
 pub mod json;
 pub mod printer;
 pub mod reference_log;
-pub mod text;
 pub mod ws;
 
 pub use classic::{

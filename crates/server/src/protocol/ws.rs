@@ -18,7 +18,8 @@ use crate::rules::view::{Claimable, Decision, TableView};
 /// The largest text message a client may send, in bytes.
 pub const MAX_CLIENT_MESSAGE: usize = 4096;
 
-pub use super::text::MAX_CHAT_CHARS;
+pub use crate::store::TableState;
+pub use crate::text::MAX_CHAT_CHARS;
 
 /// A message from a client (a seated player; spectators may only `ping`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -225,34 +226,6 @@ pub struct TableInfo {
     pub paused: bool,
     /// The last sequence number of the table's event stream.
     pub seq: u64,
-}
-
-/// Where a table is in its life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum TableState {
-    /// Players are sitting down; the game has not started.
-    Open,
-    /// The game is being played.
-    Playing,
-    /// The game is over (or ended early).
-    Over,
-}
-
-impl TableState {
-    /// The state's name, as in JSON (and in the store).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            TableState::Open => "open",
-            TableState::Playing => "playing",
-            TableState::Over => "over",
-        }
-    }
-
-    /// A state from its name.
-    pub fn from_name(name: &str) -> Option<TableState> {
-        [TableState::Open, TableState::Playing, TableState::Over].into_iter().find(|s| s.as_str() == name)
-    }
 }
 
 /// A message from the server.

@@ -18,7 +18,7 @@ use sqlx::FromRow;
 
 use super::error::is_transient;
 use super::{NewGame, Store, StoreError};
-use crate::protocol::ws::TableState;
+use crate::store::TableState;
 
 /// How long a key is remembered.
 pub const KEEP: Duration = Duration::from_secs(24 * 60 * 60);

@@ -43,7 +43,7 @@ pub use options::{Actor, AuditEntry, Change, StoredDefaults};
 pub use projection::HandProjector;
 pub use records::{
     Batch, EventRow, GameRow, GameSource, HandOutcome, HandPlayerRow, HandRow, Input, InputRow, PaymentRow, SeatChange,
-    SeatRow,
+    SeatRow, TableState,
 };
 pub use saved::{NewGame, SavedGame};
 

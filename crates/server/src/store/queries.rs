@@ -19,7 +19,7 @@ use sqlx::any::AnyArguments;
 use sqlx::query::Query;
 
 use super::{Store, StoreError};
-use crate::protocol::ws::TableState;
+use crate::store::TableState;
 
 pub use games::{GameDetail, GameFilter, GamePage, GamePlayer, GameSummary, PlayerSummary};
 pub use hands::{HandDetail, HandPage, HandPlayer};

@@ -4,10 +4,39 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::protocol::ws::TableState;
 use crate::rules::event::Audience;
 /// The inputs rows hold (the engine's, re-exported: the store only keeps them).
 pub use crate::rules::rebuild::Input;
+
+// The `state` of a game's row, which the lobby and the WebSocket describe
+// too (`protocol::ws` re-exports it). Its doc comment is the API's schema.
+/// Where a table is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TableState {
+    /// Players are sitting down; the game has not started.
+    Open,
+    /// The game is being played.
+    Playing,
+    /// The game is over (or ended early).
+    Over,
+}
+
+impl TableState {
+    /// The state's name, as in JSON (and in the store).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TableState::Open => "open",
+            TableState::Playing => "playing",
+            TableState::Over => "over",
+        }
+    }
+
+    /// A state from its name.
+    pub fn from_name(name: &str) -> Option<TableState> {
+        [TableState::Open, TableState::Playing, TableState::Over].into_iter().find(|s| s.as_str() == name)
+    }
+}
 
 /// Where a game came from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, utoipa::ToSchema)]

@@ -10,7 +10,7 @@ use super::records::{
     Batch, EventRow, GameRow, GameSource, HandRow, Input, InputRow, SeatChange, SeatRow, audience_from_columns,
 };
 use super::{Store, StoreError};
-use crate::protocol::ws::TableState;
+use crate::store::TableState;
 
 /// A stored game, read back.
 #[derive(Clone, Debug)]

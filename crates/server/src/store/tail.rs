@@ -33,7 +33,7 @@ use std::collections::{HashMap, HashSet};
 use std::time::{Duration, Instant};
 
 use super::records::{Batch, EventRow, InputRow};
-use crate::protocol::ws::TableState;
+use crate::store::TableState;
 
 /// A game's rows wait in the tail at most about this long (then they are
 /// filed with the next group; longer means fewer writes of each game's

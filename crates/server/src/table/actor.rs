@@ -465,7 +465,7 @@ impl Actor {
     }
 
     pub fn sit(&mut self, name: &str, seat: Option<u8>, account: Option<i64>) -> Result<SeatGrant, TableError> {
-        use crate::protocol::text;
+        use crate::text;
         let name = text::person_name(name).map_err(|e| TableError::Invalid(e.to_string()))?;
         let key = text::look_alike_key(&name);
         if let Some((other, _)) = self.seats.occupied().find(|(_, s)| text::look_alike_key(&s.name) == key) {

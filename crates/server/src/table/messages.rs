@@ -3,11 +3,11 @@
 //! alone with a stable code, and changes nothing.
 
 use super::actor::{Actor, MAX_PAUSE_DECISECONDS};
-use crate::protocol::text;
 use crate::protocol::ws::{ClientMessage, ServerMessage, TableEvent, TableState, WsErrorCode};
 use crate::rules::command::{Command, PlayerId};
 use crate::rules::options::raw_value;
 use crate::rules::rebuild::Input;
+use crate::text;
 
 /// A refusal: its code and what was wrong.
 type Refusal = (WsErrorCode, String);

@@ -17,10 +17,10 @@ use std::sync::{Arc, RwLock};
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::protocol::text::{self, TextError};
 use crate::rules::preset_book::{self, CustomPreset, DefaultOptions, OptionMap, PresetBook, PresetError, PresetInfo};
 use crate::store::dates::format_time;
 use crate::store::{Actor, AuditEntry, Change, Store, StoreError, now_us};
+use crate::text::{self, TextError};
 
 /// The rules in force: what a new table is set up from.
 #[derive(Clone, Debug)]

@@ -10,9 +10,9 @@ use serde_json::Value;
 use super::actor::MAX_PAUSE_DECISECONDS;
 use super::rulebook::Rules;
 use super::{RobotSeat, TableSettings, TableSetup};
-use crate::protocol::text;
 use crate::rules::preset_book::DefaultOptions;
 use crate::rules::tile::Tile;
+use crate::text;
 
 /// The name of a table opened without one.
 pub const DEFAULT_NAME: &str = "Mah-Jong table";

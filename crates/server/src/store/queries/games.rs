@@ -8,8 +8,8 @@ use serde_json::Value;
 use sqlx::{FromRow, Row};
 
 use super::{Conditions, Paging, Param, Window, json, source_of, state_of};
-use crate::protocol::ws::TableState;
 use crate::rules::GameOptions;
+use crate::store::TableState;
 use crate::store::dates::format_time;
 use crate::store::records::{GameSource, Input};
 use crate::store::{Store, StoreError};

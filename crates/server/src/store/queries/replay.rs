@@ -51,8 +51,18 @@ pub struct ReplayEvent {
     /// Who could see it.
     pub audience: Audience,
     /// The game or table event, exactly as the stream's `event` message had it.
-    #[schema(value_type = crate::protocol::ws::StreamEvent)]
+    #[schema(schema_with = stream_event)]
     pub event: Value,
+}
+
+/// An event's schema: the WebSocket stream's `StreamEvent`, named, not
+/// imported: the store keeps each event as the stream wrote it and never
+/// reads one (the document's components hold the schema, see
+/// `http::openapi::ApiDoc`).
+fn stream_event() -> utoipa::openapi::schema::RefBuilder {
+    utoipa::openapi::schema::RefBuilder::new()
+        .ref_location_from_schema_name("StreamEvent")
+        .description(Some("The game or table event, exactly as the stream's `event` message had it."))
 }
 
 /// A hand's history.

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use sqlx::{FromRow, Row};
 
 use super::{Conditions, Paging, Param, Window};
-use crate::protocol::ws::TableState;
+use crate::store::TableState;
 use crate::store::{Store, StoreError};
 
 /// One player's record.
