@@ -554,6 +554,29 @@ fn import(database: &str, path: &std::path::Path) -> ExitCode {
     })
 }
 
+/// `--nats` and its companions as the cluster to join; refused with SQLite.
+fn cluster_config(
+    args: &mahjong::server::ServeArgs,
+    listener: &tokio::net::TcpListener,
+) -> Result<Option<mahjong::cluster::ClusterConfig>, String> {
+    let Some(nats) = &args.nats else { return Ok(None) };
+    let database = args.database.trim();
+    if !(database.starts_with("postgres://") || database.starts_with("postgresql://")) {
+        return Err(mahjong::server::CLUSTER_NEEDS_POSTGRES.to_string());
+    }
+    let address = listener.local_addr().map(|a| a.to_string()).unwrap_or_default();
+    let name = args.node_name.clone().unwrap_or_else(|| {
+        let host = std::fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_string());
+        let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+        format!("{}:{port}", host.ok().filter(|h| !h.is_empty()).unwrap_or_else(|| "localhost".into()))
+    });
+    let name = mahjong::text::node_name(&name).map_err(|e| format!("--node-name: {e}"))?;
+    let mut config = mahjong::cluster::ClusterConfig::new(nats.clone(), name, address);
+    config.lease = std::time::Duration::from_secs(args.lease_seconds);
+    config.heartbeat = config.lease / 5;
+    Ok(Some(config))
+}
+
 /// `serve`: runs the server until SIGINT or SIGTERM.
 fn serve(args: mahjong::server::ServeArgs) -> ExitCode {
     use std::io::IsTerminal;
@@ -593,6 +616,13 @@ fn serve(args: mahjong::server::ServeArgs) -> ExitCode {
         };
         // `serve` logs "serving on http://ADDR" (the address really bound)
         // once its store is open and the stored games are on their way back.
+        let cluster = match cluster_config(&args, &listener) {
+            Ok(cluster) => cluster,
+            Err(e) => {
+                eprintln!("{e}");
+                return ExitCode::from(2);
+            }
+        };
         let store = match open_store(&args.database).await {
             Ok(s) => s,
             Err(code) => return code,
@@ -619,7 +649,7 @@ fn serve(args: mahjong::server::ServeArgs) -> ExitCode {
             allowed_origins: args.allowed_origin.clone(),
             ..Default::default()
         };
-        let config = mahjong::server::ServerConfig { listener, store, defaults, serving, load };
+        let config = mahjong::server::ServerConfig { listener, store, defaults, serving, load, cluster };
         let server = match mahjong::server::Server::build(config).await {
             Ok(server) => server,
             Err(e) => {

@@ -12,6 +12,7 @@ mod archive;
 mod classic_protocol;
 mod classic_server;
 mod client_state;
+mod cluster;
 mod conformance;
 mod deployment;
 mod engine_scenarios;

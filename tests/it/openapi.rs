@@ -109,6 +109,7 @@ async fn served_paths() -> BTreeSet<String> {
         metrics: mahjong::metrics::install(),
         quotas: mahjong::limits::Quotas::unlimited(),
         allowed_origins: Arc::new(Vec::new()),
+        cluster: None,
     };
     let text = format!("{:?}", router(state));
     let paths: BTreeSet<String> = text

@@ -5,7 +5,8 @@
 //! one `mahjong::rules`); `protocol` holds the wire formats;
 //! `store` keeps the games; `table` runs one actor task per table;
 //! `game_file` exports, checks and loads whole games; `http` serves the REST
-//! API and the WebSockets; `server` puts them together. `metrics` is what
+//! API and the WebSockets; `cluster` joins several nodes on one Postgres and NATS;
+//! `server` puts them together. `metrics` is what
 //! they count, at the bottom: it only wraps the `metrics` crate; `limits`, beside
 //! it, is the one policy of what a client may hold and how fast it may ask, and `text`
 //! the one policy of the text people give (names, chat). The tools
@@ -14,6 +15,7 @@
 
 pub mod auth;
 pub mod classic;
+pub mod cluster;
 pub mod game_file;
 pub mod http;
 pub mod limits;

@@ -51,9 +51,25 @@ pub const RECOVERED_TABLES: &str = "mahjong_recovered_tables";
 /// How long resuming them took: a gauge.
 pub const RECOVERY_SECONDS: &str = "mahjong_recovery_seconds";
 
+/// Cluster mode: tables this node owns now: a gauge.
+pub const CLUSTER_OWNED_TABLES: &str = "mahjong_cluster_owned_tables";
+/// Cluster mode: tables this node took over from a dead or leaving node: a counter.
+pub const CLUSTER_TAKEN_OVER: &str = "mahjong_cluster_tables_taken_over_total";
+/// Cluster mode: tables this node lost (taken by another, or its lease expired): a counter.
+pub const CLUSTER_LOST: &str = "mahjong_cluster_tables_lost_total";
+/// Cluster mode: table writes the database refused as fenced (a stale epoch): a counter.
+pub const CLUSTER_FENCED_WRITES: &str = "mahjong_cluster_fenced_writes_total";
+/// Cluster mode: NATS messages, by `direction` (`in`, `out`): a counter.
+pub const CLUSTER_NATS_MESSAGES: &str = "mahjong_cluster_nats_messages_total";
+/// Cluster mode: relayed streams that missed a NATS message and were
+/// filled again (the client resumed from the store): a counter.
+pub const CLUSTER_GAPS_FILLED: &str = "mahjong_cluster_gaps_filled_total";
+/// Cluster mode: 1 while this node holds a live lease, 0 otherwise: a gauge.
+pub const CLUSTER_MEMBER: &str = "mahjong_cluster_member";
+
 /// Every metric of the server's own (the process's, `process_*`, come from
 /// `metrics-process`).
-pub const ALL: [&str; 15] = [
+pub const ALL: [&str; 22] = [
     TABLES,
     WEBSOCKETS,
     EVENTS_SENT,
@@ -69,6 +85,13 @@ pub const ALL: [&str; 15] = [
     JOURNAL_QUEUE,
     RECOVERED_TABLES,
     RECOVERY_SECONDS,
+    CLUSTER_OWNED_TABLES,
+    CLUSTER_TAKEN_OVER,
+    CLUSTER_LOST,
+    CLUSTER_FENCED_WRITES,
+    CLUSTER_NATS_MESSAGES,
+    CLUSTER_GAPS_FILLED,
+    CLUSTER_MEMBER,
 ];
 
 /// The values of [`TABLES`]' `state` label (`TableState::as_str`).
@@ -165,6 +188,13 @@ fn describe() {
     describe_gauge!(JOURNAL_QUEUE, "Batches handed to the journal and not yet taken into a commit");
     describe_gauge!(RECOVERED_TABLES, "Unfinished games resumed as tables at start-up");
     describe_gauge!(RECOVERY_SECONDS, Unit::Seconds, "How long resuming the unfinished games took at start-up");
+    describe_gauge!(CLUSTER_OWNED_TABLES, "Cluster mode: tables this node owns (plays) now");
+    describe_counter!(CLUSTER_TAKEN_OVER, "Cluster mode: tables taken over from a dead or leaving node");
+    describe_counter!(CLUSTER_LOST, "Cluster mode: tables lost to another node (taken over, or the lease expired)");
+    describe_counter!(CLUSTER_FENCED_WRITES, "Cluster mode: table writes the database refused (stale epoch)");
+    describe_counter!(CLUSTER_NATS_MESSAGES, "Cluster mode: NATS messages, by direction (in, out)");
+    describe_counter!(CLUSTER_GAPS_FILLED, "Cluster mode: relayed streams that missed a message, resumed from the store");
+    describe_gauge!(CLUSTER_MEMBER, "Cluster mode: 1 while this node holds a live lease");
     for state in TABLE_STATES {
         gauge!(TABLES, "state" => state).increment(0.0);
     }
@@ -213,18 +243,29 @@ impl Drop for TableCount {
 #[derive(Debug)]
 pub struct SocketCount(Gauge);
 
+/// The table WebSockets open in this process (the cluster's heartbeat
+/// reports it; the gauge cannot be read back).
+static SOCKETS_OPEN: std::sync::atomic::AtomicI64 = std::sync::atomic::AtomicI64::new(0);
+
 impl SocketCount {
     /// Counts an open socket: a player's (`true`) or a spectator's.
     pub fn open(player: bool) -> SocketCount {
         let gauge = gauge!(WEBSOCKETS, "kind" => if player { "player" } else { "spectator" });
         gauge.increment(1.0);
+        SOCKETS_OPEN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         SocketCount(gauge)
+    }
+
+    /// The table WebSockets open in this process now.
+    pub fn now() -> i64 {
+        SOCKETS_OPEN.load(std::sync::atomic::Ordering::Relaxed)
     }
 }
 
 impl Drop for SocketCount {
     fn drop(&mut self) {
         self.0.decrement(1.0);
+        SOCKETS_OPEN.fetch_sub(1, std::sync::atomic::Ordering::Relaxed);
     }
 }
 
@@ -265,6 +306,41 @@ pub fn store_commit(took: Duration, batches: usize, rows: usize) {
     histogram!(STORE_COMMIT_SECONDS).record(took.as_secs_f64());
     histogram!(STORE_COMMIT_BATCHES).record(batches as f64);
     counter!(STORE_ROWS_WRITTEN).increment(rows as u64);
+}
+
+/// The database refused `n` table writes as fenced.
+pub fn fenced_writes(n: usize) {
+    counter!(CLUSTER_FENCED_WRITES).increment(n as u64);
+}
+
+/// This node owns `n` tables now.
+pub fn cluster_owned(n: usize) {
+    gauge!(CLUSTER_OWNED_TABLES).set(n as f64);
+}
+
+/// This node took `n` tables over.
+pub fn cluster_taken_over(n: usize) {
+    counter!(CLUSTER_TAKEN_OVER).increment(n as u64);
+}
+
+/// This node lost `n` tables.
+pub fn cluster_lost(n: usize) {
+    counter!(CLUSTER_LOST).increment(n as u64);
+}
+
+/// A NATS message went `out` (or came in).
+pub fn nats_message(out: bool) {
+    counter!(CLUSTER_NATS_MESSAGES, "direction" => if out { "out" } else { "in" }).increment(1);
+}
+
+/// A relayed stream missed a message and was resumed.
+pub fn gap_filled() {
+    counter!(CLUSTER_GAPS_FILLED).increment(1);
+}
+
+/// Whether this node holds a live lease.
+pub fn cluster_member(live: bool) {
+    gauge!(CLUSTER_MEMBER).set(if live { 1.0 } else { 0.0 });
 }
 
 /// Whether the database answers now.

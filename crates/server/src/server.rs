@@ -11,6 +11,7 @@ use std::time::Duration;
 use tokio::net::TcpListener;
 
 use crate::auth::{AccountSettings, Accounts};
+use crate::cluster::{Cluster, ClusterConfig};
 use crate::game_file::{self, Checked, Source};
 use crate::http::{AppState, Timeouts, router};
 use crate::limits::{Exempt, Limits, Quotas, Rate};
@@ -79,6 +80,18 @@ pub struct ServeArgs {
     /// Address to listen on.
     #[arg(long, env = "MAHJONG_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
+    /// Cluster mode: join every node on the same Postgres database and this
+    /// NATS server (`nats://127.0.0.1:4222`). Needs `--database postgres://...`.
+    #[arg(long, env = "MAHJONG_NATS")]
+    pub nats: Option<String>,
+    /// Cluster mode: this node's name (default: the host's name and the port).
+    #[arg(long, env = "MAHJONG_NODE_NAME", requires = "nats")]
+    pub node_name: Option<String>,
+    /// Cluster mode: seconds a node's lease lasts without a heartbeat (a
+    /// dead node's tables are taken over that long after its last one).
+    #[arg(long, env = "MAHJONG_LEASE_SECONDS", default_value_t = 5,
+          value_parser = clap::value_parser!(u64).range(2..=120), requires = "nats")]
+    pub lease_seconds: u64,
     /// Where games are stored: `sqlite://FILE` (created if missing) or
     /// `postgres://USER@HOST/DB`. Unfinished games in it resume at start-up.
     #[arg(long, env = "DATABASE_URL", default_value = crate::store::DEFAULT_DATABASE)]
@@ -306,6 +319,9 @@ impl ServeArgs {
         ServeArgs {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
             database: crate::store::DEFAULT_DATABASE.to_string(),
+            nats: None,
+            node_name: None,
+            lease_seconds: 5,
             timeout: None,
             pause: 0,
             random_seats: false,
@@ -482,14 +498,27 @@ pub struct ServerConfig {
     pub serving: Serving,
     /// `--load-game`.
     pub load: Option<LoadGame>,
+    /// `--nats`: the cluster to join (Postgres only).
+    pub cluster: Option<ClusterConfig>,
 }
 
 impl ServerConfig {
     /// A server on `listener` and `store` with every default.
     pub fn new(listener: TcpListener, store: Store) -> ServerConfig {
-        ServerConfig { listener, store, defaults: TableDefaults::default(), serving: Serving::default(), load: None }
+        ServerConfig {
+            listener,
+            store,
+            defaults: TableDefaults::default(),
+            serving: Serving::default(),
+            load: None,
+            cluster: None,
+        }
     }
 }
+
+/// Why `--nats` is refused with SQLite.
+pub const CLUSTER_NEEDS_POSTGRES: &str = "--nats (cluster mode) needs a Postgres database shared by every node \
+     (--database postgres://...): an SQLite file serves one node, and stays the single-node default";
 
 /// A server built and ready to answer: the binary's and every test's.
 ///
@@ -507,6 +536,7 @@ pub struct Server {
     store: Store,
     quotas: Arc<Quotas>,
     shutdown: Shutdown,
+    cluster: Option<Arc<Cluster>>,
 }
 
 impl Server {
@@ -521,8 +551,17 @@ impl Server {
     /// classic listener and the housekeeping start. A failure closes the
     /// store.
     pub async fn build(config: ServerConfig) -> std::io::Result<Server> {
-        let ServerConfig { listener, store, defaults, serving, load } = config;
+        let ServerConfig { listener, store, defaults, serving, load, cluster } = config;
         let addr = listener.local_addr()?;
+        // Cluster mode: every write of a table is fenced by its epoch.
+        let store = match &cluster {
+            Some(_) if store.backend() != crate::store::Backend::Postgres => {
+                store.close().await;
+                return Err(std::io::Error::other(CLUSTER_NEEDS_POSTGRES));
+            }
+            Some(_) => store.fenced(),
+            None => store,
+        };
         // First, so that the tables resumed below are counted.
         let metrics = crate::metrics::install();
         let shutdown = Shutdown::new();
@@ -550,7 +589,10 @@ impl Server {
         // Read before anything is answered, so that a request for a table on
         // its way back is told so, and a new table (the loaded game's too)
         // neither takes a stored game's number nor is taken for one to recover.
+        // In a cluster the stored games come back by being taken over
+        // (`cluster`): the node joins, and takes its share.
         let returning = match lobby.continue_numbering(defaults.seed).await {
+            Ok(_) if cluster.is_some() => Ok(Default::default()),
             Ok(_) => lobby.expect_returning().await,
             Err(e) => Err(e),
         };
@@ -560,6 +602,16 @@ impl Server {
                 store.close().await;
                 return Err(std::io::Error::other(e));
             }
+        };
+        let cluster = match cluster {
+            Some(config) => match Cluster::join(config, store.clone(), lobby.clone()).await {
+                Ok(cluster) => Some(cluster),
+                Err(e) => {
+                    store.close().await;
+                    return Err(std::io::Error::other(e.to_string()));
+                }
+            },
+            None => None,
         };
         if let Some(LoadGame { path, checked, source }) = load {
             match game_file::load(&lobby, checked, source).await {
@@ -612,8 +664,14 @@ impl Server {
             metrics,
             quotas: quotas.clone(),
             allowed_origins: Arc::new(serving.allowed_origins),
+            cluster: cluster.clone(),
         };
-        Ok(Server { listener, addr, router: router(state), lobby, store, quotas, shutdown })
+        Ok(Server { listener, addr, router: router(state), lobby, store, quotas, shutdown, cluster })
+    }
+
+    /// Its part in a cluster (`--nats`), if any.
+    pub fn cluster(&self) -> Option<&Arc<Cluster>> {
+        self.cluster.as_ref()
     }
 
     /// The address it answers on (the port really bound, when asked for `:0`).
@@ -648,11 +706,15 @@ impl Server {
     /// table writes what it has pending and ends, then the store commits
     /// what it was given and closes.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        let Server { listener, addr, router, lobby, store, quotas, shutdown } = self;
+        let Server { listener, addr, router, lobby, store, quotas, shutdown, cluster } = self;
         tracing::info!("serving on http://{addr}");
         let served = crate::http::serve::serve(listener, router, quotas, shutdown.clone()).await;
         shutdown.stop();
         shutdown.wait().await;
+        // In a cluster the tables go on elsewhere: handed over, not just stopped.
+        if let Some(cluster) = cluster {
+            cluster.leave().await;
+        }
         lobby.shutdown().await;
         store.close().await;
         served

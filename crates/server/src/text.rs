@@ -187,6 +187,12 @@ fn name(what: &'static str, text: &str, max: usize) -> Result<String, TextError>
     Ok(trimmed.to_string())
 }
 
+/// A cluster node's name (`--node-name`): a name by the policy above, of
+/// at most 64 characters (shown in the lobby and `GET /api/v1/cluster`).
+pub fn node_name(text: &str) -> Result<String, TextError> {
+    name("a node's name", text, 64)
+}
+
 /// A custom preset's name: a name by the policy above, of at most
 /// [`MAX_PRESET_NAME_CHARS`] characters, that is also one word of ASCII
 /// letters, digits, `-` and `_` starting with a letter or digit, as the

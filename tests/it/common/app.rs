@@ -56,7 +56,7 @@ impl TestApp {
         let store = Store::open(&db.url).await.unwrap_or_else(|e| panic!("open the store {}: {e}", db.url));
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port on 127.0.0.1");
         let addr = listener.local_addr().expect("the listener's address");
-        let config = ServerConfig { listener, store: store.clone(), defaults, serving, load: None };
+        let config = ServerConfig { defaults, serving, ..ServerConfig::new(listener, store.clone()) };
         tokio::spawn(serve(config, std::future::pending()));
         TestApp { addr, api: Api::at(addr), db, store }
     }

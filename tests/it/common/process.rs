@@ -22,11 +22,23 @@ impl ServerProcess {
     /// bound while the test holds it, so a server started again answers on
     /// the same address, and the connections made while none ran wait for it.
     pub async fn start(listener: &TcpListener, database: &str, seed: u64, wait: Duration) -> ServerProcess {
+        ServerProcess::start_with(listener, database, seed, wait, &[]).await
+    }
+
+    /// As [`ServerProcess::start`], with more flags for `serve`.
+    pub async fn start_with(
+        listener: &TcpListener,
+        database: &str,
+        seed: u64,
+        wait: Duration,
+        flags: &[&str],
+    ) -> ServerProcess {
         let addr = listener.local_addr().unwrap();
         let mut command = Command::new(env!("CARGO_BIN_EXE_mahjong-server"));
         mahjong_tools::handover::hand_over(&mut command, listener);
         let child = command
             .args(["serve", "--database", database, "--seed", &seed.to_string()])
+            .args(flags)
             // A test plays every client from 127.0.0.1, which the limits
             // would take for an abuser (tests/limits.rs tries them).
             .args(["--exempt-address", "127.0.0.1"])
@@ -46,6 +58,25 @@ impl ServerProcess {
             assert!(Instant::now() < deadline, "the server did not come up");
             tokio::time::sleep(Duration::from_millis(20)).await;
         }
+    }
+
+    /// Sends the process a signal (`STOP`, `CONT`, `TERM`...).
+    pub fn signal(&self, name: &str) {
+        let sent = Command::new("kill").args([&format!("-{name}"), &self.child.id().to_string()]).status();
+        assert!(sent.is_ok_and(|s| s.success()), "kill -{name}");
+    }
+
+    /// SIGTERM, then waits (at most `wait`) for the process to end.
+    pub fn terminate(mut self, wait: Duration) {
+        self.signal("TERM");
+        let deadline = Instant::now() + wait;
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        panic!("the server did not stop within {wait:?} of SIGTERM");
     }
 
     /// SIGKILL: no shutdown, no last write.

@@ -251,7 +251,7 @@ impl ClassicFront {
         let who = Who { name, account, client: &client, credential: &credential, quotas: &self.quotas };
         let mut rooms = self.rooms.lock().await;
         if let Some(table) = table {
-            let handle = self.lobby.get(table).map_err(|e| Refused(e.to_string()))?;
+            let handle = self.lobby.find(table).await.map_err(|e| Refused(e.to_string()))?;
             let options = handle.ask(|reply| TableCommand::Options { reply }).await.map_err(refused)?;
             if options.tile_swap || options.animals {
                 return Err(Refused(
@@ -280,7 +280,7 @@ impl ClassicFront {
         let rooms = self.rooms.lock().await;
         let ClassicSeat { table, token, credential } = rooms.seats.get(&id)?.clone();
         let number = (id - 1) / IDS_PER_TABLE;
-        let table = self.lobby.get(&table).ok()?;
+        let table = self.lobby.find(&table).await.ok()?;
         let seat = ((id - 1) % IDS_PER_TABLE) as u8;
         Some(Seated { table, base: number * IDS_PER_TABLE, seat, token, credential })
     }

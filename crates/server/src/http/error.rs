@@ -65,6 +65,8 @@ api_error_codes! {
         "the seat token is missing where it is needed, malformed, or not this table's";
     NotManager = "not_manager", FORBIDDEN,
         "only the game manager may do that";
+    NotMember = "not_member", SERVICE_UNAVAILABLE,
+        "cluster mode: this node holds no live lease, so it plays no table now";
     NoSuchTable = "no_such_table", NOT_FOUND,
         "no table has this id";
     NoSuchGame = "no_such_game", NOT_FOUND,

@@ -19,6 +19,7 @@
 pub mod archive;
 pub mod audit;
 pub mod auth;
+pub mod cluster;
 pub mod error;
 pub mod extract;
 pub mod games;
@@ -97,6 +98,8 @@ pub struct AppState {
     /// The origins besides the server's own from which a WebSocket
     /// authenticated by the session cookie may be opened (`--allowed-origin`).
     pub allowed_origins: std::sync::Arc<Vec<String>>,
+    /// Cluster mode: this node's part in the cluster.
+    pub cluster: Option<Arc<crate::cluster::Cluster>>,
 }
 
 /// The whole HTTP interface.
@@ -119,6 +122,7 @@ pub fn api(timeouts: Timeouts) -> OpenApiRouter<AppState> {
         .merge(games::routes())
         .merge(auth::routes())
         .merge(options::routes())
+        .merge(cluster::routes())
         .merge(openapi::routes());
     let timed = refusing(
         timed.layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, timeouts.request)),

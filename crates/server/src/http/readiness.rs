@@ -58,7 +58,7 @@ impl From<RecoveryProgress> for Readiness {
 
 refusals!(
     /// Why the server is not ready.
-    ReadyRefusals: StoreUnavailable, Recovering
+    ReadyRefusals: StoreUnavailable, NotMember, Recovering
 );
 
 /// The answer of `GET /readyz` while games are still coming back: the
@@ -71,7 +71,8 @@ struct NotReady<'a> {
 }
 
 /// Readiness: `200` once the tables of the stored games are back after a
-/// (re)start and while the database answers; `503 recovering`, with
+/// (re)start and while the database answers (in a cluster, also while the
+/// node holds a live lease: `503 not_member` otherwise); `503 recovering`, with
 /// `Retry-After`, while they come back; `503 store_unavailable` while the
 /// database does not answer (asked at most once a second, within 2 s).
 ///
@@ -92,6 +93,15 @@ struct NotReady<'a> {
     )
 )]
 pub async fn readyz(State(state): State<AppState>) -> Response {
+    if let Some(cluster) = &state.cluster
+        && !cluster.is_member()
+    {
+        let message = "this node holds no live lease in its cluster (it is joining, rejoining or leaving)";
+        let code = ApiErrorCode::NotMember;
+        let mut response = super::error::error_body(code.status(), code, message);
+        response.headers_mut().insert(axum::http::header::RETRY_AFTER, 1.into());
+        return response;
+    }
     let progress = Readiness::from(state.lobby.recovery());
     if progress.ready {
         if !state.lobby.store().answers().await {

@@ -180,8 +180,10 @@ refusals!(
     responses((status = 200, description = "The table", body = TableInfo), GetRefusals)
 )]
 pub async fn get_one(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {
-    let handle = state.lobby.get(&id)?;
+    let handle = state.lobby.find(&id).await?;
     let info = handle.ask(|reply| TableCommand::Info { reply }).await?;
+    // A table of another node says so itself (cluster mode).
+    let info = TableInfo { node: info.node.or_else(|| state.lobby.node_name()), ..info };
     Ok(Json(info).into_response())
 }
 
@@ -232,7 +234,7 @@ pub async fn sit(
     Path(id): Path<String>,
     StrictJson(request): StrictJson<SitRequest>,
 ) -> Result<Response, ApiError> {
-    let handle = state.lobby.get(&id)?;
+    let handle = state.lobby.find(&id).await?;
     let (name, account) = match (&caller, request.name) {
         (Some(c), Some(name))
             if crate::store::accounts::name_key(name.trim()) != crate::store::accounts::name_key(&c.name) =>
@@ -303,7 +305,7 @@ pub async fn leave(
     if asker.token.is_none() && asker.account.is_none() {
         return Err(ApiError::refused(ApiErrorCode::BadToken, "leaving needs the seat token (or the seat's account)"));
     }
-    let handle = state.lobby.get(&id)?;
+    let handle = state.lobby.find(&id).await?;
     handle.ask(|reply| TableCommand::Leave { asker, reply }).await??;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -346,7 +348,7 @@ pub async fn add_robot(
 ) -> Result<Response, ApiError> {
     let asker = asker(&headers, caller.as_ref())?;
     let request: RobotRequest = StrictJson::parse(&body)?;
-    let handle = state.lobby.get(&id)?;
+    let handle = state.lobby.find(&id).await?;
     let (seat, strategy) = (request.seat, request.strategy);
     let seat = handle.ask(|reply| TableCommand::AddRobot { seat, strategy, asker, reply }).await??;
     Ok((StatusCode::CREATED, Json(RobotSeated { seat })).into_response())
@@ -372,7 +374,7 @@ pub async fn remove_robot(
     headers: HeaderMap,
 ) -> Result<StatusCode, ApiError> {
     let asker = asker(&headers, caller.as_ref())?;
-    let handle = state.lobby.get(&id)?;
+    let handle = state.lobby.find(&id).await?;
     handle.ask(|reply| TableCommand::RemoveRobot { seat, asker, reply }).await??;
     Ok(StatusCode::NO_CONTENT)
 }
@@ -403,7 +405,7 @@ pub async fn start(
     headers: HeaderMap,
 ) -> Result<StatusCode, ApiError> {
     let asker = asker(&headers, caller.as_ref())?;
-    let handle = state.lobby.get(&id)?;
+    let handle = state.lobby.find(&id).await?;
     // A table of robots alone starts a game that counts as the caller's.
     let info = handle.ask(|reply| TableCommand::Info { reply }).await?;
     let robots_alone =
@@ -437,7 +439,7 @@ pub async fn close(
     Admin(admin): Admin,
     Path(id): Path<String>,
 ) -> Result<StatusCode, ApiError> {
-    let handle = state.lobby.get(&id)?;
+    let handle = state.lobby.find(&id).await?;
     let before = handle.ask(|reply| TableCommand::Info { reply }).await?;
     handle.ask(|reply| TableCommand::Abort { reply }).await??;
     let before = serde_json::to_value(before).ok();

@@ -59,6 +59,10 @@ pub const CLOSE_REPLACED: u16 = 4002;
 /// its token no longer works; do not reconnect.
 pub const CLOSE_SEAT_LEFT: u16 = 4003;
 
+/// Close code for a connection whose table another node plays now (cluster
+/// mode: its node left, or lost it): reconnect with `since`, through any node.
+pub const CLOSE_MOVED: u16 = 4004;
+
 /// Close code for a connection whose account session ended (logged out,
 /// password changed, account disabled): log in again.
 pub const CLOSE_SESSION_ENDED: u16 = 4001;
@@ -133,7 +137,7 @@ pub async fn upgrade(
         news: state.accounts.revocations(),
         accounts: state.accounts.clone(),
     });
-    let handle = state.lobby.get(&id)?;
+    let handle = state.lobby.find(&id).await?;
     let (token, since) = (query.token, query.since);
     let connection =
         handle.ask(|reply| TableCommand::Connect { token, account, since, replay_hand: false, reply }).await??;
@@ -253,7 +257,12 @@ async fn serve(
                         // why): done.
                         let closed = tokio::time::timeout(Duration::from_millis(200), table_gone.closed()).await.is_ok();
                         let frame = match farewell.get() {
+                            Some(Farewell::Moved) => CloseFrame {
+                                code: CLOSE_MOVED,
+                                reason: "the table moved to another node: reconnect".into(),
+                            },
                             _ if closed => CloseFrame { code: 1000, reason: "the table has closed".into() },
+                            Some(Farewell::Closed) => CloseFrame { code: 1000, reason: "the table has closed".into() },
                             Some(Farewell::Replaced) => CloseFrame {
                                 code: CLOSE_REPLACED,
                                 reason: "a newer connection plays this seat".into(),

@@ -226,6 +226,10 @@ pub struct TableInfo {
     pub paused: bool,
     /// The last sequence number of the table's event stream.
     pub seq: u64,
+    /// Cluster mode: the name of the node that plays the table (absent on
+    /// a single node).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<String>,
 }
 
 /// A message from the server.

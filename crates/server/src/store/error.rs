@@ -42,6 +42,15 @@ pub enum StoreError {
     /// fail again.
     #[error("the database refused the write: {0}")]
     Rejected(#[source] Arc<sqlx::Error>),
+    /// Cluster mode: the database refused a table's batch because this node
+    /// no longer owns the table (another node took it over, or this node's
+    /// lease expired). Nothing of it was stored; the table must stop at
+    /// once, showing nothing more.
+    #[error("this node no longer plays table {game}: its write was refused")]
+    Fenced {
+        /// The table's game.
+        game: String,
+    },
     /// The database refused a read (a permanent failure).
     #[error("database error: {0}")]
     Database(#[source] sqlx::Error),

@@ -22,6 +22,10 @@
 //!   writing it again would fail again. The other batches of its group are
 //!   committed without it (each then in a transaction of its own), except
 //!   later batches of the same game, refused with it.
+//! - `Err(StoreError::Fenced)`: cluster mode, and the database no longer
+//!   gives the batch's table to the epoch the batch carries (see
+//!   [`super::cluster`]). Nothing of it was stored, and it never will be.
+//!   The other batches of its group are committed without it.
 //! - `Err(StoreError::Closed)`: the journal has stopped.
 //!
 //! One caveat: if the connection is lost during the `COMMIT` itself, the
@@ -287,7 +291,24 @@ async fn commit_group(
     let rows = group.iter().map(|(b, _)| b.rows()).sum();
     let committed = commit_planned(writer, group, tail.as_deref_mut(), ask).await;
     match committed {
-        Ok(()) => {
+        Ok(fenced) if !fenced.is_empty() => {
+            // Nothing was written: the fenced games' batches are refused,
+            // and the others committed without them.
+            crate::metrics::fenced_writes(fenced.len());
+            let mut kept = Vec::with_capacity(group.len());
+            for (batch, reply) in group.drain(..) {
+                if fenced.contains(&batch.game_id) {
+                    tracing::warn!(table = %batch.game_id, "a write refused: this node no longer plays the table");
+                    let error = StoreError::Fenced { game: batch.game_id.clone() };
+                    let _ = reply.send(Err(Unwritten::refused(error)));
+                } else {
+                    kept.push((batch, reply));
+                }
+            }
+            *group = kept;
+            Box::pin(commit_group(writer, health, group, tail, ask)).await
+        }
+        Ok(_) => {
             crate::metrics::store_commit(started.elapsed(), group.len(), rows);
             for (_, reply) in group.drain(..) {
                 let _ = reply.send(Ok(()));
@@ -336,23 +357,27 @@ fn same_again(e: &StoreError) -> StoreError {
 
 /// Commits `group`'s batches in one transaction, their inputs and events
 /// where the tail's plan puts them (all at once without a tail); on success
-/// the tail takes in what was put there.
+/// the tail takes in what was put there. Returns the games whose fence
+/// failed (then nothing was written).
 async fn commit_planned(
     writer: &Writer,
     group: &mut [(Box<Batch>, Reply)],
     tail: Option<&mut Tail>,
     ask: Ask<'_>,
-) -> Result<(), sqlx::Error> {
+) -> Result<Vec<String>, sqlx::Error> {
     let now = std::time::Instant::now();
     let batches: Vec<&Batch> = group.iter().map(|(b, _)| b.as_ref()).collect();
     let Some(tail) = tail else {
         return writer.commit(&batches, &Filing::at_once(batches.len()), None).await;
     };
     let filing = tail.plan(&batches, ask, now);
-    writer.commit(&batches, &filing, Some(tail)).await?;
+    let fenced = writer.commit(&batches, &filing, Some(tail)).await?;
+    if !fenced.is_empty() {
+        return Ok(fenced);
+    }
     let mut batches: Vec<&mut Batch> = group.iter_mut().map(|(b, _)| b.as_mut()).collect();
     tail.committed(filing, &mut batches, now);
-    Ok(())
+    Ok(fenced)
 }
 
 /// Commits each batch of a refused group alone. A game whose batch is
@@ -373,7 +398,12 @@ async fn isolate(writer: &Writer, health: &Health, group: &mut Vec<(Box<Batch>, 
         let committed = commit_planned(writer, &mut alone, tail.as_deref_mut(), Ask::Games(&[])).await;
         let [(batch, reply)] = alone;
         let answer = match committed {
-            Ok(()) => Ok(()),
+            Ok(fenced) if !fenced.is_empty() => {
+                crate::metrics::fenced_writes(1);
+                refused.push((batch.game_id.clone(), Arc::new(sqlx::Error::Protocol("fenced".into()))));
+                Err(Unwritten::refused(StoreError::Fenced { game: batch.game_id.clone() }))
+            }
+            Ok(_) => Ok(()),
             Err(e) if is_transient(&e) => {
                 let why = Arc::new(e);
                 health.down(why.clone());

@@ -18,6 +18,7 @@
 //! file keep up with thousands of tables.
 
 pub mod accounts;
+pub mod cluster;
 pub mod dates;
 pub mod error;
 pub mod idempotency;
@@ -74,6 +75,9 @@ pub struct Store {
     _scratch: Option<std::sync::Arc<ScratchFile>>,
     /// When the database last answered [`Store::answers`], and whether it did.
     answered: std::sync::Arc<std::sync::Mutex<Option<(std::time::Instant, bool)>>>,
+    /// Cluster mode: the epoch this node owns each of its tables under
+    /// (see [`cluster`]); `None` on a single node.
+    fences: Option<std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, i64>>>>,
 }
 
 /// A temporary SQLite file, removed (with its WAL) when dropped.
@@ -143,9 +147,52 @@ impl Store {
         };
         let writer = writer::Writer::open(&url, backend, writers as u32).await?;
         let journal = Journal::start(writer.clone(), writers);
-        let store = Store { pool, backend, journal, writer, _scratch: scratch, answered: Default::default() };
+        let store =
+            Store { pool, backend, journal, writer, _scratch: scratch, answered: Default::default(), fences: None };
         store.fill_look_alike_keys().await?;
         Ok(store)
+    }
+
+    /// The same store, its tables' writes fenced (cluster mode): a table
+    /// writes only under the epoch [`Store::fence`] gave it. Postgres only.
+    pub fn fenced(mut self) -> Store {
+        self.fences = Some(Default::default());
+        self
+    }
+
+    /// Whether tables' writes are fenced (cluster mode).
+    pub fn is_fenced(&self) -> bool {
+        self.fences.is_some()
+    }
+
+    /// This node owns table `game_id` under `epoch` from now on: a table
+    /// opened on it from now writes under that epoch.
+    pub fn fence(&self, game_id: &str, epoch: i64) {
+        if let Some(fences) = &self.fences {
+            fences.lock().unwrap_or_else(|e| e.into_inner()).insert(game_id.to_string(), epoch);
+        }
+    }
+
+    /// Every table this node owns, with its epoch (cluster mode).
+    pub fn fences(&self) -> Vec<(String, i64)> {
+        self.fences.as_ref().map_or_else(Vec::new, |f| {
+            f.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|(id, e)| (id.clone(), *e)).collect()
+        })
+    }
+
+    /// Forgets a table's epoch (it closed, or this node lost it).
+    pub fn unfence(&self, game_id: &str) {
+        if let Some(fences) = &self.fences {
+            fences.lock().unwrap_or_else(|e| e.into_inner()).remove(game_id);
+        }
+    }
+
+    /// The epoch a table opened now writes under: `None` on a single node;
+    /// in cluster mode the one its node was given, or 0 (which the database
+    /// never gives: every write refused) for a table it was not.
+    pub fn epoch_of(&self, game_id: &str) -> Option<i64> {
+        let fences = self.fences.as_ref()?;
+        Some(fences.lock().unwrap_or_else(|e| e.into_inner()).get(game_id).copied().unwrap_or(0))
     }
 
     /// The database's connection pool (for reads).

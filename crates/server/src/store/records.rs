@@ -310,6 +310,10 @@ pub struct Batch {
     pub events: Vec<EventRow>,
     /// Hands finished.
     pub hands: Vec<HandRow>,
+    /// Cluster mode: the epoch under which the writing node owns the
+    /// table. The batch is written only while the database still gives the
+    /// table to that epoch (see [`super::cluster`]); `None` on a single node.
+    pub fence: Option<i64>,
 }
 
 impl Batch {
@@ -324,6 +328,7 @@ impl Batch {
             inputs: Vec::new(),
             events: Vec::new(),
             hands: Vec::new(),
+            fence: None,
         }
     }
 

@@ -164,6 +164,9 @@ pub(super) struct Actor {
     /// Answers to requests whose change waits, held with its batch, for the
     /// store to come back: sent once it is written.
     deferred: Vec<Box<dyn FnOnce() + Send>>,
+    /// Cluster mode: the epoch this node plays the table under, carried by
+    /// every batch (the database refuses a stale one); `None` on one node.
+    fence: Option<i64>,
 }
 
 impl Actor {
@@ -172,6 +175,7 @@ impl Actor {
         let rng = ChaCha8Rng::seed_from_u64(settings.seed);
         let stream = Stream::new(settings.subscriber_queue, limits.chat_kept);
         let available = store.available();
+        let fence = store.epoch_of(&id);
         Actor {
             id,
             settings,
@@ -199,6 +203,7 @@ impl Actor {
             robot_game_hold: None,
             idle_since: Some(Instant::now()),
             deferred: Vec::new(),
+            fence,
         }
     }
 
@@ -245,6 +250,23 @@ impl Actor {
                         let _ = reply.send(());
                         break;
                     }
+                    Some(TableCommand::HandOver { reply }) => {
+                        // Cluster mode, this node leaving: store what is
+                        // pending, send the clients to the table's next node.
+                        if let Err(e) = self.flush().await {
+                            tracing::warn!(table = %self.id, "the table is handed over without its last changes: {e}");
+                        }
+                        self.stream.let_everyone_go(Farewell::Moved);
+                        let _ = reply.send(());
+                        break;
+                    }
+                    Some(TableCommand::GiveUp) => {
+                        // Cluster mode: another node owns the table now.
+                        // Nothing more is written or shown here.
+                        tracing::warn!(table = %self.id, "the table stops: another node plays it now");
+                        self.stream.let_everyone_go(Farewell::Moved);
+                        break;
+                    }
                     Some(c) => self.handle(c).await,
                     None => break,
                 },
@@ -266,7 +288,12 @@ impl Actor {
             };
             if let Err(e) = done {
                 // Nothing unstored has been shown to anyone; the table is
-                // rebuilt from the store when the server next starts.
+                // rebuilt from the store when the server next starts (or,
+                // fenced, by the node that owns it now: its clients go there).
+                if let StoreError::Fenced { .. } = e {
+                    crate::metrics::cluster_lost(1);
+                    self.stream.let_everyone_go(Farewell::Moved);
+                }
                 tracing::error!(table = %self.id, "the table stops: {e}");
                 break;
             }
@@ -303,6 +330,7 @@ impl Actor {
             waiting_for_ready: if self.waiting_ready { self.unready() } else { Vec::new() },
             paused: self.paused,
             seq: self.stream.seq(),
+            node: None,
         }
     }
 
@@ -388,7 +416,8 @@ impl Actor {
                     tracing::info!(table = %self.id, seat, "a seat token ended with its account's sessions");
                 }
             }
-            TableCommand::Shutdown { .. } => {} // `run` answers it
+            // `run` answers them.
+            TableCommand::Shutdown { .. } | TableCommand::HandOver { .. } | TableCommand::GiveUp => {}
         }
         self.flush().await
     }
@@ -449,7 +478,8 @@ impl Actor {
                     self.seat_changed(seat);
                 }
             }
-            TableCommand::Shutdown { .. } => {} // `run` answers it
+            // `run` answers them.
+            TableCommand::Shutdown { .. } | TableCommand::HandOver { .. } | TableCommand::GiveUp => {}
         }
     }
 
@@ -457,7 +487,7 @@ impl Actor {
     /// with `--random-seats`, else the lowest), while the game has not started.
     fn free_seat(&mut self, wanted: Option<u8>) -> Result<u8, TableError> {
         if self.state != TableState::Open {
-            return Err(TableError::NotNow("the game has started: seats can no longer change"));
+            return Err(TableError::NotNow("the game has started: seats can no longer change".into()));
         }
         let random = self.settings.random_seats;
         let rng = &mut self.rng;
@@ -524,7 +554,7 @@ impl Actor {
     fn leave(&mut self, asker: &Asker) -> Result<(), TableError> {
         let s = self.seat_of(asker)?.ok_or(TableError::BadToken)?;
         if self.state != TableState::Open {
-            return Err(TableError::NotNow("the game has started: a seat can no longer be left"));
+            return Err(TableError::NotNow("the game has started: a seat can no longer be left".into()));
         }
         if let Some(c) = self.seats.vacate(s).and_then(|x| x.connection) {
             self.stream.let_go(c, Farewell::SeatLeft);
@@ -553,7 +583,7 @@ impl Actor {
             return Err(TableError::NoSuchSeat(seat));
         }
         if self.state != TableState::Open {
-            return Err(TableError::NotNow("the game has started: seats can no longer change"));
+            return Err(TableError::NotNow("the game has started: seats can no longer change".into()));
         }
         if !self.seats.get(seat).is_some_and(|s| s.is_robot()) {
             return Err(TableError::Invalid(format!("no robot sits in seat {seat}")));
@@ -570,7 +600,7 @@ impl Actor {
         self.may_manage(asker)?;
         if self.state == TableState::Open && self.seats.full() && !self.seats.any_person() {
             let Some(permit) = robot_game else {
-                return Err(TableError::NotNow("a game of robots alone was not asked for: ask to start it again"));
+                return Err(TableError::NotNow("a game of robots alone was not asked for: ask to start it again".into()));
             };
             self.robot_game_hold = Some(permit);
         }
@@ -595,10 +625,10 @@ impl Actor {
     /// Starts the game: the seats are full.
     fn begin(&mut self) -> Result<(), TableError> {
         if self.state != TableState::Open {
-            return Err(TableError::NotNow("the game has already started"));
+            return Err(TableError::NotNow("the game has already started".into()));
         }
         if !self.seats.full() {
-            return Err(TableError::NotNow("four players are needed: fill the empty seats with people or robots"));
+            return Err(TableError::NotNow("four players are needed: fill the empty seats with people or robots".into()));
         }
         // It no longer waits to start.
         self.waiting_hold = None;
@@ -1170,7 +1200,11 @@ impl Actor {
                 None if self.record.is_empty() => return Ok(()),
                 None => {
                     let settings = &self.settings;
-                    self.record.batch(&self.id, self.game_row(), || serde_json::to_string(settings).unwrap_or_default())
+                    let mut batch = self
+                        .record
+                        .batch(&self.id, self.game_row(), || serde_json::to_string(settings).unwrap_or_default());
+                    batch.fence = self.fence;
+                    batch
                 }
             };
             match self.store.write_or_return(batch).await {

@@ -14,6 +14,7 @@ use std::sync::{Mutex, RwLock};
 use std::time::{Duration, Instant};
 
 use futures_util::StreamExt;
+use futures_util::future::BoxFuture;
 use tokio::sync::{Semaphore, watch};
 
 use super::actor::{self, KEEP_FINISHED, OpenError};
@@ -45,6 +46,21 @@ const RECENT_NUMBERS: i64 = 64;
 /// most this far past the number of stored games.
 const PLAUSIBLE_NUMBERS: u64 = 1 << 20;
 
+/// The tables of the other nodes (cluster mode): how this node's lobby
+/// reaches them. The cluster (`crate::cluster`) provides it; the lobby asks it
+/// only for what it does not have itself.
+pub trait Elsewhere: Send + Sync + std::fmt::Debug {
+    /// This node's id (its lease's, see `store::cluster`).
+    fn node_id(&self) -> String;
+    /// This node's name (`--node-name`).
+    fn node_name(&self) -> &str;
+    /// A stand-in for a table another node plays, or why there is none.
+    fn find<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<TableHandle, TableError>>;
+    /// The public state of the other nodes' tables, as current as they
+    /// answer within a moment.
+    fn others(&self) -> BoxFuture<'_, Vec<TableInfo>>;
+}
+
 /// Every table of the server, by id. The locks are only ever held to look up
 /// or insert a handle (or an id), never across an `.await`.
 #[derive(Debug)]
@@ -61,6 +77,8 @@ pub struct Lobby {
     store: Store,
     /// The limits every table applies to its clients.
     limits: TableLimits,
+    /// Cluster mode: the other nodes' tables.
+    elsewhere: std::sync::OnceLock<std::sync::Arc<dyn Elsewhere>>,
 }
 
 /// How the recovery of the stored games stands (at start-up).
@@ -141,7 +159,19 @@ impl Lobby {
             numbered: Default::default(),
             store,
             limits,
+            elsewhere: std::sync::OnceLock::new(),
         }
+    }
+
+    /// Joins the lobby to a cluster: tables it does not have are looked for
+    /// on the other nodes, and its own are owned (fenced) in the store.
+    pub fn join(&self, elsewhere: std::sync::Arc<dyn Elsewhere>) {
+        let _ = self.elsewhere.set(elsewhere);
+    }
+
+    /// The name of this node, in cluster mode.
+    pub fn node_name(&self) -> Option<String> {
+        self.elsewhere.get().map(|e| e.node_name().to_string())
     }
 
     /// The store the tables write to.
@@ -190,7 +220,22 @@ impl Lobby {
     /// A set-up the table refuses stores nothing.
     pub async fn open(&self, setup: TableSetup) -> Result<TableHandle, OpenError> {
         let id = uuid::Uuid::new_v4().simple().to_string();
-        let handle = actor::spawn(id, setup, self.store.clone(), self.limits).await?;
+        // Cluster mode: the table is this node's (epoch 1) before anything of it is written.
+        let owner = self.elsewhere.get().map(|e| e.node_id());
+        if let Some(node) = &owner {
+            let epoch = self.store.own_new_table(&id, node).await?;
+            self.store.fence(&id, epoch);
+        }
+        let handle = match actor::spawn(id.clone(), setup, self.store.clone(), self.limits).await {
+            Ok(handle) => handle,
+            Err(e) => {
+                if owner.is_some() {
+                    self.store.unfence(&id);
+                    let _ = self.store.forget_table(&id, 1).await;
+                }
+                return Err(e);
+            }
+        };
         self.insert(handle.clone());
         Ok(handle)
     }
@@ -373,6 +418,10 @@ impl Lobby {
     /// loaded game file: `game_file::load`) and adds it to the
     /// lobby. A game that cannot be played on is `StoreError::Corrupt`.
     pub async fn reopen(&self, rebuilt: Rebuilt) -> Result<TableHandle, StoreError> {
+        if let Some(elsewhere) = self.elsewhere.get() {
+            let epoch = self.store.own_table(&rebuilt.id, &elsewhere.node_id()).await?;
+            self.store.fence(&rebuilt.id, epoch);
+        }
         let handle = recovery::reopen(rebuilt, self.store.clone(), self.limits).await.map_err(corrupt)?;
         self.insert(handle.clone());
         Ok(handle)
@@ -421,6 +470,35 @@ impl Lobby {
         found().ok_or_else(|| TableError::NoSuchTable(id.to_string()))
     }
 
+    /// The table with this id, here or (cluster mode) on another node: a
+    /// stand-in that relays to it.
+    pub async fn find(&self, id: &str) -> Result<TableHandle, TableError> {
+        match (self.get(id), self.elsewhere.get()) {
+            (Err(TableError::NoSuchTable(_)), Some(elsewhere)) => elsewhere.find(id).await,
+            (found, _) => found,
+        }
+    }
+
+    /// Cluster mode: brings back the tables this node has just taken over
+    /// (their epochs already given to the store), as a restart does. Until
+    /// each is back, a request for it is told to come back shortly.
+    pub async fn take_over(&self, ids: Vec<String>) -> RecoveryProgress {
+        self.returning.write().unwrap_or_else(|e| e.into_inner()).extend(ids.iter().cloned());
+        {
+            let mut recovery = self.recovery.lock().unwrap_or_else(|e| e.into_inner());
+            recovery.total += ids.len();
+            recovery.pending = true;
+            recovery.took = None;
+        }
+        self.recover(Returning { unfinished: ids, finished: Vec::new() }).await
+    }
+
+    /// Whether a table is here and open, or on its way back.
+    pub fn holds(&self, id: &str) -> bool {
+        self.returning.read().unwrap_or_else(|e| e.into_inner()).contains(id)
+            || self.tables.read().unwrap_or_else(|e| e.into_inner()).get(id).is_some_and(|h| !h.is_closed())
+    }
+
     /// Every open table's handle.
     pub fn handles(&self) -> Vec<TableHandle> {
         self.tables.read().unwrap_or_else(|e| e.into_inner()).values().filter(|h| !h.is_closed()).cloned().collect()
@@ -436,13 +514,26 @@ impl Lobby {
         self.len() == 0
     }
 
-    /// The public state of every table, in no particular order.
+    /// The public state of every table, in no particular order: this
+    /// node's, and (cluster mode) every other node's.
     pub async fn list(&self) -> Vec<TableInfo> {
+        let mut tables = self.list_here().await;
+        if let Some(elsewhere) = self.elsewhere.get() {
+            let mine: HashSet<String> = tables.iter().map(|t| t.id.clone()).collect();
+            tables.extend(elsewhere.others().await.into_iter().filter(|t| !mine.contains(&t.id)));
+        }
+        tables
+    }
+
+    /// The public state of this node's tables, each with the node's name
+    /// in cluster mode.
+    pub async fn list_here(&self) -> Vec<TableInfo> {
         let handles: Vec<TableHandle> =
             self.tables.read().unwrap_or_else(|e| e.into_inner()).values().cloned().collect();
         let answers =
             futures_util::future::join_all(handles.iter().map(|h| h.ask(|reply| TableCommand::Info { reply }))).await;
-        answers.into_iter().filter_map(Result::ok).collect()
+        let node = self.node_name();
+        answers.into_iter().filter_map(Result::ok).map(|info| TableInfo { node: node.clone(), ..info }).collect()
     }
 }
 

@@ -157,8 +157,9 @@ pub struct RobotSeat {
     pub strategy: Strategy,
 }
 
-/// Why a table refused a request. Nothing changed.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// Why a table refused a request. Nothing changed. (It crosses NATS in
+/// cluster mode, as the answer of a table on another node.)
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum TableError {
     /// No table has this id.
     #[error("no table {0}")]
@@ -180,7 +181,7 @@ pub enum TableError {
     NotManager,
     /// The request is not possible now; the text says why.
     #[error("{0}")]
-    NotNow(&'static str),
+    NotNow(std::borrow::Cow<'static, str>),
     /// The request is malformed; the text says why.
     #[error("{0}")]
     Invalid(String),
@@ -230,10 +231,16 @@ pub enum Farewell {
     Replaced,
     /// The seat was left (`DELETE .../seats`): its token no longer works.
     SeatLeft,
+    /// Cluster mode: another node plays the table now (this one left, or
+    /// lost it). Reconnect (with `since`), through any node.
+    Moved,
+    /// The table has closed (cluster mode: told through the relay of a
+    /// table on another node).
+    Closed,
 }
 
 /// Who asks a table to change its seats, to start, or to let a seat go.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct Asker {
     /// A seat token given with the request (`Authorization: Bearer`).
     pub token: Option<String>,
@@ -363,6 +370,16 @@ pub enum TableCommand {
         /// Answered when the table has stopped.
         reply: oneshot::Sender<()>,
     },
+    /// Cluster mode, this node leaving: the table stores what it has
+    /// handled, lets its clients go to reconnect elsewhere
+    /// ([`Farewell::Moved`]), and stops.
+    HandOver {
+        /// Answered when the table has stopped.
+        reply: oneshot::Sender<()>,
+    },
+    /// Cluster mode: another node owns the table now. It stops at once,
+    /// writing and showing nothing more; its clients reconnect elsewhere.
+    GiveUp,
 }
 
 impl TableCommand {
@@ -390,6 +407,14 @@ pub struct TableHandle {
 }
 
 impl TableHandle {
+    /// A handle whose commands arrive on the receiver returned with it: for
+    /// a stand-in that serves a table played elsewhere (cluster mode's
+    /// relay to the table's node).
+    pub fn channel(id: String) -> (TableHandle, mpsc::Receiver<TableCommand>) {
+        let (sender, receiver) = mpsc::channel(COMMAND_QUEUE);
+        (TableHandle { id, sender }, receiver)
+    }
+
     /// Sends a command; fails if the table has closed.
     pub async fn send(&self, command: TableCommand) -> Result<(), TableError> {
         self.sender.send(command).await.map_err(|_| TableError::Closed)

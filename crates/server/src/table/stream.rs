@@ -273,6 +273,13 @@ impl Stream {
         }
     }
 
+    /// Lets every connection go for `why` (the table stops here).
+    pub fn let_everyone_go(&mut self, why: Farewell) {
+        for (_, sub) in std::mem::take(&mut self.subscribers) {
+            let _ = sub.farewell.set(why);
+        }
+    }
+
     /// The seat a connection acts for (`Some(None)`: a spectator), if subscribed.
     pub fn seat_of(&self, id: u64) -> Option<Option<u8>> {
         self.subscribers.get(&id).map(|s| s.seat)

@@ -43,8 +43,9 @@ pub const CONNECT_WAIT: Duration = Duration::from_secs(3);
 trait Write {
     /// Writes `rows` in one transaction, on a connection got within
     /// [`CONNECT_WAIT`]: `claim` first, if any (`false`, nothing written,
-    /// when another transaction took its key), then the rows.
-    async fn transaction(&self, claim: Option<&Claim<'_>>, rows: &Rows<'_>) -> Result<bool, sqlx::Error>;
+    /// when another transaction took its key), then the rows; nothing
+    /// written either when a game's fence no longer holds (see [`Committed`]).
+    async fn transaction(&self, claim: Option<&Claim<'_>>, rows: &Rows<'_>) -> Result<Committed, sqlx::Error>;
 
     /// Whether the database would take a write now.
     async fn ping(&self) -> Result<(), sqlx::Error>;
@@ -54,6 +55,20 @@ trait Write {
 
     /// Closes the writer's connections.
     async fn close(&self);
+}
+
+/// What a transaction did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Committed {
+    /// Everything is written.
+    Written,
+    /// Nothing: another transaction took the import's idempotency key.
+    ClaimTaken,
+    /// Nothing: these games' fences no longer hold (cluster mode: the node
+    /// no longer owns them at the epoch their batches carry, or its lease
+    /// has expired). The other games' batches may be written again without
+    /// them.
+    Fenced(Vec<String>),
 }
 
 /// The journal's connections to one database.
@@ -89,9 +104,19 @@ impl Writer {
     /// [`CONNECT_WAIT`] (giving up on the wait is safe: nothing was written):
     /// their inputs and events where `filing` says (SQLite's tail, or
     /// `inputs` and `events`), with the rows of `tail` the filing files.
-    pub async fn commit(&self, batches: &[&Batch], filing: &Filing, tail: Option<&Tail>) -> Result<(), sqlx::Error> {
+    /// Returns the games whose fence no longer holds: when there are any,
+    /// nothing was written.
+    pub async fn commit(
+        &self,
+        batches: &[&Batch],
+        filing: &Filing,
+        tail: Option<&Tail>,
+    ) -> Result<Vec<String>, sqlx::Error> {
         let rows = Rows::of(batches, filing, tail);
-        each!(self, w => w.transaction(None, &rows).await).map(drop)
+        match each!(self, w => w.transaction(None, &rows).await)? {
+            Committed::Fenced(games) => Ok(games),
+            Committed::Written | Committed::ClaimTaken => Ok(Vec::new()),
+        }
     }
 
     /// Writes `batch` in one transaction that first claims an import's
@@ -101,7 +126,7 @@ impl Writer {
     pub(super) async fn commit_claimed(&self, claim: &Claim<'_>, batch: &Batch) -> Result<bool, sqlx::Error> {
         let filing = Filing::at_once(1);
         let rows = Rows::of(&[batch], &filing, None);
-        each!(self, w => w.transaction(Some(claim), &rows).await)
+        Ok(each!(self, w => w.transaction(Some(claim), &rows).await)? == Committed::Written)
     }
 
     /// Whether moves go to the log's tail first (SQLite; see [`super::tail`]).
@@ -129,14 +154,22 @@ impl Writer {
 
 /// The steps of one transaction on either database: a connection got within
 /// [`CONNECT_WAIT`], `$before` on it (SQLite: finishing a checkpoint), the
-/// claim first if any (`Ok(false)`, nothing written, when it is taken), then
-/// the group's rows with `$write_rows` and the rarer rows with `$write_rare`.
+/// fences checked with `$fenced` (nothing written when one fails), the
+/// claim if any (nothing written when it is taken), then the group's rows
+/// with `$write_rows` and the rarer rows with `$write_rare`.
 macro_rules! claim_then_rows {
-    ($pool:expr, $claim:expr, $rows:expr, $write_rows:path, $write_rare:path $(, $before:expr)?) => {{
+    ($pool:expr, $claim:expr, $rows:expr, $fenced:path, $write_rows:path, $write_rare:path $(, $before:expr)?) => {{
         let (claim, rows): (Option<&Claim<'_>>, &Rows<'_>) = ($claim, $rows);
         let mut conn = super::acquire($pool.acquire()).await?;
         $($before(&mut *conn).await;)?
         let mut tx = conn.begin().await?;
+        if !rows.fences.is_empty() {
+            let fenced = $fenced(&mut tx, rows).await?;
+            if !fenced.is_empty() {
+                tx.rollback().await?;
+                return Ok(super::Committed::Fenced(fenced));
+            }
+        }
         if let Some(claim) = claim {
             let claimed = sqlx::query(
                 "INSERT INTO idempotency_keys (idempotency_key, operation, body_sha256, game_id, state, \
@@ -156,13 +189,13 @@ macro_rules! claim_then_rows {
                 == 1;
             if !claimed {
                 tx.rollback().await?;
-                return Ok(false);
+                return Ok(super::Committed::ClaimTaken);
             }
         }
         $write_rows(&mut tx, rows).await?;
         $write_rare(&mut tx, rows).await?;
         tx.commit().await?;
-        Ok(true)
+        Ok(super::Committed::Written)
     }};
 }
 use claim_then_rows;
@@ -201,6 +234,9 @@ struct Rows<'a> {
     /// The tail's rows numbered below this are deleted.
     truncate_below: Option<i64>,
     hands: Vec<(&'a str, &'a HandRow)>,
+    /// The fences of the games whose batches carry one (cluster mode):
+    /// each game once, with its epoch.
+    fences: Vec<(&'a str, i64)>,
 }
 
 impl<'a> Rows<'a> {
@@ -234,7 +270,15 @@ impl<'a> Rows<'a> {
             tail_events: Vec::new(),
             truncate_below: filing.truncate_below(),
             hands: batches.iter().flat_map(|b| b.hands.iter().map(|r| (b.game_id.as_str(), r))).collect(),
+            fences: Vec::new(),
         };
+        for b in batches {
+            if let Some(epoch) = b.fence
+                && !rows.fences.iter().any(|(id, _)| *id == b.game_id)
+            {
+                rows.fences.push((&b.game_id, epoch));
+            }
+        }
         // The rows waiting in the tail of the games filed now, then the
         // batches' own, each where the filing puts it.
         if let Some(tail) = tail {

@@ -11,7 +11,7 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use tokio::sync::mpsc;
 
 use super::{
-    Claim, EVENT_COLUMNS, GAME_COLUMNS, GAME_CONFLICT, GameRow, INPUT_COLUMNS, PACK_EVENTS, PACK_INPUTS, Rows,
+    Claim, Committed, EVENT_COLUMNS, GAME_COLUMNS, GAME_CONFLICT, GameRow, INPUT_COLUMNS, PACK_EVENTS, PACK_INPUTS, Rows,
     SeatChange, Write, acquire, claim_then_rows, hands_ended, json, pack_blocks, rare_writes,
 };
 use crate::store::saved::ROW_SEPARATOR;
@@ -51,9 +51,9 @@ impl PostgresWriter {
 }
 
 impl Write for PostgresWriter {
-    async fn transaction(&self, claim: Option<&Claim<'_>>, rows: &Rows<'_>) -> Result<bool, sqlx::Error> {
-        let committed = claim_then_rows!(self.pool, claim, rows, postgres_rows, postgres_rare);
-        if let Ok(true) = committed {
+    async fn transaction(&self, claim: Option<&Claim<'_>>, rows: &Rows<'_>) -> Result<Committed, sqlx::Error> {
+        let committed = claim_then_rows!(self.pool, claim, rows, postgres_fenced, postgres_rows, postgres_rare);
+        if let Ok(Committed::Written) = committed {
             for game_id in hands_ended(rows) {
                 // Full (the packer far behind): that game's restart reads rows instead.
                 let _ = self.packer.try_send(game_id.to_string());
@@ -75,6 +75,25 @@ impl Write for PostgresWriter {
     async fn close(&self) {
         self.pool.close().await
     }
+}
+
+/// The games of `rows` whose fence fails: their owner row no longer has the
+/// epoch their batches carry (another node took them over), or the owning
+/// node's lease has expired by the database's clock. The owner rows that
+/// hold are share-locked until the transaction ends, so a takeover (which
+/// updates them) waits for this group's commit, and reads it.
+async fn postgres_fenced(tx: &mut sqlx::PgConnection, rows: &Rows<'_>) -> Result<Vec<String>, sqlx::Error> {
+    let held: Vec<String> = sqlx::query_scalar(
+        "SELECT o.game_id FROM table_owners o \
+         JOIN UNNEST($1::text[], $2::int8[]) AS f(game_id, epoch) ON f.game_id = o.game_id AND f.epoch = o.epoch \
+         JOIN cluster_nodes n ON n.id = o.node_id AND n.expires_at > clock_timestamp() \
+         FOR SHARE OF o",
+    )
+    .bind(rows.fences.iter().map(|(id, _)| id.to_string()).collect::<Vec<String>>())
+    .bind(rows.fences.iter().map(|(_, epoch)| *epoch).collect::<Vec<i64>>())
+    .fetch_all(&mut *tx)
+    .await?;
+    Ok(rows.fences.iter().filter(|(id, _)| !held.iter().any(|h| h == id)).map(|(id, _)| id.to_string()).collect())
 }
 
 async fn postgres_rows(tx: &mut sqlx::PgConnection, rows: &Rows<'_>) -> Result<(), sqlx::Error> {

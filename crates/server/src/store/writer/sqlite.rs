@@ -11,7 +11,7 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 use sqlx::{Connection, Sqlite};
 
 use super::{
-    Claim, EVENT_COLUMNS, EVENT_TAIL_COLUMNS, GAME_COLUMNS, GAME_CONFLICT, INPUT_COLUMNS, INPUT_TAIL_COLUMNS,
+    Claim, Committed, EVENT_COLUMNS, EVENT_TAIL_COLUMNS, GAME_COLUMNS, GAME_CONFLICT, INPUT_COLUMNS, INPUT_TAIL_COLUMNS,
     NOT_AGAIN, PACK_EVENTS, PACK_INPUTS, Rows, SeatChange, Write, acquire, claim_then_rows, hands_ended, json,
     pack_blocks, rare_writes,
 };
@@ -68,9 +68,9 @@ impl SqliteWriter {
 }
 
 impl Write for SqliteWriter {
-    async fn transaction(&self, claim: Option<&Claim<'_>>, rows: &Rows<'_>) -> Result<bool, sqlx::Error> {
+    async fn transaction(&self, claim: Option<&Claim<'_>>, rows: &Rows<'_>) -> Result<Committed, sqlx::Error> {
         let wal = &self.wal;
-        claim_then_rows!(self.pool, claim, rows, sqlite_rows, sqlite_rare_and_blocks, |conn| wal
+        claim_then_rows!(self.pool, claim, rows, unfenced, sqlite_rows, sqlite_rare_and_blocks, |conn| wal
             .finish_checkpoint(conn))
     }
 
@@ -316,4 +316,10 @@ mod tests {
     fn multi_row_inserts_number_their_parameters() {
         assert_eq!(super::insert_sql("t (a, b)", 2, 2), "INSERT INTO t (a, b) VALUES (?, ?), (?, ?)");
     }
+}
+
+/// SQLite never plays in a cluster (`--nats` is refused with it): a fence
+/// there is a mistake, and every game carrying one is refused.
+async fn unfenced(_: &mut sqlx::SqliteConnection, rows: &Rows<'_>) -> Result<Vec<String>, sqlx::Error> {
+    Ok(rows.fences.iter().map(|(id, _)| id.to_string()).collect())
 }

@@ -1,0 +1,553 @@
+//! Cluster mode (`serve --database postgres://... --nats nats://...`):
+//! several nodes on one database and one NATS play as one service.
+//!
+//! - **Membership** is a lease per node in Postgres (`store::cluster`),
+//!   renewed every [`ClusterConfig::heartbeat`] and expiring by the
+//!   database's clock after [`ClusterConfig::lease`].
+//! - **Ownership**: each table has one owner row with a fencing epoch. The
+//!   node that opens a table owns it; when a node's lease expires (or it
+//!   leaves), the live nodes take its tables over, each a share, and bring
+//!   them back from the log as a restart does. The journal's writes carry
+//!   the epoch and the database refuses a stale one, so a node that lost a
+//!   table shows nothing more of it (it stops the table and sends its
+//!   clients to reconnect).
+//! - **Routing**: a table of another node is reached through a stand-in
+//!   ([`relay::Remote`]) that relays its commands and streams over NATS,
+//!   so every node serves every table (REST, WebSocket, classic).
+//! - **The lobby** lists every node's tables: each node answers
+//!   `mj.lobby.list` with its own.
+//!
+//! Nothing of a game is kept in NATS: it only carries commands and the
+//! messages of streams already stored.
+
+pub mod relay;
+
+use std::collections::{HashMap, HashSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use futures_util::StreamExt;
+use futures_util::future::BoxFuture;
+use tokio::sync::{Notify, watch};
+
+use crate::protocol::ws::TableInfo;
+use crate::store::cluster::NodeRow;
+use crate::store::{Store, StoreError};
+use crate::table::lobby::Elsewhere;
+use crate::table::{Lobby, TableCommand, TableError, TableHandle};
+
+/// The subject every node answers with its tables.
+const LOBBY_SUBJECT: &str = "mj.lobby.list";
+
+/// The subject that tells every node that tables wait to be taken over.
+const ORPHANS_SUBJECT: &str = "mj.cluster.orphans";
+
+/// How long a listing waits for the other nodes' answers.
+const LIST_WITHIN: Duration = Duration::from_millis(500);
+
+/// A dead node's row is removed this long after its lease expired, once
+/// its tables are taken over.
+const FORGET_DEAD_AFTER: Duration = Duration::from_secs(60);
+
+/// How a node joins the cluster.
+#[derive(Clone, Debug)]
+pub struct ClusterConfig {
+    /// The NATS server (`--nats`).
+    pub nats_url: String,
+    /// The node's name (`--node-name`).
+    pub node_name: String,
+    /// Where this node's HTTP listener is, as it sees it.
+    pub address: String,
+    /// How long a lease lasts without a heartbeat: a dead node's tables are
+    /// taken over this long after its last one.
+    pub lease: Duration,
+    /// How often the lease is renewed and the tables waiting to be taken
+    /// over are looked for.
+    pub heartbeat: Duration,
+    /// The messages a relayed stream may hold for a slow socket.
+    pub relay_queue: usize,
+}
+
+impl ClusterConfig {
+    /// The default lease (5 s) and heartbeat (1 s): a dead node's tables are
+    /// playing again elsewhere within about 7 s (docs/architecture.md).
+    pub fn new(nats_url: String, node_name: String, address: String) -> ClusterConfig {
+        ClusterConfig {
+            nats_url,
+            node_name,
+            address,
+            lease: Duration::from_secs(5),
+            heartbeat: Duration::from_secs(1),
+            relay_queue: 1024,
+        }
+    }
+}
+
+/// Why a node could not join.
+#[derive(Debug, thiserror::Error)]
+pub enum JoinError {
+    /// NATS could not be reached.
+    #[error("cannot connect to NATS at {url}: {why}")]
+    Nats {
+        /// `--nats`.
+        url: String,
+        /// Why.
+        why: String,
+    },
+    /// The store refused.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// This node's part in the cluster.
+#[derive(Debug)]
+pub struct Cluster {
+    node_id: String,
+    config: ClusterConfig,
+    nats: async_nats::Client,
+    store: Store,
+    lobby: Arc<Lobby>,
+    owner: Arc<relay::Owner>,
+    /// Stand-ins of the other nodes' tables, by table id.
+    remotes: Mutex<HashMap<String, relay::Remote>>,
+    /// The live members at the last heartbeat.
+    members: Mutex<Vec<NodeRow>>,
+    /// Nodes that did not answer lately.
+    unanswering: relay::Unanswering,
+    /// `true` while this node holds a live lease.
+    member: watch::Sender<bool>,
+    /// Wakes the takeover at once (a node left).
+    orphans: Notify,
+    leaving: AtomicBool,
+    /// Ends the node's tasks once it has left.
+    stop: tokio_util::sync::CancellationToken,
+}
+
+impl Cluster {
+    /// Connects to NATS, takes this node's lease and joins `lobby` to the
+    /// cluster; then heartbeats, takes over tables nobody plays, and
+    /// answers the other nodes until `shutdown`.
+    pub async fn join(
+        config: ClusterConfig,
+        store: Store,
+        lobby: Arc<Lobby>,
+    ) -> Result<Arc<Cluster>, JoinError> {
+        let node_id = uuid::Uuid::new_v4().simple().to_string();
+        let nats = async_nats::ConnectOptions::new()
+            .name(format!("mahjong-server {}", config.node_name))
+            .connection_timeout(Duration::from_secs(5))
+            .request_timeout(Some(relay::ANSWER_WITHIN))
+            .connect(config.nats_url.as_str())
+            .await
+            .map_err(|e| JoinError::Nats { url: config.nats_url.clone(), why: e.to_string() })?;
+        let node_subject = relay::node_subject(&node_id);
+        let subscribe = |subject: String| {
+            let nats = nats.clone();
+            let url = config.nats_url.clone();
+            async move { nats.subscribe(subject).await.map_err(|e| JoinError::Nats { url, why: e.to_string() }) }
+        };
+        let commands = subscribe(node_subject).await?;
+        let listings = subscribe(LOBBY_SUBJECT.to_string()).await?;
+        let orphans = subscribe(ORPHANS_SUBJECT.to_string()).await?;
+        store.join_cluster(&node_id, &config.node_name, &config.address, config.lease).await?;
+        crate::metrics::cluster_member(true);
+        let owner = relay::Owner::new(nats.clone(), lobby.clone());
+        let cluster = Arc::new(Cluster {
+            node_id,
+            config,
+            nats,
+            store,
+            lobby: lobby.clone(),
+            owner: owner.clone(),
+            remotes: Mutex::default(),
+            members: Mutex::default(),
+            unanswering: Default::default(),
+            member: watch::Sender::new(true),
+            orphans: Notify::new(),
+            leaving: AtomicBool::new(false),
+            stop: Default::default(),
+        });
+        lobby.join(cluster.clone());
+        tracing::info!(node = %cluster.config.node_name, id = %cluster.node_id, "joined the cluster");
+        cluster.spawn(owner.serve(commands));
+        cluster.spawn(cluster.clone().answer_listings(listings));
+        cluster.spawn(cluster.clone().hear_orphans(orphans));
+        cluster.spawn(cluster.clone().keep_lease());
+        cluster.spawn(cluster.clone().take_over_orphans());
+        Ok(cluster)
+    }
+
+    /// Runs one of the node's tasks until it has left the cluster (not until
+    /// the server's stop signal: the node hands its tables over first).
+    fn spawn(&self, task: impl Future<Output = ()> + Send + 'static) {
+        let stop = self.stop.clone();
+        tokio::spawn(async move {
+            tokio::select! {
+                _ = task => {}
+                _ = stop.cancelled() => {}
+            }
+        });
+    }
+
+    /// This node's id (its lease's).
+    pub fn node_id(&self) -> &str {
+        &self.node_id
+    }
+
+    /// Whether this node holds a live lease now (`/readyz`).
+    pub fn is_member(&self) -> bool {
+        *self.member.borrow() && !self.leaving.load(Ordering::SeqCst)
+    }
+
+    /// Every node with a lease row (`GET /api/v1/cluster`).
+    pub async fn nodes(&self) -> Result<Vec<NodeRow>, StoreError> {
+        self.store.nodes().await
+    }
+
+    // ----- the lease ------------------------------------------------------------------
+
+    /// Renews the lease every heartbeat; checks that this node still owns
+    /// what it plays, and forgets the stand-ins and relays of dead nodes.
+    async fn keep_lease(self: Arc<Self>) {
+        let mut tick = tokio::time::interval(self.config.heartbeat);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        let mut renewed = Instant::now();
+        loop {
+            tick.tick().await;
+            if self.leaving.load(Ordering::SeqCst) {
+                return;
+            }
+            let tables = self.store.fences().len() as i64;
+            let sockets = crate::metrics::SocketCount::now();
+            match self.store.renew_lease(&self.node_id, self.config.lease, tables, sockets).await {
+                Ok(true) => {
+                    renewed = Instant::now();
+                    self.set_member(true);
+                }
+                Ok(false) => {
+                    // Paused or cut off past the lease: the others may be
+                    // taking its tables over. Give them all up, then come back.
+                    tracing::error!("this node's lease expired: its tables are given up, and it joins again");
+                    self.give_up_everything().await;
+                    match self.rejoin().await {
+                        Ok(()) => renewed = Instant::now(),
+                        Err(e) => tracing::error!("cannot join the cluster again: {e}"),
+                    }
+                    continue;
+                }
+                Err(e) => {
+                    tracing::warn!("cannot renew this node's lease: {e}");
+                    if renewed.elapsed() >= self.config.lease {
+                        // The lease has lapsed by now, whatever the
+                        // database says when it answers again.
+                        self.give_up_everything().await;
+                    }
+                    continue;
+                }
+            }
+            if let Err(e) = self.check_ownership().await {
+                tracing::warn!("cannot check this node's tables: {e}");
+            }
+            match self.store.nodes().await {
+                Ok(nodes) => {
+                    let alive: Vec<NodeRow> = nodes.into_iter().filter(|n| n.expires_in_ms > 0).collect();
+                    let ids: Vec<String> = alive.iter().map(|n| n.id.clone()).collect();
+                    self.forget_stand_ins(&ids);
+                    self.owner.forget_nodes_but(&ids).await;
+                    *self.members.lock().unwrap_or_else(|e| e.into_inner()) = alive;
+                }
+                Err(e) => tracing::warn!("cannot read the cluster's nodes: {e}"),
+            }
+            let _ = self.store.forget_dead_nodes(FORGET_DEAD_AFTER).await;
+        }
+    }
+
+    fn set_member(&self, live: bool) {
+        if self.member.send_replace(live) != live {
+            crate::metrics::cluster_member(live);
+        }
+    }
+
+    /// Stops every table this node plays without writing anything more:
+    /// its lease has lapsed, so others may own them now.
+    async fn give_up_everything(&self) {
+        self.set_member(false);
+        let fences = self.store.fences();
+        if fences.is_empty() {
+            return;
+        }
+        crate::metrics::cluster_lost(fences.len());
+        for (id, _) in fences {
+            self.give_up(&id).await;
+        }
+    }
+
+    /// Stops one table here: another node owns it now.
+    async fn give_up(&self, id: &str) {
+        self.store.unfence(id);
+        if let Ok(handle) = self.lobby.get(id) {
+            let _ = handle.send(TableCommand::GiveUp).await;
+        }
+    }
+
+    /// After the lease expired: whatever still names this node is given up
+    /// in the store, and the lease starts again.
+    async fn rejoin(&self) -> Result<(), StoreError> {
+        for (id, epoch) in self.store.owned_tables(&self.node_id).await? {
+            self.store.release_table(&id, &self.node_id, epoch).await?;
+        }
+        self.store.forget_node(&self.node_id).await?;
+        let c = &self.config;
+        self.store.join_cluster(&self.node_id, &c.node_name, &c.address, c.lease).await?;
+        self.set_member(true);
+        let _ = self.nats.publish(ORPHANS_SUBJECT, Vec::new().into()).await;
+        Ok(())
+    }
+
+    /// Compares what this node plays with what the store says it owns:
+    /// a table owned elsewhere now (or at another epoch) is given up; one
+    /// that has closed here gives its row up (forgotten once its game is
+    /// over, else released for another node to bring back).
+    async fn check_ownership(&self) -> Result<(), StoreError> {
+        let owned: HashMap<String, i64> = self.store.owned_tables(&self.node_id).await?.into_iter().collect();
+        let mut lost = 0;
+        for (id, epoch) in self.store.fences() {
+            if owned.get(&id) != Some(&epoch) {
+                lost += 1;
+                tracing::warn!(table = %id, "another node plays this table now: it stops here");
+                self.give_up(&id).await;
+            } else if !self.lobby.holds(&id) {
+                self.store.unfence(&id);
+                self.store.close_table(&id, &self.node_id, epoch).await?;
+            }
+        }
+        if lost > 0 {
+            crate::metrics::cluster_lost(lost);
+        }
+        crate::metrics::cluster_owned(self.store.fences().len());
+        Ok(())
+    }
+
+    // ----- taking tables over ------------------------------------------------------------
+
+    /// Every heartbeat (and at once when told), takes a share of the tables
+    /// nobody plays and brings them back.
+    async fn take_over_orphans(self: Arc<Self>) {
+        loop {
+            tokio::select! {
+                _ = tokio::time::sleep(self.config.heartbeat) => {}
+                _ = self.orphans.notified() => {}
+            }
+            if self.leaving.load(Ordering::SeqCst) {
+                return;
+            }
+            if !*self.member.borrow() {
+                continue;
+            }
+            if let Err(e) = self.take_over_share().await {
+                tracing::warn!("cannot take tables over: {e}");
+            }
+        }
+    }
+
+    async fn take_over_share(&self) -> Result<(), StoreError> {
+        let (orphans, members) = self.store.orphans_and_members().await?;
+        if orphans == 0 || members == 0 {
+            return Ok(());
+        }
+        // A fair share each, so that a dead node's tables spread over the others.
+        let share = (orphans + members - 1) / members;
+        let taken = self.store.take_over_tables(&self.node_id, share).await?;
+        if taken.is_empty() {
+            return Ok(());
+        }
+        let began = Instant::now();
+        for (id, epoch) in &taken {
+            self.store.fence(id, *epoch);
+        }
+        let ids: Vec<String> = taken.into_iter().map(|(id, _)| id).collect();
+        let count = ids.len();
+        crate::metrics::cluster_taken_over(count);
+        let progress = self.lobby.take_over(ids).await;
+        tracing::info!(
+            "{count} tables taken over in {:.2} s ({} could not be brought back)",
+            began.elapsed().as_secs_f64(),
+            progress.failed
+        );
+        Ok(())
+    }
+
+    async fn hear_orphans(self: Arc<Self>, mut orphans: async_nats::Subscriber) {
+        while orphans.next().await.is_some() {
+            crate::metrics::nats_message(false);
+            self.orphans.notify_one();
+        }
+    }
+
+    // ----- leaving ----------------------------------------------------------------------
+
+    /// Hands every table over before this node stops (SIGTERM): each stores
+    /// what it has, sends its clients to reconnect, and is released; the
+    /// other nodes, told at once, take them over. Then the lease goes.
+    pub async fn leave(&self) {
+        if self.leaving.swap(true, Ordering::SeqCst) {
+            return;
+        }
+        let began = Instant::now();
+        if let Err(e) = self.store.leave_cluster(&self.node_id).await {
+            tracing::warn!("cannot mark this node as leaving: {e}");
+        }
+        let fences = self.store.fences();
+        let handovers = fences.iter().map(|(id, epoch)| async move {
+            if let Ok(handle) = self.lobby.get(id) {
+                let _ = handle.ask(|reply| TableCommand::HandOver { reply }).await;
+            }
+            self.store.unfence(id);
+            if let Err(e) = self.store.release_table(id, &self.node_id, *epoch).await {
+                tracing::warn!(table = %id, "cannot release the table: {e}");
+            }
+        });
+        futures_util::future::join_all(handovers).await;
+        let _ = self.nats.publish(ORPHANS_SUBJECT, Vec::new().into()).await;
+        let _ = self.nats.flush().await;
+        if let Err(e) = self.store.forget_node(&self.node_id).await {
+            tracing::warn!("cannot remove this node's lease: {e}");
+        }
+        crate::metrics::cluster_member(false);
+        self.stop.cancel();
+        tracing::info!("{} tables handed over in {:.2} s; left the cluster", fences.len(), began.elapsed().as_secs_f64());
+    }
+
+    // ----- the others' tables ---------------------------------------------------------------
+
+    /// Ends the stand-ins of tables whose node is no longer alive, and
+    /// those idle with no stream (the next request looks the table up again).
+    fn forget_stand_ins(&self, alive: &[String]) {
+        let mut remotes = self.remotes.lock().unwrap_or_else(|e| e.into_inner());
+        remotes.retain(|_, remote| {
+            let keep = alive.contains(&remote.owner) && !remote.gone.is_cancelled();
+            if !keep {
+                remote.gone.cancel();
+            }
+            keep
+        });
+    }
+
+    async fn find_elsewhere(&self, id: &str) -> Result<TableHandle, TableError> {
+        if let Some(remote) = self.remotes.lock().unwrap_or_else(|e| e.into_inner()).get(id)
+            && !remote.gone.is_cancelled()
+        {
+            return Ok(remote.handle.clone());
+        }
+        let owner = self.store.owner(id).await.map_err(|e| match e {
+            StoreError::Unavailable(_) => TableError::StoreUnavailable,
+            _ => TableError::NoSuchTable(id.to_string()),
+        })?;
+        match owner {
+            None => Err(TableError::NoSuchTable(id.to_string())),
+            // Nobody plays it now, or this node is bringing it back.
+            Some(o) if o.node_id.is_none() || o.node_id.as_deref() == Some(&self.node_id) => {
+                Err(TableError::Recovering)
+            }
+            Some(o) => {
+                let owner = o.node_id.unwrap_or_default();
+                // A node that did not answer within a lease is dead or
+                // paused: its tables are about to move.
+                let silent = self.unanswering.lock().unwrap_or_else(|e| e.into_inner()).get(&owner).copied();
+                if silent.is_some_and(|at| at.elapsed() < self.config.lease * 2) {
+                    return Err(TableError::Recovering);
+                }
+                let mut remotes = self.remotes.lock().unwrap_or_else(|e| e.into_inner());
+                let remote = remotes.entry(id.to_string()).or_insert_with(|| {
+                    relay::Remote::start(
+                        self.nats.clone(),
+                        id.to_string(),
+                        owner.clone(),
+                        self.node_id.clone(),
+                        self.config.relay_queue,
+                        self.unanswering.clone(),
+                    )
+                });
+                if remote.gone.is_cancelled() || remote.owner != owner {
+                    remote.gone.cancel();
+                    *remote = relay::Remote::start(
+                        self.nats.clone(),
+                        id.to_string(),
+                        owner,
+                        self.node_id.clone(),
+                        self.config.relay_queue,
+                        self.unanswering.clone(),
+                    );
+                }
+                Ok(remote.handle.clone())
+            }
+        }
+    }
+
+    /// Asks every other live node for its tables; waits for them all, at
+    /// most [`LIST_WITHIN`].
+    async fn list_others(&self) -> Vec<TableInfo> {
+        let others = self.members.lock().unwrap_or_else(|e| e.into_inner()).iter().filter(|n| n.id != self.node_id).count();
+        if others == 0 {
+            return Vec::new();
+        }
+        let inbox = self.nats.new_inbox();
+        let Ok(mut answers) = self.nats.subscribe(inbox.clone()).await else { return Vec::new() };
+        crate::metrics::nats_message(true);
+        if self.nats.publish_with_reply(LOBBY_SUBJECT, inbox, self.node_id.clone().into()).await.is_err() {
+            return Vec::new();
+        }
+        let mut tables = Vec::new();
+        let mut heard = HashSet::new();
+        let deadline = tokio::time::Instant::now() + LIST_WITHIN;
+        while heard.len() < others {
+            let Ok(Some(answer)) = tokio::time::timeout_at(deadline, answers.next()).await else { break };
+            crate::metrics::nats_message(false);
+            if let Ok((node, listed)) = serde_json::from_slice::<(String, Vec<TableInfo>)>(&answer.payload)
+                && heard.insert(node)
+            {
+                tables.extend(listed);
+            }
+        }
+        let _ = answers.unsubscribe().await;
+        tables
+    }
+
+    /// Answers the other nodes' listings with this node's tables.
+    async fn answer_listings(self: Arc<Self>, mut listings: async_nats::Subscriber) {
+        while let Some(ask) = listings.next().await {
+            crate::metrics::nats_message(false);
+            // Our own question: we list ourselves without it.
+            if ask.payload.as_ref() == self.node_id.as_bytes() {
+                continue;
+            }
+            let Some(reply) = ask.reply else { continue };
+            let cluster = self.clone();
+            tokio::spawn(async move {
+                let tables = cluster.lobby.list_here().await;
+                let payload = serde_json::to_vec(&(&cluster.node_id, tables)).unwrap_or_default();
+                crate::metrics::nats_message(true);
+                let _ = cluster.nats.publish(reply, payload.into()).await;
+            });
+        }
+    }
+}
+
+impl Elsewhere for Cluster {
+    fn node_id(&self) -> String {
+        self.node_id.clone()
+    }
+
+    fn node_name(&self) -> &str {
+        &self.config.node_name
+    }
+
+    fn find<'a>(&'a self, id: &'a str) -> BoxFuture<'a, Result<TableHandle, TableError>> {
+        Box::pin(self.find_elsewhere(id))
+    }
+
+    fn others(&self) -> BoxFuture<'_, Vec<TableInfo>> {
+        Box::pin(self.list_others())
+    }
+}

@@ -1,0 +1,583 @@
+//! Tables of other nodes, reached over NATS.
+//!
+//! - **Commands** go by request-reply to the owner's subject
+//!   (`mj.node.<node id>`), one JSON [`Ask`] each; a client's moves and its
+//!   disconnection are published there without a reply, in order.
+//! - **A connection's stream** (everything its table queues for it, already
+//!   cut to what it may see: the owner's table does that, exactly as for a
+//!   socket of its own) is published by the owner on the connection's relay
+//!   subject (`mj.relay.<node id>.<n>`), each message numbered. The node of
+//!   the socket subscribes to it before it asks to connect, so nothing is
+//!   missed between the answer and the first event.
+//! - **A gap** (NATS core delivers at most once: a message lost while it
+//!   reconnected, say) is never papered over: the socket closes as fallen
+//!   behind (4000) and its client resumes with `since` from the stored log,
+//!   so a lost NATS message loses nothing and duplicates nothing.
+//!
+//! The hidden-information rule holds across nodes because the only thing
+//! that crosses for a connection is what the table cut for it.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use serde::{Deserialize, Serialize};
+use tokio::sync::{mpsc, oneshot};
+use tokio_util::sync::CancellationToken;
+
+use crate::bots::strategy::Strategy;
+use crate::limits::Permit;
+use crate::protocol::ws::{ClientMessage, WsErrorCode};
+use crate::table::{Asker, Connection, Farewell, Lobby, SeatGrant, TableCommand, TableError, TableHandle};
+
+/// A command for a table, sent to the node that plays it.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Ask {
+    /// [`TableCommand::Info`].
+    Info { table: String },
+    /// [`TableCommand::Options`].
+    Options { table: String },
+    /// [`TableCommand::Sit`] (the seat is counted against the client's
+    /// quota on the node it asked, not the owner's).
+    Sit { table: String, name: String, seat: Option<u8>, account: Option<i64>, session: Option<String> },
+    /// [`TableCommand::Leave`].
+    Leave { table: String, asker: Asker },
+    /// [`TableCommand::AddRobot`].
+    AddRobot { table: String, seat: Option<u8>, strategy: Strategy, asker: Asker },
+    /// [`TableCommand::RemoveRobot`].
+    RemoveRobot { table: String, seat: u8, asker: Asker },
+    /// [`TableCommand::Start`]; `robot_game`: the asker holds a game of robots.
+    Start { table: String, asker: Asker, robot_game: bool },
+    /// [`TableCommand::Abort`].
+    Abort { table: String },
+    /// [`TableCommand::Connect`], its stream relayed on `relay`; `from`:
+    /// the node of the socket.
+    Connect {
+        table: String,
+        token: Option<String>,
+        account: Option<i64>,
+        since: Option<u64>,
+        replay_hand: bool,
+        relay: String,
+        from: String,
+    },
+    /// [`TableCommand::Message`] (no reply).
+    Message { table: String, connection: u64, message: ClientMessage },
+    /// [`TableCommand::BadMessage`] (no reply).
+    BadMessage { table: String, connection: u64, code: WsErrorCode, reason: String },
+    /// [`TableCommand::Disconnect`] (no reply): the relayed socket closed.
+    Disconnect { table: String, connection: u64, relay: String },
+}
+
+/// The owner's answer to [`Ask::Connect`].
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Connected {
+    /// The connection's id at the table.
+    pub connection: u64,
+    /// Its seat (`None`: a spectator).
+    pub seat: Option<u8>,
+}
+
+/// The subject of a node's commands.
+pub fn node_subject(node_id: &str) -> String {
+    format!("mj.node.{node_id}")
+}
+
+/// How long a node waits for another's answer.
+pub const ANSWER_WITHIN: Duration = Duration::from_secs(5);
+
+/// The reason a relayed stream ended, as its last message says it.
+fn farewell_word(farewell: Option<Farewell>, closed: bool) -> &'static str {
+    match farewell {
+        Some(Farewell::Moved) => "moved",
+        Some(Farewell::Replaced) => "replaced",
+        Some(Farewell::SeatLeft) => "seat_left",
+        Some(Farewell::Closed) => "closed",
+        _ if closed => "closed",
+        Some(Farewell::FellBehind) | None => "fell_behind",
+    }
+}
+
+fn farewell_of(word: &str) -> Farewell {
+    match word {
+        "moved" => Farewell::Moved,
+        "replaced" => Farewell::Replaced,
+        "seat_left" => Farewell::SeatLeft,
+        "closed" => Farewell::Closed,
+        _ => Farewell::FellBehind,
+    }
+}
+
+/// A frame of a relayed stream: `N m<text>` (a message) or `N e<word>` (the end).
+fn frame(n: u64, kind: char, body: &str) -> Vec<u8> {
+    let mut out = Vec::with_capacity(body.len() + 24);
+    out.extend_from_slice(n.to_string().as_bytes());
+    out.push(b' ');
+    out.push(kind as u8);
+    out.extend_from_slice(body.as_bytes());
+    out
+}
+
+fn read_frame(payload: &[u8]) -> Option<(u64, char, &str)> {
+    let text = std::str::from_utf8(payload).ok()?;
+    let (n, rest) = text.split_once(' ')?;
+    let mut chars = rest.chars();
+    let kind = chars.next()?;
+    Some((n.parse().ok()?, kind, chars.as_str()))
+}
+
+// ----- the owner's side ----------------------------------------------------------------
+
+/// The owner's record of a connection relayed to another node.
+#[derive(Debug)]
+struct Relayed {
+    table: TableHandle,
+    connection: u64,
+    /// The node of the socket.
+    from: String,
+    stop: CancellationToken,
+}
+
+/// The owner's side: answers other nodes' commands for its tables.
+#[derive(Debug)]
+pub struct Owner {
+    nats: async_nats::Client,
+    lobby: Arc<Lobby>,
+    relays: Mutex<HashMap<String, Relayed>>,
+}
+
+impl Owner {
+    /// Serves the commands sent to this node.
+    pub fn new(nats: async_nats::Client, lobby: Arc<Lobby>) -> Arc<Owner> {
+        Arc::new(Owner { nats, lobby, relays: Mutex::default() })
+    }
+
+    /// Handles the messages of `subscriber` (this node's subject) until it
+    /// ends. Moves and disconnections are handled in the order they came;
+    /// requests each in a task of its own.
+    pub async fn serve(self: Arc<Self>, mut subscriber: async_nats::Subscriber) {
+        while let Some(message) = subscriber.next().await {
+            crate::metrics::nats_message(false);
+            let ask: Ask = match serde_json::from_slice(&message.payload) {
+                Ok(ask) => ask,
+                Err(e) => {
+                    tracing::warn!("a cluster command that does not read: {e}");
+                    continue;
+                }
+            };
+            match ask {
+                Ask::Message { table, connection, message } => {
+                    if let Ok(handle) = self.lobby.get(&table) {
+                        let _ = handle.send(TableCommand::Message { connection, message }).await;
+                    }
+                }
+                Ask::BadMessage { table, connection, code, reason } => {
+                    if let Ok(handle) = self.lobby.get(&table) {
+                        let _ = handle.send(TableCommand::BadMessage { connection, code, reason }).await;
+                    }
+                }
+                Ask::Disconnect { table, connection, relay } => {
+                    if let Some(relayed) = self.take_relay(&relay) {
+                        relayed.stop.cancel();
+                    }
+                    if let Ok(handle) = self.lobby.get(&table) {
+                        let _ = handle.send(TableCommand::Disconnect { connection }).await;
+                    }
+                }
+                ask => {
+                    let Some(reply) = message.reply else { continue };
+                    let owner = self.clone();
+                    tokio::spawn(async move {
+                        let answer = owner.answer(ask).await;
+                        crate::metrics::nats_message(true);
+                        let _ = owner.nats.publish(reply, answer.into()).await;
+                    });
+                }
+            }
+        }
+    }
+
+    fn take_relay(&self, relay: &str) -> Option<Relayed> {
+        self.relays.lock().unwrap_or_else(|e| e.into_inner()).remove(relay)
+    }
+
+    /// Ends the relayed connections of nodes no longer alive: their sockets
+    /// are gone with them.
+    pub async fn forget_nodes_but(&self, alive: &[String]) {
+        let gone: Vec<Relayed> = {
+            let mut relays = self.relays.lock().unwrap_or_else(|e| e.into_inner());
+            let dead: Vec<String> = relays.iter().filter(|(_, r)| !alive.contains(&r.from)).map(|(k, _)| k.clone()).collect();
+            dead.into_iter().filter_map(|k| relays.remove(&k)).collect()
+        };
+        for relayed in gone {
+            relayed.stop.cancel();
+            let _ = relayed.table.send(TableCommand::Disconnect { connection: relayed.connection }).await;
+        }
+    }
+
+    /// The answer to one request, as JSON.
+    async fn answer(&self, ask: Ask) -> Vec<u8> {
+        fn json<T: Serialize>(value: &Result<T, TableError>) -> Vec<u8> {
+            serde_json::to_vec(value).unwrap_or_default()
+        }
+        let table = match &ask {
+            Ask::Info { table }
+            | Ask::Options { table }
+            | Ask::Sit { table, .. }
+            | Ask::Leave { table, .. }
+            | Ask::AddRobot { table, .. }
+            | Ask::RemoveRobot { table, .. }
+            | Ask::Start { table, .. }
+            | Ask::Abort { table }
+            | Ask::Connect { table, .. }
+            | Ask::Message { table, .. }
+            | Ask::BadMessage { table, .. }
+            | Ask::Disconnect { table, .. } => table.clone(),
+        };
+        // Only this node's own tables: never relayed on again.
+        let handle = match self.lobby.get(&table) {
+            Ok(handle) => handle,
+            Err(e) => return json::<()>(&Err(e)),
+        };
+        match ask {
+            Ask::Info { .. } => {
+                let info = handle.ask(|reply| TableCommand::Info { reply }).await;
+                let node = self.lobby.node_name();
+                json(&info.map(|i| crate::protocol::ws::TableInfo { node, ..i }))
+            }
+            Ask::Options { .. } => json(&handle.ask(|reply| TableCommand::Options { reply }).await),
+            Ask::Sit { name, seat, account, session, .. } => {
+                let hold = Permit::uncounted();
+                let sat = handle.ask(|reply| TableCommand::Sit { name, seat, account, session, hold, reply }).await;
+                json::<SeatGrant>(&sat.and_then(|r| r))
+            }
+            Ask::Leave { asker, .. } => {
+                json::<()>(&handle.ask(|reply| TableCommand::Leave { asker, reply }).await.and_then(|r| r))
+            }
+            Ask::AddRobot { seat, strategy, asker, .. } => json::<u8>(
+                &handle.ask(|reply| TableCommand::AddRobot { seat, strategy, asker, reply }).await.and_then(|r| r),
+            ),
+            Ask::RemoveRobot { seat, asker, .. } => json::<()>(
+                &handle.ask(|reply| TableCommand::RemoveRobot { seat, asker, reply }).await.and_then(|r| r),
+            ),
+            Ask::Start { asker, robot_game, .. } => {
+                let robot_game = robot_game.then(Permit::uncounted);
+                json::<()>(&handle.ask(|reply| TableCommand::Start { asker, robot_game, reply }).await.and_then(|r| r))
+            }
+            Ask::Abort { .. } => json::<()>(&handle.ask(|reply| TableCommand::Abort { reply }).await.and_then(|r| r)),
+            Ask::Connect { token, account, since, replay_hand, relay, from, .. } => {
+                let connected = handle
+                    .ask(|reply| TableCommand::Connect { token, account, since, replay_hand, reply })
+                    .await
+                    .and_then(|r| r);
+                match connected {
+                    Ok(connection) => {
+                        let answer = Connected { connection: connection.id, seat: connection.seat };
+                        let stop = CancellationToken::new();
+                        self.relays.lock().unwrap_or_else(|e| e.into_inner()).insert(
+                            relay.clone(),
+                            Relayed { table: handle.clone(), connection: connection.id, from, stop: stop.clone() },
+                        );
+                        tokio::spawn(pump(self.nats.clone(), relay, connection, handle, stop));
+                        json(&Ok(answer))
+                    }
+                    Err(e) => json::<Connected>(&Err(e)),
+                }
+            }
+            // Handled in order by `serve`.
+            Ask::Message { .. } | Ask::BadMessage { .. } | Ask::Disconnect { .. } => Vec::new(),
+        }
+    }
+}
+
+/// Publishes what the table queues for a relayed connection, numbered, then
+/// why it ended.
+async fn pump(nats: async_nats::Client, relay: String, connection: Connection, table: TableHandle, stop: CancellationToken) {
+    let Connection { mut outbound, farewell, .. } = connection;
+    let mut n = 0u64;
+    loop {
+        let next = tokio::select! {
+            next = outbound.recv() => next,
+            _ = stop.cancelled() => return,
+        };
+        n += 1;
+        crate::metrics::nats_message(true);
+        match next {
+            Some(text) => {
+                if nats.publish(relay.clone(), frame(n, 'm', &text).into()).await.is_err() {
+                    return;
+                }
+            }
+            None => {
+                let closed = tokio::time::timeout(Duration::from_millis(200), table.closed()).await.is_ok();
+                let word = farewell_word(farewell.get().copied(), closed);
+                let _ = nats.publish(relay, frame(n, 'e', word).into()).await;
+                return;
+            }
+        }
+    }
+}
+
+// ----- the socket's side -----------------------------------------------------------------
+
+/// A stand-in for a table another node plays: a [`TableHandle`] whose
+/// commands go over NATS to the owner.
+#[derive(Debug)]
+pub struct Remote {
+    /// The stand-in's handle (what the lobby gives out).
+    pub handle: TableHandle,
+    /// The owner's node id.
+    pub owner: String,
+    /// Cancelled when the owner is gone: every relayed stream ends as moved.
+    pub gone: CancellationToken,
+    /// Relayed streams open now.
+    pub streams: Arc<AtomicUsize>,
+}
+
+/// Relay subjects are numbered per node.
+static RELAYS: AtomicU64 = AtomicU64::new(0);
+
+impl Remote {
+    /// Starts the stand-in of table `id`, played by node `owner`. `me` is
+    /// this node's id; `queue` the messages a relayed stream may hold for a
+    /// slow socket. It ends when `gone` is cancelled, or when the owner says
+    /// it does not have the table.
+    pub fn start(
+        nats: async_nats::Client,
+        id: String,
+        owner: String,
+        me: String,
+        queue: usize,
+        unanswering: Unanswering,
+    ) -> Remote {
+        let (handle, commands) = TableHandle::channel(id.clone());
+        let gone = CancellationToken::new();
+        let streams = Arc::new(AtomicUsize::new(0));
+        let stand_in = StandIn {
+            nats,
+            table: id,
+            subject: node_subject(&owner),
+            owner: owner.clone(),
+            me,
+            queue,
+            gone: gone.clone(),
+            streams: streams.clone(),
+            unanswering,
+        };
+        tokio::spawn(stand_in.run(commands));
+        Remote { handle, owner, gone, streams }
+    }
+}
+
+/// What a table's reply channel carries, made from the owner's answer.
+trait Answer: Send + Sized + 'static {
+    /// What the owner sends when it succeeds.
+    type Value: serde::de::DeserializeOwned + Send;
+    /// The reply, or none (a reply that cannot say why it failed).
+    fn from(answer: Result<Self::Value, TableError>) -> Option<Self>;
+}
+
+impl<T: serde::de::DeserializeOwned + Send + 'static> Answer for Result<T, TableError> {
+    type Value = T;
+    fn from(answer: Result<T, TableError>) -> Option<Self> {
+        Some(answer)
+    }
+}
+
+impl Answer for crate::protocol::ws::TableInfo {
+    type Value = Self;
+    fn from(answer: Result<Self, TableError>) -> Option<Self> {
+        answer.ok()
+    }
+}
+
+impl Answer for crate::rules::options::GameOptions {
+    type Value = Self;
+    fn from(answer: Result<Self, TableError>) -> Option<Self> {
+        answer.ok()
+    }
+}
+
+/// The nodes that did not answer a request lately, and when: a table of
+/// theirs is told to be on its way elsewhere (`recovering`) rather than
+/// asked again, until their lease runs out and another node takes it.
+pub type Unanswering = Arc<Mutex<HashMap<String, std::time::Instant>>>;
+
+#[derive(Clone)]
+struct StandIn {
+    nats: async_nats::Client,
+    table: String,
+    subject: String,
+    owner: String,
+    unanswering: Unanswering,
+    me: String,
+    queue: usize,
+    gone: CancellationToken,
+    streams: Arc<AtomicUsize>,
+}
+
+impl StandIn {
+    async fn run(self, mut commands: mpsc::Receiver<TableCommand>) {
+        loop {
+            let command = tokio::select! {
+                command = commands.recv() => command,
+                _ = self.gone.cancelled() => None,
+            };
+            let Some(command) = command else { break };
+            let table = self.table.clone();
+            match command {
+                // Answers that cannot be refused: a failure drops the
+                // reply, which the asker reads as the table closed.
+                TableCommand::Info { reply } => self.ask_then(Ask::Info { table }, reply),
+                TableCommand::Options { reply } => self.ask_then(Ask::Options { table }, reply),
+                TableCommand::Sit { name, seat, account, session, hold, reply } => {
+                    // The seat counts against the client's quota here, while the stand-in lives.
+                    drop(hold);
+                    self.ask_then(Ask::Sit { table, name, seat, account, session }, reply)
+                }
+                TableCommand::Leave { asker, reply } => self.ask_then(Ask::Leave { table, asker }, reply),
+                TableCommand::AddRobot { seat, strategy, asker, reply } => {
+                    self.ask_then(Ask::AddRobot { table, seat, strategy, asker }, reply)
+                }
+                TableCommand::RemoveRobot { seat, asker, reply } => {
+                    self.ask_then(Ask::RemoveRobot { table, seat, asker }, reply)
+                }
+                TableCommand::Start { asker, robot_game, reply } => {
+                    let robot_game = robot_game.is_some();
+                    self.ask_then(Ask::Start { table, asker, robot_game }, reply)
+                }
+                TableCommand::Abort { reply } => self.ask_then(Ask::Abort { table }, reply),
+                TableCommand::Connect { token, account, since, replay_hand, reply } => {
+                    let stand_in = self.clone();
+                    tokio::spawn(async move {
+                        let _ = reply.send(stand_in.connect(token, account, since, replay_hand).await);
+                    });
+                }
+                TableCommand::Message { connection, message } => {
+                    self.tell(&Ask::Message { table, connection, message }).await;
+                }
+                TableCommand::BadMessage { connection, code, reason } => {
+                    self.tell(&Ask::BadMessage { table, connection, code, reason }).await;
+                }
+                // Relayed connections say which relay they close themselves (see `connect`).
+                TableCommand::Disconnect { .. } => {}
+                // The owner's node hears of ended sessions itself.
+                TableCommand::EndSeatTokens(_) => {}
+                TableCommand::Shutdown { reply } | TableCommand::HandOver { reply } => {
+                    let _ = reply.send(());
+                    break;
+                }
+                TableCommand::GiveUp => break,
+            }
+        }
+        self.gone.cancel();
+    }
+
+    /// Publishes a command that needs no answer.
+    async fn tell(&self, ask: &Ask) {
+        crate::metrics::nats_message(true);
+        let payload = serde_json::to_vec(ask).unwrap_or_default();
+        let _ = self.nats.publish(self.subject.clone(), payload.into()).await;
+    }
+
+    /// Asks the owner, in a task of its own, and answers `reply` with the
+    /// owner's answer.
+    fn ask_then<R: Answer>(&self, ask: Ask, reply: oneshot::Sender<R>) {
+        let stand_in = self.clone();
+        tokio::spawn(async move {
+            if let Some(answer) = R::from(stand_in.request::<R::Value>(&ask).await) {
+                let _ = reply.send(answer);
+            }
+        });
+    }
+
+    /// Asks the owner and reads its answer. An owner that does not answer,
+    /// or no longer has the table, ends the stand-in: the table is moving,
+    /// and the next request finds where it went.
+    async fn request<T: serde::de::DeserializeOwned>(&self, ask: &Ask) -> Result<T, TableError> {
+        crate::metrics::nats_message(true);
+        let payload = serde_json::to_vec(ask).unwrap_or_default();
+        let asked = tokio::time::timeout(ANSWER_WITHIN, self.nats.request(self.subject.clone(), payload.into())).await;
+        let answer: Result<T, TableError> = match asked {
+            Ok(Ok(message)) => {
+                crate::metrics::nats_message(false);
+                serde_json::from_slice(&message.payload)
+                    .unwrap_or_else(|e| Err(TableError::Invalid(format!("the table's node answered oddly: {e}"))))
+            }
+            // No answer: the owner is gone or going; the table is on its way elsewhere.
+            _ => {
+                self.unanswering
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .insert(self.owner.clone(), std::time::Instant::now());
+                self.gone.cancel();
+                return Err(TableError::Recovering);
+            }
+        };
+        if let Err(TableError::NoSuchTable(_) | TableError::Recovering) = &answer {
+            self.gone.cancel();
+        }
+        answer
+    }
+
+    /// Connects to the owner's table, its stream relayed here.
+    async fn connect(
+        &self,
+        token: Option<String>,
+        account: Option<i64>,
+        since: Option<u64>,
+        replay_hand: bool,
+    ) -> Result<Connection, TableError> {
+        let relay = format!("mj.relay.{}.{}", self.me, RELAYS.fetch_add(1, Ordering::Relaxed));
+        // Subscribed before asking: nothing the owner sends is missed.
+        let mut frames = self.nats.subscribe(relay.clone()).await.map_err(|_| TableError::Recovering)?;
+        let table = self.table.clone();
+        let ask = Ask::Connect { table, token, account, since, replay_hand, relay: relay.clone(), from: self.me.clone() };
+        let connected: Connected = self.request(&ask).await?;
+        let (sender, outbound) = mpsc::channel(self.queue.max(1));
+        let farewell: Arc<OnceLock<Farewell>> = Arc::default();
+        let told = farewell.clone();
+        let stand_in = self.clone();
+        let connection = connected.connection;
+        self.streams.fetch_add(1, Ordering::Relaxed);
+        tokio::spawn(async move {
+            let mut expected = 1u64;
+            let why = loop {
+                let next = tokio::select! {
+                    next = frames.next() => next,
+                    // The socket closed: tell the owner.
+                    _ = sender.closed() => break None,
+                    _ = stand_in.gone.cancelled() => break Some(Farewell::Moved),
+                };
+                let Some(message) = next else { break Some(Farewell::Moved) };
+                crate::metrics::nats_message(false);
+                let Some((n, kind, body)) = read_frame(&message.payload) else { continue };
+                if n != expected {
+                    // A message lost on the way: the client resumes from the store.
+                    crate::metrics::gap_filled();
+                    break Some(Farewell::FellBehind);
+                }
+                expected += 1;
+                if kind == 'e' {
+                    break Some(farewell_of(body));
+                }
+                if sender.try_send(Arc::from(body)).is_err() {
+                    break Some(Farewell::FellBehind);
+                }
+            };
+            let _ = frames.unsubscribe().await;
+            if let Some(why) = why {
+                let _ = told.set(why);
+            }
+            drop(sender);
+            if why != Some(Farewell::Moved) || !stand_in.gone.is_cancelled() {
+                stand_in.tell(&Ask::Disconnect { table: stand_in.table.clone(), connection, relay }).await;
+            }
+            stand_in.streams.fetch_sub(1, Ordering::Relaxed);
+        });
+        Ok(Connection { id: connection, seat: connected.seat, outbound, farewell })
+    }
+}

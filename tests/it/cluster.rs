@@ -1,0 +1,377 @@
+//! Cluster mode through real processes: nodes of `mahjong-server serve
+//! --nats` on 127.0.0.1 ports, one scratch Postgres database, the machine's
+//! NATS (`.ci/run` starts one when none listens).
+//!
+//! Every table is played by one node; the others relay it. Killing, pausing
+//! or restarting a node must lose no event a client has seen and show no
+//! sequence number twice with different contents.
+
+use std::collections::BTreeMap;
+use std::net::{SocketAddr, TcpListener};
+use std::time::{Duration, Instant};
+
+use mahjong::auth::{AccountSettings, Accounts, Role};
+use mahjong::protocol::ws::ServerMessage;
+use mahjong_tools::client::{SeatPlan, TableSocket, http, play_seat};
+use serde_json::{Value, json};
+
+use crate::common::app::Api;
+use crate::common::db::TestDb;
+use crate::common::process::{ServerProcess, listener};
+
+const NATS: &str = "nats://127.0.0.1:4222";
+const UP: Duration = Duration::from_secs(60);
+
+/// Fails at once, saying what to install, when no NATS listens.
+fn nats_is_there() {
+    if std::net::TcpStream::connect_timeout(&"127.0.0.1:4222".parse().unwrap(), Duration::from_secs(2)).is_err() {
+        panic!(
+            "the cluster tests need a NATS server on 127.0.0.1:4222: install nats-server (Debian: apt install \
+             nats-server) and start it (`nats-server -a 127.0.0.1 -p 4222 &`); .ci/run starts one"
+        );
+    }
+}
+
+/// A node: its socket (kept across restarts) and its process.
+struct Node {
+    name: String,
+    /// `--pause` (deciseconds between robots' moves).
+    pause: String,
+    listener: TcpListener,
+    addr: SocketAddr,
+    process: Option<ServerProcess>,
+}
+
+impl Node {
+    /// A node whose robots wait `pause` deciseconds between moves.
+    async fn start(name: &str, database: &str, pause: u32, flags: &[&str]) -> Node {
+        let listener = listener();
+        let addr = listener.local_addr().unwrap();
+        let mut node = Node { name: name.into(), pause: pause.to_string(), listener, addr, process: None };
+        node.restart(database, flags).await;
+        node
+    }
+
+    /// Starts the node's process (again) and waits until it is a member.
+    async fn restart(&mut self, database: &str, flags: &[&str]) {
+        let mut all = vec!["--nats", NATS, "--node-name", &self.name, "--pause", &self.pause];
+        all.extend_from_slice(flags);
+        self.process = Some(ServerProcess::start_with(&self.listener, database, 7, UP, &all).await);
+        wait_for(UP, "the node to be ready", || async {
+            http(self.addr, "GET", "/readyz", None, None).await.is_ok_and(|a| a.status == 200)
+        })
+        .await;
+    }
+
+    fn api(&self) -> Api {
+        Api::at(self.addr)
+    }
+
+    fn process(&self) -> &ServerProcess {
+        self.process.as_ref().expect("the node runs")
+    }
+}
+
+async fn wait_for<F, Fut>(within: Duration, what: &str, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = Instant::now() + within;
+    while !check().await {
+        assert!(Instant::now() < deadline, "waited {within:?} for {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// A table of four robots playing one round, not started, opened through `api`.
+async fn robot_table(api: Api, name: &str) -> String {
+    api.create_table(json!({"name": name, "robots": [{}, {}, {}, {}], "options": {"NumRounds": 1}})).await
+}
+
+/// A tile of someone's concealed hand that an event shows, with its owner.
+fn concealed_tile_owner(event: &Value) -> Option<i64> {
+    let shows_tile = !event["tile"].is_null();
+    match event["type"].as_str()? {
+        "drew" | "tile_passed" if shows_tile => event["player"].as_i64(),
+        "tile_received" => event["player"].as_i64(),
+        _ => None,
+    }
+}
+
+/// Follows a table's stream as a spectator through `addrs` (the first that
+/// lets it in), reconnecting with `since` whenever the socket closes, until
+/// it has seen `until` or the game is over. Every event seen, by sequence
+/// number; a number seen twice must carry the same text.
+async fn follow(addrs: Vec<SocketAddr>, table: String, until: u64) -> BTreeMap<u64, String> {
+    let mut seen: BTreeMap<u64, String> = BTreeMap::new();
+    let mut last: Option<u64> = None;
+    let deadline = Instant::now() + Duration::from_secs(180);
+    let mut turn = 0;
+    'connect: loop {
+        assert!(Instant::now() < deadline, "following {table}: {} events seen, last {last:?}", seen.len());
+        let addr = addrs[turn % addrs.len()];
+        turn += 1;
+        let Ok(mut socket) = TableSocket::connect(addr, &table, None, last).await else {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            continue;
+        };
+        loop {
+            let Ok(Some((message, text))) = socket.next(Duration::from_secs(30)).await else { continue 'connect };
+            let ServerMessage::Event { seq, .. } = message else { continue };
+            let value: Value = serde_json::from_str(&text).unwrap();
+            assert_eq!(concealed_tile_owner(&value["event"]), None, "a spectator saw a concealed tile: {text}");
+            if let Some(before) = seen.insert(seq, text.clone()) {
+                assert_eq!(before, text, "two different events numbered {seq}");
+            }
+            assert!(last.is_none_or(|l| seq > l), "event {seq} after {last:?}");
+            last = Some(seq);
+            if seq >= until || value["event"]["type"] == "game_over" {
+                return seen;
+            }
+        }
+    }
+}
+
+/// An admin's token on the cluster's database, logged in through `api`.
+async fn admin(database: &str, api: Api) -> String {
+    let store = mahjong::store::Store::open(database).await.unwrap();
+    let accounts = Accounts::new(store.clone(), AccountSettings::default()).unwrap();
+    accounts.create("root", "correct horse battery", Role::Admin).await.unwrap();
+    store.close().await;
+    api.login("root", "correct horse battery").await
+}
+
+/// The value of a metric without labels in `/metrics`.
+async fn metric(addr: SocketAddr, name: &str) -> f64 {
+    let a = http(addr, "GET", "/metrics", None, None).await.unwrap();
+    let text = a.body.as_str().unwrap_or_default().to_string();
+    text.lines()
+        .filter(|l| l.starts_with(name))
+        .filter_map(|l| l.rsplit_once(' ').and_then(|(_, v)| v.parse::<f64>().ok()))
+        .sum()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sqlite_refuses_cluster_mode() {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mahjong-server"))
+        .args(["serve", "--database", "sqlite://x.db", "--nats", NATS, "--listen", "127.0.0.1:0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("needs a Postgres database"), "{said}");
+    assert!(!std::path::Path::new("x.db").exists(), "nothing was created");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn three_nodes_play_as_one_service() {
+    nats_is_there();
+    let db = TestDb::new("postgres").await;
+    let mut nodes = Vec::new();
+    for name in ["north", "south", "west"] {
+        nodes.push(Node::start(name, &db.url, 0, &[]).await);
+    }
+    // A table opened through each node is that node's, and every node lists them all.
+    let mut tables = Vec::new();
+    for node in &nodes {
+        tables.push(robot_table(node.api(), &format!("at {}", node.name)).await);
+    }
+    for node in &nodes {
+        wait_for(Duration::from_secs(5), "every node to list every table", || async {
+            let listed = node.api().get("/api/v1/tables").await;
+            let ids: Vec<&str> = listed["tables"].as_array().unwrap().iter().filter_map(|t| t["id"].as_str()).collect();
+            tables.iter().all(|t| ids.contains(&t.as_str()))
+        })
+        .await;
+    }
+    for (i, table) in tables.iter().enumerate() {
+        let elsewhere = &nodes[(i + 1) % 3];
+        let info = elsewhere.api().table_info(table).await;
+        assert_eq!(info["node"], nodes[i].name, "{info}");
+    }
+
+    // Spectators of north's table on north itself and on south see the same stream;
+    // the game is started through west.
+    let table = tables[0].clone();
+    let here = tokio::spawn(follow(vec![nodes[0].addr], table.clone(), u64::MAX));
+    let there = tokio::spawn(follow(vec![nodes[1].addr], table.clone(), u64::MAX));
+    wait_for(Duration::from_secs(5), "both spectators", || async {
+        nodes[2].api().table_info(&table).await["spectators"] == 2
+    })
+    .await;
+    nodes[2].api().start(&table, None).await;
+    let (here, there) = (here.await.unwrap(), there.await.unwrap());
+    assert!(here.len() > 100, "the game was followed: {} events", here.len());
+    assert_eq!(here, there, "a spectator on another node sees exactly what one on the owner sees");
+
+    // A person sits through south at a table of west's and plays from north:
+    // it sees its own concealed tiles, never another's.
+    let api = nodes[1].api();
+    let table = api.table(&[1, 2, 3], json!({"NumRounds": 1})).await;
+    let _ = &tables;
+    let token = nodes[1].api().sit(&table, "Eve", 0).await;
+    nodes[1].api().start(&table, Some(&token)).await;
+    let mut player = TableSocket::connect(nodes[0].addr, &table, Some(&token), None).await.unwrap();
+    let log = play_seat(&mut player, SeatPlan::new(0)).await.unwrap();
+    assert!(log.game_over && log.moves > 10, "the game was played through another node: {} moves", log.moves);
+    assert!(log.errors.is_empty(), "{:?}", log.errors);
+    let mut own = 0;
+    for text in &log.received {
+        let value: Value = serde_json::from_str(text).unwrap();
+        match concealed_tile_owner(&value["event"]) {
+            Some(0) => own += 1,
+            Some(other) => panic!("seat 0 saw seat {other}'s concealed tile: {text}"),
+            None => {}
+        }
+    }
+    assert!(own > 10, "the player saw its own draws ({own})");
+
+    // The admins' view of the cluster.
+    let token = admin(&db.url, nodes[2].api()).await;
+    let a = nodes[2].api().request("GET", "/api/v1/cluster", None, Some(&token)).await;
+    assert_eq!(a.status, 200, "{}", a.body);
+    let names: Vec<&str> = a.body["nodes"].as_array().unwrap().iter().filter_map(|n| n["name"].as_str()).collect();
+    assert_eq!(names, ["north", "south", "west"], "{}", a.body);
+    assert!(a.body["nodes"][0]["heartbeat_us"].as_i64().unwrap() > 0);
+    let anonymous = nodes[2].api().request("GET", "/api/v1/cluster", None, None).await;
+    assert_eq!(anonymous.status, 401);
+    assert!(metric(nodes[1].addr, "mahjong_cluster_nats_messages_total").await > 0.0);
+    drop(nodes);
+    db.remove().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_killed_node_s_tables_play_on_elsewhere() {
+    nats_is_there();
+    let db = TestDb::new("postgres").await;
+    let mut nodes = Vec::new();
+    for name in ["one", "two", "three"] {
+        nodes.push(Node::start(name, &db.url, 2, &[]).await);
+    }
+    let mut tables = Vec::new();
+    for n in 0..2 {
+        let table = robot_table(nodes[0].api(), &format!("doomed {n}")).await;
+        nodes[0].api().start(&table, None).await;
+        tables.push(table);
+    }
+    // Followed through the two nodes that live, far past the kill.
+    let followers: Vec<_> = tables
+        .iter()
+        .map(|t| tokio::spawn(follow(vec![nodes[1].addr, nodes[2].addr], t.clone(), 400)))
+        .collect();
+    wait_for(Duration::from_secs(30), "some play", || async {
+        nodes[1].api().table_info(&tables[0]).await["seq"].as_u64().unwrap_or(0) > 40
+    })
+    .await;
+    let mut before = Vec::new();
+    for t in &tables {
+        before.push(nodes[1].api().table_info(t).await["seq"].as_u64().unwrap());
+    }
+    nodes[0].process.take().unwrap().kill();
+    let killed = Instant::now();
+    for (t, seq) in tables.iter().zip(&before) {
+        wait_for(Duration::from_secs(15), "the table to play again elsewhere", || async {
+            let a = nodes[1].api().request("GET", &format!("/api/v1/tables/{t}"), None, None).await;
+            a.status == 200 && a.body["seq"].as_u64().is_some_and(|s| s > *seq) && a.body["node"] != "one"
+        })
+        .await;
+    }
+    eprintln!("tables playing again {:.1} s after the kill", killed.elapsed().as_secs_f64());
+    for follower in followers {
+        let seen = follower.await.unwrap();
+        let last = *seen.keys().last().unwrap();
+        assert!(last >= 400 || seen.values().any(|t| t.contains("game_over")), "the stream went on to {last}");
+    }
+    drop(nodes);
+    db.remove().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_node_paused_past_its_lease_writes_and_shows_nothing() {
+    nats_is_there();
+    let db = TestDb::new("postgres").await;
+    let lease = ["--lease-seconds", "2"];
+    let nodes = [Node::start("awake", &db.url, 2, &lease).await, Node::start("sleepy", &db.url, 2, &lease).await];
+    let table = robot_table(nodes[1].api(), "paused").await;
+    nodes[1].api().start(&table, None).await;
+    let follower = tokio::spawn(follow(vec![nodes[0].addr], table.clone(), 300));
+    wait_for(Duration::from_secs(30), "some play", || async {
+        nodes[0].api().table_info(&table).await["seq"].as_u64().unwrap_or(0) > 30
+    })
+    .await;
+    nodes[1].process().signal("STOP");
+    wait_for(Duration::from_secs(15), "the awake node to take the table over", || async {
+        let a = nodes[0].api().request("GET", &format!("/api/v1/tables/{table}"), None, None).await;
+        a.status == 200 && a.body["node"] == "awake"
+    })
+    .await;
+    nodes[1].process().signal("CONT");
+    // The sleeper finds its lease gone: it gives its table up (whatever it
+    // tried to write meanwhile was refused), and joins again.
+    wait_for(Duration::from_secs(15), "the sleeper to give its table up", || async {
+        metric(nodes[1].addr, "mahjong_cluster_tables_lost_total").await >= 1.0
+    })
+    .await;
+    let fenced = metric(nodes[1].addr, "mahjong_cluster_fenced_writes_total").await;
+    eprintln!("writes refused to the paused node: {fenced}");
+    wait_for(Duration::from_secs(15), "the sleeper to be a member again", || async {
+        http(nodes[1].addr, "GET", "/readyz", None, None).await.is_ok_and(|a| a.status == 200)
+    })
+    .await;
+    assert_eq!(nodes[1].api().table_info(&table).await["node"], "awake", "the table stays where it went");
+    let seen = follower.await.unwrap();
+    assert!(*seen.keys().last().unwrap() >= 300 || seen.values().any(|t| t.contains("game_over")));
+    drop(nodes);
+    db.remove().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_rolling_restart_loses_nothing() {
+    nats_is_there();
+    let db = TestDb::new("postgres").await;
+    let mut nodes = Vec::new();
+    for name in ["red", "green", "blue"] {
+        nodes.push(Node::start(name, &db.url, 2, &[]).await);
+    }
+    let mut tables = Vec::new();
+    for node in &nodes {
+        let table = robot_table(node.api(), &format!("rolling {}", node.name)).await;
+        node.api().start(&table, None).await;
+        tables.push(table);
+    }
+    let addrs: Vec<SocketAddr> = nodes.iter().map(|n| n.addr).collect();
+    let followers: Vec<_> =
+        tables.iter().map(|t| tokio::spawn(follow(addrs.clone(), t.clone(), 500))).collect();
+    for i in 0..3 {
+        let other = nodes[(i + 1) % 3].api();
+        let mine: Vec<(String, u64)> = {
+            let mut mine = Vec::new();
+            for t in &tables {
+                let info = other.table_info(t).await;
+                if info["node"] == nodes[i].name && info["state"] == "playing" {
+                    mine.push((t.clone(), info["seq"].as_u64().unwrap()));
+                }
+            }
+            mine
+        };
+        let stopped = Instant::now();
+        nodes[i].process.take().unwrap().terminate(Duration::from_secs(20));
+        for (t, seq) in &mine {
+            wait_for(Duration::from_secs(10), "a handed-over table to play on", || async {
+                let a = other.request("GET", &format!("/api/v1/tables/{t}"), None, None).await;
+                a.status == 200 && a.body["seq"].as_u64().is_some_and(|s| s > *seq)
+            })
+            .await;
+        }
+        eprintln!("{}'s {} tables playing again {:.2} s after SIGTERM", nodes[i].name, mine.len(), stopped.elapsed().as_secs_f64());
+        let url = db.url.clone();
+        nodes[i].restart(&url, &[]).await;
+    }
+    for follower in followers {
+        let seen = follower.await.unwrap();
+        assert!(*seen.keys().last().unwrap() >= 500 || seen.values().any(|t| t.contains("game_over")));
+    }
+    drop(nodes);
+    db.remove().await;
+}
