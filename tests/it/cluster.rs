@@ -256,10 +256,8 @@ async fn a_killed_node_s_tables_play_on_elsewhere() {
         tables.push(table);
     }
     // Followed through the two nodes that live, far past the kill.
-    let followers: Vec<_> = tables
-        .iter()
-        .map(|t| tokio::spawn(follow(vec![nodes[1].addr, nodes[2].addr], t.clone(), 400)))
-        .collect();
+    let followers: Vec<_> =
+        tables.iter().map(|t| tokio::spawn(follow(vec![nodes[1].addr, nodes[2].addr], t.clone(), 400))).collect();
     wait_for(Duration::from_secs(30), "some play", || async {
         nodes[1].api().table_info(&tables[0]).await["seq"].as_u64().unwrap_or(0) > 40
     })
@@ -341,8 +339,7 @@ async fn a_rolling_restart_loses_nothing() {
         tables.push(table);
     }
     let addrs: Vec<SocketAddr> = nodes.iter().map(|n| n.addr).collect();
-    let followers: Vec<_> =
-        tables.iter().map(|t| tokio::spawn(follow(addrs.clone(), t.clone(), 500))).collect();
+    let followers: Vec<_> = tables.iter().map(|t| tokio::spawn(follow(addrs.clone(), t.clone(), 500))).collect();
     for i in 0..3 {
         let other = nodes[(i + 1) % 3].api();
         let mine: Vec<(String, u64)> = {
@@ -364,7 +361,12 @@ async fn a_rolling_restart_loses_nothing() {
             })
             .await;
         }
-        eprintln!("{}'s {} tables playing again {:.2} s after SIGTERM", nodes[i].name, mine.len(), stopped.elapsed().as_secs_f64());
+        eprintln!(
+            "{}'s {} tables playing again {:.2} s after SIGTERM",
+            nodes[i].name,
+            mine.len(),
+            stopped.elapsed().as_secs_f64()
+        );
         let url = db.url.clone();
         nodes[i].restart(&url, &[]).await;
     }

@@ -193,7 +193,10 @@ fn describe() {
     describe_counter!(CLUSTER_LOST, "Cluster mode: tables lost to another node (taken over, or the lease expired)");
     describe_counter!(CLUSTER_FENCED_WRITES, "Cluster mode: table writes the database refused (stale epoch)");
     describe_counter!(CLUSTER_NATS_MESSAGES, "Cluster mode: NATS messages, by direction (in, out)");
-    describe_counter!(CLUSTER_GAPS_FILLED, "Cluster mode: relayed streams that missed a message, resumed from the store");
+    describe_counter!(
+        CLUSTER_GAPS_FILLED,
+        "Cluster mode: relayed streams that missed a message, resumed from the store"
+    );
     describe_gauge!(CLUSTER_MEMBER, "Cluster mode: 1 while this node holds a live lease");
     for state in TABLE_STATES {
         gauge!(TABLES, "state" => state).increment(0.0);
@@ -204,8 +207,23 @@ fn describe() {
     for class in STATUS_CLASSES {
         counter!(HTTP_RESPONSES, "class" => class).increment(0);
     }
-    for name in [EVENTS_SENT, MESSAGES_DELIVERED, SUBSCRIBERS_DROPPED, STORE_ROWS_WRITTEN] {
+    for name in [
+        EVENTS_SENT,
+        MESSAGES_DELIVERED,
+        SUBSCRIBERS_DROPPED,
+        STORE_ROWS_WRITTEN,
+        CLUSTER_TAKEN_OVER,
+        CLUSTER_LOST,
+        CLUSTER_FENCED_WRITES,
+        CLUSTER_GAPS_FILLED,
+    ] {
         counter!(name).increment(0);
+    }
+    for direction in ["in", "out"] {
+        counter!(CLUSTER_NATS_MESSAGES, "direction" => direction).increment(0);
+    }
+    for name in [CLUSTER_OWNED_TABLES, CLUSTER_MEMBER] {
+        gauge!(name).increment(0.0);
     }
 }
 

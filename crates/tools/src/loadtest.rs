@@ -121,6 +121,12 @@ pub struct LoadtestArgs {
     /// then gives the events offered in the window and the share delivered.
     #[arg(long)]
     pub offered_per_client: Option<f64>,
+    /// Cluster mode: the nodes the spectators connect through, HOST:PORT,
+    /// comma-separated, taken in turn (the tables open on `--server`, so a
+    /// spectator on another node gets its events relayed over NATS);
+    /// default: `--server`.
+    #[arg(long, value_delimiter = ',')]
+    pub spectate_via: Vec<String>,
 }
 
 /// Checked settings of a run.
@@ -146,6 +152,8 @@ pub struct Config {
     pub json: bool,
     /// Events per second one spectator receives at the robots' nominal pace.
     pub offered_per_client: Option<f64>,
+    /// The nodes the spectators connect through, in turn (empty: the server).
+    pub spectate_via: Vec<SocketAddr>,
 }
 
 impl Config {
@@ -185,8 +193,18 @@ impl Config {
         {
             return Err(format!("--server-pid {pid}: no such process (cannot read /proc/{pid}/status)"));
         }
+        let mut spectate_via = Vec::new();
+        for via in &args.spectate_via {
+            let addr = via
+                .to_socket_addrs()
+                .ok()
+                .and_then(|mut a| a.next())
+                .ok_or_else(|| format!("--spectate-via {via:?}: not a HOST:PORT address"))?;
+            spectate_via.push(addr);
+        }
         Ok(Config {
             server,
+            spectate_via,
             tables: args.tables as usize,
             clients: args.clients as usize,
             duration: Duration::from_secs(args.duration),
@@ -306,9 +324,11 @@ async fn table_slot(shared: Arc<Shared>, index: usize, start_at: Instant) {
         }
         let (over_tx, mut over_rx) = watch::channel(false);
         let over_tx = Arc::new(over_tx);
-        let url: Arc<str> = format!("ws://{}/api/v1/tables/{table}/ws", shared.config.server).into();
-        for _ in 0..clients {
-            tokio::spawn(spectate(shared.clone(), url.clone(), over_tx.clone(), first));
+        let via = &shared.config.spectate_via;
+        for n in 0..clients {
+            let node = if via.is_empty() { shared.config.server } else { via[(index + n) % via.len()] };
+            let url: Arc<str> = format!("ws://{node}/api/v1/tables/{table}/ws").into();
+            tokio::spawn(spectate(shared.clone(), url, over_tx.clone(), first));
         }
         first = false;
         if clients == 0 {
@@ -1025,6 +1045,7 @@ mod tests {
             logins_per_second: 0.0,
             json: false,
             offered_per_client: None,
+            spectate_via: Vec::new(),
         }
     }
 

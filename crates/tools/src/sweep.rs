@@ -289,6 +289,7 @@ async fn step(
         logins_per_second: 0.0,
         json: false,
         offered_per_client,
+        spectate_via: Vec::new(),
     };
     let report = loadtest::run(config, fd_limit, Vec::new()).await;
     server.stop().await;

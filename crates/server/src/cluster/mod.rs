@@ -128,11 +128,7 @@ impl Cluster {
     /// Connects to NATS, takes this node's lease and joins `lobby` to the
     /// cluster; then heartbeats, takes over tables nobody plays, and
     /// answers the other nodes until `shutdown`.
-    pub async fn join(
-        config: ClusterConfig,
-        store: Store,
-        lobby: Arc<Lobby>,
-    ) -> Result<Arc<Cluster>, JoinError> {
+    pub async fn join(config: ClusterConfig, store: Store, lobby: Arc<Lobby>) -> Result<Arc<Cluster>, JoinError> {
         let node_id = uuid::Uuid::new_v4().simple().to_string();
         let nats = async_nats::ConnectOptions::new()
             .name(format!("mahjong-server {}", config.node_name))
@@ -363,10 +359,13 @@ impl Cluster {
             return Ok(());
         }
         let began = Instant::now();
+        let ids: Vec<String> = taken.iter().map(|(id, _)| id.clone()).collect();
+        // On their way before they are this node's: the check of ownership
+        // must not take them for tables that closed here.
+        self.lobby.expect_taking(&ids);
         for (id, epoch) in &taken {
             self.store.fence(id, *epoch);
         }
-        let ids: Vec<String> = taken.into_iter().map(|(id, _)| id).collect();
         let count = ids.len();
         crate::metrics::cluster_taken_over(count);
         let progress = self.lobby.take_over(ids).await;
@@ -416,7 +415,11 @@ impl Cluster {
         }
         crate::metrics::cluster_member(false);
         self.stop.cancel();
-        tracing::info!("{} tables handed over in {:.2} s; left the cluster", fences.len(), began.elapsed().as_secs_f64());
+        tracing::info!(
+            "{} tables handed over in {:.2} s; left the cluster",
+            fences.len(),
+            began.elapsed().as_secs_f64()
+        );
     }
 
     // ----- the others' tables ---------------------------------------------------------------
@@ -488,7 +491,8 @@ impl Cluster {
     /// Asks every other live node for its tables; waits for them all, at
     /// most [`LIST_WITHIN`].
     async fn list_others(&self) -> Vec<TableInfo> {
-        let others = self.members.lock().unwrap_or_else(|e| e.into_inner()).iter().filter(|n| n.id != self.node_id).count();
+        let others =
+            self.members.lock().unwrap_or_else(|e| e.into_inner()).iter().filter(|n| n.id != self.node_id).count();
         if others == 0 {
             return Vec::new();
         }

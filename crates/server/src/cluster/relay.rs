@@ -209,7 +209,8 @@ impl Owner {
     pub async fn forget_nodes_but(&self, alive: &[String]) {
         let gone: Vec<Relayed> = {
             let mut relays = self.relays.lock().unwrap_or_else(|e| e.into_inner());
-            let dead: Vec<String> = relays.iter().filter(|(_, r)| !alive.contains(&r.from)).map(|(k, _)| k.clone()).collect();
+            let dead: Vec<String> =
+                relays.iter().filter(|(_, r)| !alive.contains(&r.from)).map(|(k, _)| k.clone()).collect();
             dead.into_iter().filter_map(|k| relays.remove(&k)).collect()
         };
         for relayed in gone {
@@ -260,9 +261,9 @@ impl Owner {
             Ask::AddRobot { seat, strategy, asker, .. } => json::<u8>(
                 &handle.ask(|reply| TableCommand::AddRobot { seat, strategy, asker, reply }).await.and_then(|r| r),
             ),
-            Ask::RemoveRobot { seat, asker, .. } => json::<()>(
-                &handle.ask(|reply| TableCommand::RemoveRobot { seat, asker, reply }).await.and_then(|r| r),
-            ),
+            Ask::RemoveRobot { seat, asker, .. } => {
+                json::<()>(&handle.ask(|reply| TableCommand::RemoveRobot { seat, asker, reply }).await.and_then(|r| r))
+            }
             Ask::Start { asker, robot_game, .. } => {
                 let robot_game = robot_game.then(Permit::uncounted);
                 json::<()>(&handle.ask(|reply| TableCommand::Start { asker, robot_game, reply }).await.and_then(|r| r))
@@ -295,7 +296,13 @@ impl Owner {
 
 /// Publishes what the table queues for a relayed connection, numbered, then
 /// why it ended.
-async fn pump(nats: async_nats::Client, relay: String, connection: Connection, table: TableHandle, stop: CancellationToken) {
+async fn pump(
+    nats: async_nats::Client,
+    relay: String,
+    connection: Connection,
+    table: TableHandle,
+    stop: CancellationToken,
+) {
     let Connection { mut outbound, farewell, .. } = connection;
     let mut n = 0u64;
     loop {
@@ -535,7 +542,8 @@ impl StandIn {
         // Subscribed before asking: nothing the owner sends is missed.
         let mut frames = self.nats.subscribe(relay.clone()).await.map_err(|_| TableError::Recovering)?;
         let table = self.table.clone();
-        let ask = Ask::Connect { table, token, account, since, replay_hand, relay: relay.clone(), from: self.me.clone() };
+        let ask =
+            Ask::Connect { table, token, account, since, replay_hand, relay: relay.clone(), from: self.me.clone() };
         let connected: Connected = self.request(&ask).await?;
         let (sender, outbound) = mpsc::channel(self.queue.max(1));
         let farewell: Arc<OnceLock<Farewell>> = Arc::default();

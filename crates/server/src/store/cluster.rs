@@ -103,13 +103,7 @@ impl Store {
     /// has lost every table, and must give them up and join again as a new
     /// node. An expired lease is never renewed, so that a node that paused
     /// past it cannot come back to tables others are taking over.
-    pub async fn renew_lease(
-        &self,
-        id: &str,
-        lease: Duration,
-        tables: i64,
-        sockets: i64,
-    ) -> Result<bool, StoreError> {
+    pub async fn renew_lease(&self, id: &str, lease: Duration, tables: i64, sockets: i64) -> Result<bool, StoreError> {
         let renewed = sqlx::query(
             "UPDATE cluster_nodes SET heartbeat_at = clock_timestamp(), \
              expires_at = clock_timestamp() + $2::float8 * INTERVAL '1 millisecond', tables = $3, sockets = $4 \
@@ -161,13 +155,11 @@ impl Store {
 
     /// Records a new table as `node_id`'s, at epoch 1.
     pub async fn own_new_table(&self, game_id: &str, node_id: &str) -> Result<i64, StoreError> {
-        sqlx::query(
-            "INSERT INTO table_owners (game_id, node_id, epoch, since) VALUES ($1, $2, 1, clock_timestamp())",
-        )
-        .bind(game_id)
-        .bind(node_id)
-        .execute(self.pool())
-        .await?;
+        sqlx::query("INSERT INTO table_owners (game_id, node_id, epoch, since) VALUES ($1, $2, 1, clock_timestamp())")
+            .bind(game_id)
+            .bind(node_id)
+            .execute(self.pool())
+            .await?;
         Ok(1)
     }
 

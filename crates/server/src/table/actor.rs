@@ -600,7 +600,9 @@ impl Actor {
         self.may_manage(asker)?;
         if self.state == TableState::Open && self.seats.full() && !self.seats.any_person() {
             let Some(permit) = robot_game else {
-                return Err(TableError::NotNow("a game of robots alone was not asked for: ask to start it again".into()));
+                return Err(TableError::NotNow(
+                    "a game of robots alone was not asked for: ask to start it again".into(),
+                ));
             };
             self.robot_game_hold = Some(permit);
         }
@@ -628,7 +630,9 @@ impl Actor {
             return Err(TableError::NotNow("the game has already started".into()));
         }
         if !self.seats.full() {
-            return Err(TableError::NotNow("four players are needed: fill the empty seats with people or robots".into()));
+            return Err(TableError::NotNow(
+                "four players are needed: fill the empty seats with people or robots".into(),
+            ));
         }
         // It no longer waits to start.
         self.waiting_hold = None;

@@ -221,23 +221,32 @@ impl Lobby {
     pub async fn open(&self, setup: TableSetup) -> Result<TableHandle, OpenError> {
         let id = uuid::Uuid::new_v4().simple().to_string();
         // Cluster mode: the table is this node's (epoch 1) before anything of it is written.
+        // (Counted as on its way meanwhile, so that the cluster's check of
+        // what this node plays does not take it for a table that closed.)
         let owner = self.elsewhere.get().map(|e| e.node_id());
         if let Some(node) = &owner {
-            let epoch = self.store.own_new_table(&id, node).await?;
-            self.store.fence(&id, epoch);
-        }
-        let handle = match actor::spawn(id.clone(), setup, self.store.clone(), self.limits).await {
-            Ok(handle) => handle,
-            Err(e) => {
-                if owner.is_some() {
-                    self.store.unfence(&id);
-                    let _ = self.store.forget_table(&id, 1).await;
+            self.expect_taking(std::slice::from_ref(&id));
+            let owned = self.store.own_new_table(&id, node).await;
+            match owned {
+                Ok(epoch) => self.store.fence(&id, epoch),
+                Err(e) => {
+                    self.came_back_quietly(&id);
+                    return Err(e.into());
                 }
-                return Err(e);
             }
-        };
-        self.insert(handle.clone());
-        Ok(handle)
+        }
+        let spawned = actor::spawn(id.clone(), setup, self.store.clone(), self.limits).await;
+        if let Ok(handle) = &spawned {
+            self.insert(handle.clone());
+        }
+        if owner.is_some() {
+            self.came_back_quietly(&id);
+            if spawned.is_err() {
+                self.store.unfence(&id);
+                let _ = self.store.forget_table(&id, 1).await;
+            }
+        }
+        spawned
     }
 
     fn insert(&self, handle: TableHandle) {
@@ -418,13 +427,24 @@ impl Lobby {
     /// loaded game file: `game_file::load`) and adds it to the
     /// lobby. A game that cannot be played on is `StoreError::Corrupt`.
     pub async fn reopen(&self, rebuilt: Rebuilt) -> Result<TableHandle, StoreError> {
-        if let Some(elsewhere) = self.elsewhere.get() {
-            let epoch = self.store.own_table(&rebuilt.id, &elsewhere.node_id()).await?;
-            self.store.fence(&rebuilt.id, epoch);
+        let Some(elsewhere) = self.elsewhere.get() else {
+            let handle = recovery::reopen(rebuilt, self.store.clone(), self.limits).await.map_err(corrupt)?;
+            self.insert(handle.clone());
+            return Ok(handle);
+        };
+        // Cluster mode: this node's (on its way meanwhile, as in `open`).
+        let id = rebuilt.id.clone();
+        self.expect_taking(std::slice::from_ref(&id));
+        let reopened = async {
+            let epoch = self.store.own_table(&id, &elsewhere.node_id()).await?;
+            self.store.fence(&id, epoch);
+            let handle = recovery::reopen(rebuilt, self.store.clone(), self.limits).await.map_err(corrupt)?;
+            self.insert(handle.clone());
+            Ok(handle)
         }
-        let handle = recovery::reopen(rebuilt, self.store.clone(), self.limits).await.map_err(corrupt)?;
-        self.insert(handle.clone());
-        Ok(handle)
+        .await;
+        self.came_back_quietly(&id);
+        reopened
     }
 
     /// Stops every table (when the server stops): recovery takes no more
@@ -483,7 +503,7 @@ impl Lobby {
     /// (their epochs already given to the store), as a restart does. Until
     /// each is back, a request for it is told to come back shortly.
     pub async fn take_over(&self, ids: Vec<String>) -> RecoveryProgress {
-        self.returning.write().unwrap_or_else(|e| e.into_inner()).extend(ids.iter().cloned());
+        self.expect_taking(&ids);
         {
             let mut recovery = self.recovery.lock().unwrap_or_else(|e| e.into_inner());
             recovery.total += ids.len();
@@ -491,6 +511,19 @@ impl Lobby {
             recovery.took = None;
         }
         self.recover(Returning { unfinished: ids, finished: Vec::new() }).await
+    }
+
+    /// Cluster mode: these tables are on their way here (taken over, or
+    /// being opened): requests for them are told to come back shortly, and
+    /// [`Lobby::holds`] counts them.
+    pub fn expect_taking(&self, ids: &[String]) {
+        self.returning.write().unwrap_or_else(|e| e.into_inner()).extend(ids.iter().cloned());
+    }
+
+    /// A table counted as on its way by [`Lobby::expect_taking`] is here, or
+    /// will not come (not counted in the recovery's progress).
+    fn came_back_quietly(&self, id: &str) {
+        self.returning.write().unwrap_or_else(|e| e.into_inner()).remove(id);
     }
 
     /// Whether a table is here and open, or on its way back.

@@ -11,8 +11,8 @@ use sqlx::postgres::{PgConnectOptions, PgPool, PgPoolOptions};
 use tokio::sync::mpsc;
 
 use super::{
-    Claim, Committed, EVENT_COLUMNS, GAME_COLUMNS, GAME_CONFLICT, GameRow, INPUT_COLUMNS, PACK_EVENTS, PACK_INPUTS, Rows,
-    SeatChange, Write, acquire, claim_then_rows, hands_ended, json, pack_blocks, rare_writes,
+    Claim, Committed, EVENT_COLUMNS, GAME_COLUMNS, GAME_CONFLICT, GameRow, INPUT_COLUMNS, PACK_EVENTS, PACK_INPUTS,
+    Rows, SeatChange, Write, acquire, claim_then_rows, hands_ended, json, pack_blocks, rare_writes,
 };
 use crate::store::saved::ROW_SEPARATOR;
 

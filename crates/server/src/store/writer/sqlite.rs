@@ -11,9 +11,9 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 use sqlx::{Connection, Sqlite};
 
 use super::{
-    Claim, Committed, EVENT_COLUMNS, EVENT_TAIL_COLUMNS, GAME_COLUMNS, GAME_CONFLICT, INPUT_COLUMNS, INPUT_TAIL_COLUMNS,
-    NOT_AGAIN, PACK_EVENTS, PACK_INPUTS, Rows, SeatChange, Write, acquire, claim_then_rows, hands_ended, json,
-    pack_blocks, rare_writes,
+    Claim, Committed, EVENT_COLUMNS, EVENT_TAIL_COLUMNS, GAME_COLUMNS, GAME_CONFLICT, INPUT_COLUMNS,
+    INPUT_TAIL_COLUMNS, NOT_AGAIN, PACK_EVENTS, PACK_INPUTS, Rows, SeatChange, Write, acquire, claim_then_rows,
+    hands_ended, json, pack_blocks, rare_writes,
 };
 use crate::store::saved::ROW_SEPARATOR;
 
@@ -310,16 +310,16 @@ async fn sqlite_rare_and_blocks(tx: &mut sqlx::SqliteConnection, rows: &Rows<'_>
     Ok(())
 }
 
+/// SQLite never plays in a cluster (`--nats` is refused with it): a fence
+/// there is a mistake, and every game carrying one is refused.
+async fn unfenced(_: &mut sqlx::SqliteConnection, rows: &Rows<'_>) -> Result<Vec<String>, sqlx::Error> {
+    Ok(rows.fences.iter().map(|(id, _)| id.to_string()).collect())
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
     fn multi_row_inserts_number_their_parameters() {
         assert_eq!(super::insert_sql("t (a, b)", 2, 2), "INSERT INTO t (a, b) VALUES (?, ?), (?, ?)");
     }
-}
-
-/// SQLite never plays in a cluster (`--nats` is refused with it): a fence
-/// there is a mistake, and every game carrying one is refused.
-async fn unfenced(_: &mut sqlx::SqliteConnection, rows: &Rows<'_>) -> Result<Vec<String>, sqlx::Error> {
-    Ok(rows.fences.iter().map(|(id, _)| id.to_string()).collect())
 }
