@@ -242,6 +242,33 @@ async fn three_nodes_play_as_one_service() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn new_tables_go_to_the_least_loaded_node() {
+    nats_is_there();
+    let db = TestDb::new("postgres").await;
+    let nodes = [Node::start("busy", &db.url, 0, &[]).await, Node::start("idle", &db.url, 0, &[]).await];
+    let first = robot_table(nodes[0].api(), "first").await;
+    assert_eq!(nodes[0].api().table_info(&first).await["node"], "busy", "a tie stays where it was asked");
+    // Once the heartbeats have told each node of the other, more tables asked
+    // of the busy node go to the idle one until they are even.
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let mut placed = Vec::new();
+    for n in 0..3 {
+        let info = nodes[0]
+            .api()
+            .post("/api/v1/tables", json!({"name": format!("more {n}"), "robots": [{}, {}, {}, {}]}), None)
+            .await;
+        placed.push(info["node"].as_str().unwrap().to_string());
+    }
+    assert_eq!(placed[0], "idle", "{placed:?}");
+    assert!(placed.iter().filter(|n| *n == "idle").count() >= 2, "{placed:?}");
+    // Wherever it went, it is played there and served here.
+    let listed = nodes[0].api().get("/api/v1/tables").await;
+    assert_eq!(listed["tables"].as_array().unwrap().len(), 4, "{listed}");
+    drop(nodes);
+    db.remove().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_killed_node_s_tables_play_on_elsewhere() {
     nats_is_there();
     let db = TestDb::new("postgres").await;
@@ -374,6 +401,80 @@ async fn a_rolling_restart_loses_nothing() {
         let seen = follower.await.unwrap();
         assert!(*seen.keys().last().unwrap() >= 500 || seen.values().any(|t| t.contains("game_over")));
     }
+    drop(nodes);
+    db.remove().await;
+}
+
+/// A NATS server of the test's own on a free port (the machine's is not the
+/// test's to restart), killed when dropped.
+struct OwnNats {
+    child: std::process::Child,
+}
+
+impl OwnNats {
+    fn start(port: u16) -> OwnNats {
+        let child = std::process::Command::new("nats-server")
+            .args(["-a", "127.0.0.1", "-p", &port.to_string()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("nats-server is needed for the cluster tests: apt-get install nats-server");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while std::net::TcpStream::connect(("127.0.0.1", port)).is_err() {
+            assert!(Instant::now() < deadline, "nats-server did not come up on port {port}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        OwnNats { child }
+    }
+}
+
+impl Drop for OwnNats {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn games_go_on_when_nats_restarts() {
+    nats_is_there();
+    let port = {
+        let free = TcpListener::bind("127.0.0.1:0").unwrap();
+        free.local_addr().unwrap().port()
+    };
+    let nats = OwnNats::start(port);
+    let url = format!("nats://127.0.0.1:{port}");
+    let db = TestDb::new("postgres").await;
+    let flags = ["--nats", url.as_str()];
+    // `Node` names the machine's NATS; these name the test's own (given last, it wins).
+    let mut nodes = Vec::new();
+    for name in ["left", "right"] {
+        let listener = listener();
+        let addr = listener.local_addr().unwrap();
+        let mut all = vec!["--node-name", name, "--pause", "2"];
+        all.extend_from_slice(&flags);
+        let process = ServerProcess::start_with(&listener, &db.url, 7, UP, &all).await;
+        wait_for(UP, "the node to be ready", || async {
+            http(addr, "GET", "/readyz", None, None).await.is_ok_and(|a| a.status == 200)
+        })
+        .await;
+        nodes.push(Node { name: name.into(), pause: "2".into(), listener, addr, process: Some(process) });
+    }
+    let table = robot_table(nodes[0].api(), "through a restart").await;
+    nodes[0].api().start(&table, None).await;
+    // Followed through the node that does not play it: every event crosses NATS.
+    let follower = tokio::spawn(follow(vec![nodes[1].addr], table.clone(), 300));
+    wait_for(Duration::from_secs(30), "some play", || async {
+        nodes[0].api().table_info(&table).await["seq"].as_u64().unwrap_or(0) > 30
+    })
+    .await;
+    drop(nats);
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    let _nats = OwnNats::start(port);
+    // The game never stopped (its node and Postgres did not), and the relayed stream resumes.
+    let seen = follower.await.unwrap();
+    assert!(*seen.keys().last().unwrap() >= 300 || seen.values().any(|t| t.contains("game_over")));
+    assert_eq!(nodes[1].api().table_info(&table).await["node"], "left");
     drop(nodes);
     db.remove().await;
 }

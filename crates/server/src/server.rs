@@ -645,7 +645,7 @@ impl Server {
             recovering.recover(returning).await;
         });
         forget_expired_sessions(accounts.clone(), &shutdown);
-        end_seat_tokens_with_sessions(&accounts, lobby.clone(), &shutdown);
+        end_seat_tokens_with_sessions(&accounts, lobby.clone(), cluster.clone(), &shutdown);
         if let Some(listener) = serving.classic {
             let front =
                 crate::classic::ClassicFront::new(lobby.clone(), rulebook.clone(), defaults.clone(), quotas.clone())
@@ -743,8 +743,14 @@ fn forget_expired_sessions(accounts: Arc<Accounts>, shutdown: &Shutdown) {
 
 /// Ends the seat tokens of an account's seats when its sessions end (logged
 /// out, out everywhere, password changed, disabled), at every table: a seat
-/// token given to a session lives no longer than it.
-fn end_seat_tokens_with_sessions(accounts: &Accounts, lobby: Arc<Lobby>, shutdown: &Shutdown) {
+/// token given to a session lives no longer than it (in a cluster, at
+/// every node's tables).
+fn end_seat_tokens_with_sessions(
+    accounts: &Accounts,
+    lobby: Arc<Lobby>,
+    cluster: Option<Arc<Cluster>>,
+    shutdown: &Shutdown,
+) {
     let mut news = accounts.revocations();
     let stopping = shutdown.clone();
     shutdown.spawn(async move {
@@ -763,6 +769,10 @@ fn end_seat_tokens_with_sessions(accounts: &Accounts, lobby: Arc<Lobby>, shutdow
             };
             for table in lobby.handles() {
                 let _ = table.send(TableCommand::EndSeatTokens(revoked.clone())).await;
+            }
+            // The other nodes' tables too.
+            if let Some(cluster) = &cluster {
+                cluster.revoked(&revoked).await;
             }
         }
     });

@@ -34,11 +34,15 @@ use tokio::sync::{Notify, watch};
 use crate::protocol::ws::TableInfo;
 use crate::store::cluster::NodeRow;
 use crate::store::{Store, StoreError};
+use crate::table::actor::OpenError;
 use crate::table::lobby::Elsewhere;
-use crate::table::{Lobby, TableCommand, TableError, TableHandle};
+use crate::table::{Lobby, TableCommand, TableError, TableHandle, TableSetup};
 
 /// The subject every node answers with its tables.
 const LOBBY_SUBJECT: &str = "mj.lobby.list";
+
+/// The subject of ended sessions, whose seat tokens end at every node's tables.
+const REVOKED_SUBJECT: &str = "mj.revoked";
 
 /// The subject that tells every node that tables wait to be taken over.
 const ORPHANS_SUBJECT: &str = "mj.cluster.orphans";
@@ -146,6 +150,7 @@ impl Cluster {
         let commands = subscribe(node_subject).await?;
         let listings = subscribe(LOBBY_SUBJECT.to_string()).await?;
         let orphans = subscribe(ORPHANS_SUBJECT.to_string()).await?;
+        let revoked = subscribe(REVOKED_SUBJECT.to_string()).await?;
         store.join_cluster(&node_id, &config.node_name, &config.address, config.lease).await?;
         crate::metrics::cluster_member(true);
         let owner = relay::Owner::new(nats.clone(), lobby.clone());
@@ -169,6 +174,7 @@ impl Cluster {
         cluster.spawn(owner.serve(commands));
         cluster.spawn(cluster.clone().answer_listings(listings));
         cluster.spawn(cluster.clone().hear_orphans(orphans));
+        cluster.spawn(cluster.clone().hear_revoked(revoked));
         cluster.spawn(cluster.clone().keep_lease());
         cluster.spawn(cluster.clone().take_over_orphans());
         Ok(cluster)
@@ -384,6 +390,81 @@ impl Cluster {
         }
     }
 
+    // ----- ended sessions --------------------------------------------------------------
+
+    /// Tells the other nodes that sessions ended here: the seat tokens given
+    /// with them end at their tables too.
+    pub async fn revoked(&self, revoked: &crate::store::Revoked) {
+        let payload = serde_json::to_vec(&(&self.node_id, revoked)).unwrap_or_default();
+        crate::metrics::nats_message(true);
+        if let Err(e) = self.nats.publish(REVOKED_SUBJECT, payload.into()).await {
+            tracing::warn!("cannot tell the other nodes of ended sessions: {e}");
+        }
+    }
+
+    async fn hear_revoked(self: Arc<Self>, mut news: async_nats::Subscriber) {
+        while let Some(message) = news.next().await {
+            crate::metrics::nats_message(false);
+            let Ok((from, revoked)) = serde_json::from_slice::<(String, crate::store::Revoked)>(&message.payload)
+            else {
+                continue;
+            };
+            if from == self.node_id {
+                continue;
+            }
+            for table in self.lobby.handles() {
+                let _ = table.send(TableCommand::EndSeatTokens(revoked.clone())).await;
+            }
+        }
+    }
+
+    // ----- placing new tables ------------------------------------------------------------
+
+    /// The live node with the fewest tables, when it has fewer than this
+    /// one (ties stay here), by their last heartbeats; counted as one more
+    /// at once, so that a burst of new tables spreads.
+    fn least_loaded(&self) -> Option<String> {
+        let mine = self.store.fences().len() as i64;
+        let mut members = self.members.lock().unwrap_or_else(|e| e.into_inner());
+        let least = members
+            .iter_mut()
+            .filter(|n| n.id != self.node_id && n.state == "member" && n.expires_in_ms > 0)
+            .min_by_key(|n| n.tables)?;
+        if least.tables >= mine {
+            return None;
+        }
+        least.tables += 1;
+        Some(least.id.clone())
+    }
+
+    async fn place_table(&self, setup: TableSetup) -> Result<Result<TableHandle, OpenError>, TableSetup> {
+        let Some(node) = self.least_loaded() else { return Err(setup) };
+        match relay::open_on(&self.nats, &node, &setup).await {
+            Ok(id) => {
+                let mut remotes = self.remotes.lock().unwrap_or_else(|e| e.into_inner());
+                let mut remote = self.stand_in(&id, node);
+                let handle = remote.handle.clone();
+                remote.held.push(setup.hold);
+                remotes.insert(id, remote);
+                Ok(Ok(handle))
+            }
+            // That node does not answer: the table opens here.
+            Err(OpenError::Table(TableError::Recovering)) => Err(setup),
+            Err(refused) => Ok(Err(refused)),
+        }
+    }
+
+    fn stand_in(&self, id: &str, owner: String) -> relay::Remote {
+        relay::Remote::start(
+            self.nats.clone(),
+            id.to_string(),
+            owner,
+            self.node_id.clone(),
+            self.config.relay_queue,
+            self.unanswering.clone(),
+        )
+    }
+
     // ----- leaving ----------------------------------------------------------------------
 
     /// Hands every table over before this node stops (SIGTERM): each stores
@@ -462,26 +543,10 @@ impl Cluster {
                     return Err(TableError::Recovering);
                 }
                 let mut remotes = self.remotes.lock().unwrap_or_else(|e| e.into_inner());
-                let remote = remotes.entry(id.to_string()).or_insert_with(|| {
-                    relay::Remote::start(
-                        self.nats.clone(),
-                        id.to_string(),
-                        owner.clone(),
-                        self.node_id.clone(),
-                        self.config.relay_queue,
-                        self.unanswering.clone(),
-                    )
-                });
+                let remote = remotes.entry(id.to_string()).or_insert_with(|| self.stand_in(id, owner.clone()));
                 if remote.gone.is_cancelled() || remote.owner != owner {
                     remote.gone.cancel();
-                    *remote = relay::Remote::start(
-                        self.nats.clone(),
-                        id.to_string(),
-                        owner,
-                        self.node_id.clone(),
-                        self.config.relay_queue,
-                        self.unanswering.clone(),
-                    );
+                    *remote = self.stand_in(id, owner);
                 }
                 Ok(remote.handle.clone())
             }
@@ -553,5 +618,9 @@ impl Elsewhere for Cluster {
 
     fn others(&self) -> BoxFuture<'_, Vec<TableInfo>> {
         Box::pin(self.list_others())
+    }
+
+    fn place(&self, setup: TableSetup) -> BoxFuture<'_, Result<Result<TableHandle, OpenError>, TableSetup>> {
+        Box::pin(self.place_table(setup))
     }
 }

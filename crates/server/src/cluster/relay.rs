@@ -30,12 +30,19 @@ use tokio_util::sync::CancellationToken;
 use crate::bots::strategy::Strategy;
 use crate::limits::Permit;
 use crate::protocol::ws::{ClientMessage, WsErrorCode};
-use crate::table::{Asker, Connection, Farewell, Lobby, SeatGrant, TableCommand, TableError, TableHandle};
+use crate::table::actor::OpenError;
+use crate::table::{
+    Asker, Connection, Farewell, Lobby, RobotSeat, SeatGrant, TableCommand, TableError, TableHandle, TableSettings,
+    TableSetup,
+};
 
 /// A command for a table, sent to the node that plays it.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum Ask {
+    /// Opens a new table here (placed by the node that was asked); the
+    /// answer is its id. Its quota is counted on the node that was asked.
+    Open { settings: Box<TableSettings>, robots: Vec<RobotSeat>, start: bool },
     /// [`TableCommand::Info`].
     Info { table: String },
     /// [`TableCommand::Options`].
@@ -79,6 +86,20 @@ pub struct Connected {
     pub connection: u64,
     /// Its seat (`None`: a spectator).
     pub seat: Option<u8>,
+}
+
+/// Asks node `owner` to open a table as `setup` says; its id.
+pub async fn open_on(nats: &async_nats::Client, owner: &str, setup: &TableSetup) -> Result<String, OpenError> {
+    let ask =
+        Ask::Open { settings: Box::new(setup.settings.clone()), robots: setup.robots.clone(), start: setup.start };
+    crate::metrics::nats_message(true);
+    let payload = serde_json::to_vec(&ask).unwrap_or_default();
+    let asked = tokio::time::timeout(ANSWER_WITHIN, nats.request(node_subject(owner), payload.into())).await;
+    let Ok(Ok(message)) = asked else { return Err(OpenError::Table(TableError::Recovering)) };
+    crate::metrics::nats_message(false);
+    let answer: Result<String, TableError> = serde_json::from_slice(&message.payload)
+        .unwrap_or_else(|e| Err(TableError::Invalid(format!("the table's node answered oddly: {e}"))));
+    answer.map_err(OpenError::Table)
 }
 
 /// The subject of a node's commands.
@@ -224,7 +245,20 @@ impl Owner {
         fn json<T: Serialize>(value: &Result<T, TableError>) -> Vec<u8> {
             serde_json::to_vec(value).unwrap_or_default()
         }
+        if let Ask::Open { settings, robots, start } = ask {
+            let setup = TableSetup { settings: *settings, robots, start, hold: Permit::uncounted() };
+            let opened = match self.lobby.open(setup).await {
+                Ok(handle) => Ok(handle.id),
+                Err(OpenError::Table(e)) => Err(e),
+                Err(OpenError::Store(e)) => {
+                    tracing::warn!("a table placed here could not be opened: {e}");
+                    Err(TableError::StoreUnavailable)
+                }
+            };
+            return json::<String>(&opened);
+        }
         let table = match &ask {
+            Ask::Open { .. } => String::new(),
             Ask::Info { table }
             | Ask::Options { table }
             | Ask::Sit { table, .. }
@@ -288,8 +322,8 @@ impl Owner {
                     Err(e) => json::<Connected>(&Err(e)),
                 }
             }
-            // Handled in order by `serve`.
-            Ask::Message { .. } | Ask::BadMessage { .. } | Ask::Disconnect { .. } => Vec::new(),
+            // Handled in order by `serve`, and above.
+            Ask::Message { .. } | Ask::BadMessage { .. } | Ask::Disconnect { .. } | Ask::Open { .. } => Vec::new(),
         }
     }
 }
@@ -334,6 +368,9 @@ async fn pump(
 /// commands go over NATS to the owner.
 #[derive(Debug)]
 pub struct Remote {
+    /// What clients of this node hold by the table (it was placed from
+    /// here): counted against their quotas while the stand-in lives.
+    pub held: Vec<Permit>,
     /// The stand-in's handle (what the lobby gives out).
     pub handle: TableHandle,
     /// The owner's node id.
@@ -375,7 +412,7 @@ impl Remote {
             unanswering,
         };
         tokio::spawn(stand_in.run(commands));
-        Remote { handle, owner, gone, streams }
+        Remote { held: Vec::new(), handle, owner, gone, streams }
     }
 }
 

@@ -138,9 +138,11 @@ pub async fn create(
     let hold = state.quotas.hold(&client, held)?;
     state.quotas.pace(&client, Paced::TablesOpened)?;
     setup.hold = hold;
-    // One batch: the table, its robots and its start are stored together or not at all.
-    let handle = state.lobby.open(setup).await?;
+    // One batch: the table, its robots and its start are stored together or
+    // not at all (in a cluster, on the least-loaded node).
+    let handle = state.lobby.open_anywhere(setup).await?;
     let info = handle.ask(|reply| TableCommand::Info { reply }).await?;
+    let info = TableInfo { node: info.node.or_else(|| state.lobby.node_name()), ..info };
     Ok((StatusCode::CREATED, Json(info)).into_response())
 }
 

@@ -42,7 +42,7 @@ impl Role {
 /// Sessions that just ended (announced by `auth::Accounts::revocations`),
 /// for those holding something by them: WebSockets opened with a session,
 /// and tables whose seat tokens a session was given. Here, below both.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Revoked {
     /// One session (logged out).
     Session(String),

@@ -59,6 +59,9 @@ pub trait Elsewhere: Send + Sync + std::fmt::Debug {
     /// The public state of the other nodes' tables, as current as they
     /// answer within a moment.
     fn others(&self) -> BoxFuture<'_, Vec<TableInfo>>;
+    /// Opens a new table on the least-loaded live node when that is another
+    /// one: its stand-in, or the set-up back to open here.
+    fn place(&self, setup: TableSetup) -> BoxFuture<'_, Result<Result<TableHandle, OpenError>, TableSetup>>;
 }
 
 /// Every table of the server, by id. The locks are only ever held to look up
@@ -247,6 +250,19 @@ impl Lobby {
             }
         }
         spawned
+    }
+
+    /// Opens a new table as [`Lobby::open`] does, on this node or (cluster
+    /// mode) on the least-loaded live node.
+    pub async fn open_anywhere(&self, setup: TableSetup) -> Result<TableHandle, OpenError> {
+        let setup = match self.elsewhere.get() {
+            Some(elsewhere) => match elsewhere.place(setup).await {
+                Ok(placed) => return placed,
+                Err(setup) => setup,
+            },
+            None => setup,
+        };
+        self.open(setup).await
     }
 
     fn insert(&self, handle: TableHandle) {

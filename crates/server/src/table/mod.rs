@@ -149,7 +149,7 @@ impl Default for TableLimits {
 }
 
 /// A robot to seat when a table opens.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, serde::Serialize, serde::Deserialize)]
 pub struct RobotSeat {
     /// The seat, or any free one.
     pub seat: Option<u8>,
