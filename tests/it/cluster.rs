@@ -35,6 +35,8 @@ fn nats_is_there() {
 /// A node: its socket (kept across restarts) and its process.
 struct Node {
     name: String,
+    /// `--nats`.
+    nats: String,
     /// `--pause` (deciseconds between robots' moves).
     pause: String,
     listener: TcpListener,
@@ -43,18 +45,33 @@ struct Node {
 }
 
 impl Node {
-    /// A node whose robots wait `pause` deciseconds between moves.
+    /// A node on the machine's NATS whose robots wait `pause` deciseconds between moves.
     async fn start(name: &str, database: &str, pause: u32, flags: &[&str]) -> Node {
+        Node::start_on(NATS, name, database, pause, flags).await
+    }
+
+    /// A node on the NATS at `nats`.
+    async fn start_on(nats: &str, name: &str, database: &str, pause: u32, flags: &[&str]) -> Node {
         let listener = listener();
         let addr = listener.local_addr().unwrap();
-        let mut node = Node { name: name.into(), pause: pause.to_string(), listener, addr, process: None };
+        let (name, nats, pause) = (name.into(), nats.into(), pause.to_string());
+        let mut node = Node { name, nats, pause, listener, addr, process: None };
         node.restart(database, flags).await;
         node
     }
 
+    /// Nodes of these names on the machine's NATS (robots at `--pause 2`).
+    async fn several(names: &[&str], database: &str) -> Vec<Node> {
+        let mut nodes = Vec::new();
+        for name in names {
+            nodes.push(Node::start(name, database, 2, &[]).await);
+        }
+        nodes
+    }
+
     /// Starts the node's process (again) and waits until it is a member.
     async fn restart(&mut self, database: &str, flags: &[&str]) {
-        let mut all = vec!["--nats", NATS, "--node-name", &self.name, "--pause", &self.pause];
+        let mut all = vec!["--nats", &self.nats, "--node-name", &self.name, "--pause", &self.pause];
         all.extend_from_slice(flags);
         self.process = Some(ServerProcess::start_with(&self.listener, database, 7, UP, &all).await);
         wait_for(UP, "the node to be ready", || async {
@@ -65,6 +82,15 @@ impl Node {
 
     fn api(&self) -> Api {
         Api::at(self.addr)
+    }
+
+    /// Waits until this node shows `table` past sequence number `seq`.
+    async fn wait_seq(&self, table: &str, seq: u64, within: Duration, what: &str) {
+        wait_for(within, what, || async {
+            let a = self.api().request("GET", &format!("/api/v1/tables/{table}"), None, None).await;
+            a.status == 200 && a.body["seq"].as_u64().is_some_and(|s| s > seq)
+        })
+        .await;
     }
 
     fn process(&self) -> &ServerProcess {
@@ -131,6 +157,12 @@ async fn follow(addrs: Vec<SocketAddr>, table: String, until: u64) -> BTreeMap<u
             }
         }
     }
+}
+
+/// A stream [`follow`] saw went on to `until`, or to the end of its game.
+fn followed_to(seen: &BTreeMap<u64, String>, until: u64) {
+    let last = *seen.keys().last().expect("events");
+    assert!(last >= until || seen.values().any(|t| t.contains("game_over")), "the stream stopped at {last}");
 }
 
 /// An admin's token on the cluster's database, logged in through `api`.
@@ -272,10 +304,7 @@ async fn new_tables_go_to_the_least_loaded_node() {
 async fn a_killed_node_s_tables_play_on_elsewhere() {
     nats_is_there();
     let db = TestDb::new("postgres").await;
-    let mut nodes = Vec::new();
-    for name in ["one", "two", "three"] {
-        nodes.push(Node::start(name, &db.url, 2, &[]).await);
-    }
+    let mut nodes = Node::several(&["one", "two", "three"], &db.url).await;
     let mut tables = Vec::new();
     for n in 0..2 {
         let table = robot_table(nodes[0].api(), &format!("doomed {n}")).await;
@@ -285,10 +314,7 @@ async fn a_killed_node_s_tables_play_on_elsewhere() {
     // Followed through the two nodes that live, far past the kill.
     let followers: Vec<_> =
         tables.iter().map(|t| tokio::spawn(follow(vec![nodes[1].addr, nodes[2].addr], t.clone(), 400))).collect();
-    wait_for(Duration::from_secs(30), "some play", || async {
-        nodes[1].api().table_info(&tables[0]).await["seq"].as_u64().unwrap_or(0) > 40
-    })
-    .await;
+    nodes[1].wait_seq(&tables[0], 40, Duration::from_secs(30), "some play").await;
     let mut before = Vec::new();
     for t in &tables {
         before.push(nodes[1].api().table_info(t).await["seq"].as_u64().unwrap());
@@ -304,9 +330,7 @@ async fn a_killed_node_s_tables_play_on_elsewhere() {
     }
     eprintln!("tables playing again {:.1} s after the kill", killed.elapsed().as_secs_f64());
     for follower in followers {
-        let seen = follower.await.unwrap();
-        let last = *seen.keys().last().unwrap();
-        assert!(last >= 400 || seen.values().any(|t| t.contains("game_over")), "the stream went on to {last}");
+        followed_to(&follower.await.unwrap(), 400);
     }
     drop(nodes);
     db.remove().await;
@@ -321,10 +345,7 @@ async fn a_node_paused_past_its_lease_writes_and_shows_nothing() {
     let table = robot_table(nodes[1].api(), "paused").await;
     nodes[1].api().start(&table, None).await;
     let follower = tokio::spawn(follow(vec![nodes[0].addr], table.clone(), 300));
-    wait_for(Duration::from_secs(30), "some play", || async {
-        nodes[0].api().table_info(&table).await["seq"].as_u64().unwrap_or(0) > 30
-    })
-    .await;
+    nodes[0].wait_seq(&table, 30, Duration::from_secs(30), "some play").await;
     nodes[1].process().signal("STOP");
     wait_for(Duration::from_secs(15), "the awake node to take the table over", || async {
         let a = nodes[0].api().request("GET", &format!("/api/v1/tables/{table}"), None, None).await;
@@ -345,8 +366,7 @@ async fn a_node_paused_past_its_lease_writes_and_shows_nothing() {
     })
     .await;
     assert_eq!(nodes[1].api().table_info(&table).await["node"], "awake", "the table stays where it went");
-    let seen = follower.await.unwrap();
-    assert!(*seen.keys().last().unwrap() >= 300 || seen.values().any(|t| t.contains("game_over")));
+    followed_to(&follower.await.unwrap(), 300);
     drop(nodes);
     db.remove().await;
 }
@@ -355,10 +375,7 @@ async fn a_node_paused_past_its_lease_writes_and_shows_nothing() {
 async fn a_rolling_restart_loses_nothing() {
     nats_is_there();
     let db = TestDb::new("postgres").await;
-    let mut nodes = Vec::new();
-    for name in ["red", "green", "blue"] {
-        nodes.push(Node::start(name, &db.url, 2, &[]).await);
-    }
+    let mut nodes = Node::several(&["red", "green", "blue"], &db.url).await;
     let mut tables = Vec::new();
     for node in &nodes {
         let table = robot_table(node.api(), &format!("rolling {}", node.name)).await;
@@ -382,11 +399,7 @@ async fn a_rolling_restart_loses_nothing() {
         let stopped = Instant::now();
         nodes[i].process.take().unwrap().terminate(Duration::from_secs(20));
         for (t, seq) in &mine {
-            wait_for(Duration::from_secs(10), "a handed-over table to play on", || async {
-                let a = other.request("GET", &format!("/api/v1/tables/{t}"), None, None).await;
-                a.status == 200 && a.body["seq"].as_u64().is_some_and(|s| s > *seq)
-            })
-            .await;
+            nodes[(i + 1) % 3].wait_seq(t, *seq, Duration::from_secs(10), "a handed-over table to play on").await;
         }
         eprintln!(
             "{}'s {} tables playing again {:.2} s after SIGTERM",
@@ -398,8 +411,7 @@ async fn a_rolling_restart_loses_nothing() {
         nodes[i].restart(&url, &[]).await;
     }
     for follower in followers {
-        let seen = follower.await.unwrap();
-        assert!(*seen.keys().last().unwrap() >= 500 || seen.values().any(|t| t.contains("game_over")));
+        followed_to(&follower.await.unwrap(), 500);
     }
     drop(nodes);
     db.remove().await;
@@ -445,35 +457,18 @@ async fn games_go_on_when_nats_restarts() {
     let nats = OwnNats::start(port);
     let url = format!("nats://127.0.0.1:{port}");
     let db = TestDb::new("postgres").await;
-    let flags = ["--nats", url.as_str()];
-    // `Node` names the machine's NATS; these name the test's own (given last, it wins).
-    let mut nodes = Vec::new();
-    for name in ["left", "right"] {
-        let listener = listener();
-        let addr = listener.local_addr().unwrap();
-        let mut all = vec!["--node-name", name, "--pause", "2"];
-        all.extend_from_slice(&flags);
-        let process = ServerProcess::start_with(&listener, &db.url, 7, UP, &all).await;
-        wait_for(UP, "the node to be ready", || async {
-            http(addr, "GET", "/readyz", None, None).await.is_ok_and(|a| a.status == 200)
-        })
-        .await;
-        nodes.push(Node { name: name.into(), pause: "2".into(), listener, addr, process: Some(process) });
-    }
+    let nodes =
+        [Node::start_on(&url, "left", &db.url, 2, &[]).await, Node::start_on(&url, "right", &db.url, 2, &[]).await];
     let table = robot_table(nodes[0].api(), "through a restart").await;
     nodes[0].api().start(&table, None).await;
     // Followed through the node that does not play it: every event crosses NATS.
     let follower = tokio::spawn(follow(vec![nodes[1].addr], table.clone(), 300));
-    wait_for(Duration::from_secs(30), "some play", || async {
-        nodes[0].api().table_info(&table).await["seq"].as_u64().unwrap_or(0) > 30
-    })
-    .await;
+    nodes[0].wait_seq(&table, 30, Duration::from_secs(30), "some play").await;
     drop(nats);
     tokio::time::sleep(Duration::from_secs(2)).await;
     let _nats = OwnNats::start(port);
     // The game never stopped (its node and Postgres did not), and the relayed stream resumes.
-    let seen = follower.await.unwrap();
-    assert!(*seen.keys().last().unwrap() >= 300 || seen.values().any(|t| t.contains("game_over")));
+    followed_to(&follower.await.unwrap(), 300);
     assert_eq!(nodes[1].api().table_info(&table).await["node"], "left");
     drop(nodes);
     db.remove().await;

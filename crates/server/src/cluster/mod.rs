@@ -15,7 +15,7 @@
 //!   ([`relay::Remote`]) that relays its commands and streams over NATS,
 //!   so every node serves every table (REST, WebSocket, classic).
 //! - **The lobby** lists every node's tables: each node answers
-//!   `mj.lobby.list` with its own.
+//!   `mj.<cluster id>.lobby` with its own.
 //!
 //! Nothing of a game is kept in NATS: it only carries commands and the
 //! messages of streams already stored.
@@ -38,14 +38,28 @@ use crate::table::actor::OpenError;
 use crate::table::lobby::Elsewhere;
 use crate::table::{Lobby, TableCommand, TableError, TableHandle, TableSetup};
 
-/// The subject every node answers with its tables.
-const LOBBY_SUBJECT: &str = "mj.lobby.list";
+/// The subjects every node of one cluster shares, under the cluster's id
+/// (`store::cluster`'s `cluster_id`: another cluster on the same NATS has
+/// its own).
+#[derive(Debug)]
+struct Shared {
+    /// Every node answers it with its tables.
+    lobby: String,
+    /// Ended sessions, whose seat tokens end at every node's tables.
+    revoked: String,
+    /// Tables wait to be taken over.
+    orphans: String,
+}
 
-/// The subject of ended sessions, whose seat tokens end at every node's tables.
-const REVOKED_SUBJECT: &str = "mj.revoked";
-
-/// The subject that tells every node that tables wait to be taken over.
-const ORPHANS_SUBJECT: &str = "mj.cluster.orphans";
+impl Shared {
+    fn of(cluster: &str) -> Shared {
+        Shared {
+            lobby: format!("mj.{cluster}.lobby"),
+            revoked: format!("mj.{cluster}.revoked"),
+            orphans: format!("mj.{cluster}.orphans"),
+        }
+    }
+}
 
 /// How long a listing waits for the other nodes' answers.
 const LIST_WITHIN: Duration = Duration::from_millis(500);
@@ -126,6 +140,8 @@ pub struct Cluster {
     leaving: AtomicBool,
     /// Ends the node's tasks once it has left.
     stop: tokio_util::sync::CancellationToken,
+    /// The subjects of this cluster's nodes.
+    shared: Shared,
 }
 
 impl Cluster {
@@ -147,10 +163,11 @@ impl Cluster {
             let url = config.nats_url.clone();
             async move { nats.subscribe(subject).await.map_err(|e| JoinError::Nats { url, why: e.to_string() }) }
         };
+        let shared = Shared::of(&store.cluster_id().await?);
         let commands = subscribe(node_subject).await?;
-        let listings = subscribe(LOBBY_SUBJECT.to_string()).await?;
-        let orphans = subscribe(ORPHANS_SUBJECT.to_string()).await?;
-        let revoked = subscribe(REVOKED_SUBJECT.to_string()).await?;
+        let listings = subscribe(shared.lobby.clone()).await?;
+        let orphans = subscribe(shared.orphans.clone()).await?;
+        let revoked = subscribe(shared.revoked.clone()).await?;
         store.join_cluster(&node_id, &config.node_name, &config.address, config.lease).await?;
         crate::metrics::cluster_member(true);
         let owner = relay::Owner::new(nats.clone(), lobby.clone());
@@ -168,6 +185,7 @@ impl Cluster {
             orphans: Notify::new(),
             leaving: AtomicBool::new(false),
             stop: Default::default(),
+            shared,
         });
         lobby.join(cluster.clone());
         tracing::info!(node = %cluster.config.node_name, id = %cluster.node_id, "joined the cluster");
@@ -303,7 +321,7 @@ impl Cluster {
         let c = &self.config;
         self.store.join_cluster(&self.node_id, &c.node_name, &c.address, c.lease).await?;
         self.set_member(true);
-        let _ = self.nats.publish(ORPHANS_SUBJECT, Vec::new().into()).await;
+        let _ = self.nats.publish(self.shared.orphans.clone(), Vec::new().into()).await;
         Ok(())
     }
 
@@ -397,7 +415,7 @@ impl Cluster {
     pub async fn revoked(&self, revoked: &crate::store::Revoked) {
         let payload = serde_json::to_vec(&(&self.node_id, revoked)).unwrap_or_default();
         crate::metrics::nats_message(true);
-        if let Err(e) = self.nats.publish(REVOKED_SUBJECT, payload.into()).await {
+        if let Err(e) = self.nats.publish(self.shared.revoked.clone(), payload.into()).await {
             tracing::warn!("cannot tell the other nodes of ended sessions: {e}");
         }
     }
@@ -489,7 +507,7 @@ impl Cluster {
             }
         });
         futures_util::future::join_all(handovers).await;
-        let _ = self.nats.publish(ORPHANS_SUBJECT, Vec::new().into()).await;
+        let _ = self.nats.publish(self.shared.orphans.clone(), Vec::new().into()).await;
         let _ = self.nats.flush().await;
         if let Err(e) = self.store.forget_node(&self.node_id).await {
             tracing::warn!("cannot remove this node's lease: {e}");
@@ -556,27 +574,37 @@ impl Cluster {
     /// Asks every other live node for its tables; waits for them all, at
     /// most [`LIST_WITHIN`].
     async fn list_others(&self) -> Vec<TableInfo> {
-        let others =
-            self.members.lock().unwrap_or_else(|e| e.into_inner()).iter().filter(|n| n.id != self.node_id).count();
-        if others == 0 {
+        // Only the members' answers count (each once).
+        let others: HashSet<String> = self
+            .members
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .iter()
+            .filter(|n| n.id != self.node_id)
+            .map(|n| n.id.clone())
+            .collect();
+        if others.is_empty() {
             return Vec::new();
         }
         let inbox = self.nats.new_inbox();
         let Ok(mut answers) = self.nats.subscribe(inbox.clone()).await else { return Vec::new() };
         crate::metrics::nats_message(true);
-        if self.nats.publish_with_reply(LOBBY_SUBJECT, inbox, self.node_id.clone().into()).await.is_err() {
+        if self.nats.publish_with_reply(self.shared.lobby.clone(), inbox, self.node_id.clone().into()).await.is_err() {
             return Vec::new();
         }
         let mut tables = Vec::new();
         let mut heard = HashSet::new();
         let deadline = tokio::time::Instant::now() + LIST_WITHIN;
-        while heard.len() < others {
+        while heard.len() < others.len() {
             let Ok(Some(answer)) = tokio::time::timeout_at(deadline, answers.next()).await else { break };
             crate::metrics::nats_message(false);
-            if let Ok((node, listed)) = serde_json::from_slice::<(String, Vec<TableInfo>)>(&answer.payload)
-                && heard.insert(node)
-            {
-                tables.extend(listed);
+            match serde_json::from_slice::<(String, Vec<TableInfo>)>(&answer.payload) {
+                Ok((node, listed)) => {
+                    if others.contains(&node) && heard.insert(node) {
+                        tables.extend(listed);
+                    }
+                }
+                Err(e) => tracing::warn!("another node's tables do not read: {e}"),
             }
         }
         let _ = answers.unsubscribe().await;

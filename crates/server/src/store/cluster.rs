@@ -98,6 +98,17 @@ impl Store {
         Ok(())
     }
 
+    /// The cluster's id: the same for every node on this database (made by
+    /// the first node that asks).
+    pub async fn cluster_id(&self) -> Result<String, StoreError> {
+        let fresh = uuid::Uuid::new_v4().simple().to_string();
+        sqlx::query("INSERT INTO cluster_identity (only_row, id) VALUES (TRUE, $1) ON CONFLICT (only_row) DO NOTHING")
+            .bind(&fresh)
+            .execute(self.pool())
+            .await?;
+        Ok(sqlx::query_scalar("SELECT id FROM cluster_identity").fetch_one(self.pool()).await?)
+    }
+
     /// Renews a node's lease for `lease` from now, with what it now plays;
     /// `false` when the lease had already expired (or is gone): the node
     /// has lost every table, and must give them up and join again as a new

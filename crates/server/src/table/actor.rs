@@ -106,7 +106,7 @@ pub(super) fn start_task(actor: Actor) -> TableHandle {
     let (sender, receiver) = mpsc::channel(super::COMMAND_QUEUE);
     let id = actor.id.clone();
     tokio::spawn(actor.run(receiver));
-    TableHandle { id, sender }
+    TableHandle { id, sender, relayed: false }
 }
 
 /// One table: its settings, seats, game, stream and record.

@@ -404,6 +404,10 @@ pub struct TableHandle {
     /// The table's id.
     pub id: String,
     sender: mpsc::Sender<TableCommand>,
+    /// A stand-in for a table another node plays (cluster mode): an answer
+    /// that never comes means its node did not answer, and the table is
+    /// on its way to another.
+    relayed: bool,
 }
 
 impl TableHandle {
@@ -412,7 +416,7 @@ impl TableHandle {
     /// relay to the table's node).
     pub fn channel(id: String) -> (TableHandle, mpsc::Receiver<TableCommand>) {
         let (sender, receiver) = mpsc::channel(COMMAND_QUEUE);
-        (TableHandle { id, sender }, receiver)
+        (TableHandle { id, sender, relayed: true }, receiver)
     }
 
     /// Sends a command; fails if the table has closed.
@@ -424,7 +428,7 @@ impl TableHandle {
     pub async fn ask<T>(&self, make: impl FnOnce(oneshot::Sender<T>) -> TableCommand) -> Result<T, TableError> {
         let (tx, rx) = oneshot::channel();
         self.send(make(tx)).await?;
-        rx.await.map_err(|_| TableError::Closed)
+        rx.await.map_err(|_| if self.relayed { TableError::Recovering } else { TableError::Closed })
     }
 
     /// True once the table's task has ended.
