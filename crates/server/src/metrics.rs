@@ -62,7 +62,7 @@ pub const CLUSTER_FENCED_WRITES: &str = "mahjong_cluster_fenced_writes_total";
 /// Cluster mode: NATS messages, by `direction` (`in`, `out`): a counter.
 pub const CLUSTER_NATS_MESSAGES: &str = "mahjong_cluster_nats_messages_total";
 /// Cluster mode: relayed streams that missed a NATS message and were
-/// filled again (the client resumed from the store): a counter.
+/// attached again after their last event (filled from the stored log): a counter.
 pub const CLUSTER_GAPS_FILLED: &str = "mahjong_cluster_gaps_filled_total";
 /// Cluster mode: 1 while this node holds a live lease, 0 otherwise: a gauge.
 pub const CLUSTER_MEMBER: &str = "mahjong_cluster_member";
@@ -351,7 +351,7 @@ pub fn nats_message(out: bool) {
     counter!(CLUSTER_NATS_MESSAGES, "direction" => if out { "out" } else { "in" }).increment(1);
 }
 
-/// A relayed stream missed a message and was resumed.
+/// A relayed stream missed a message and was filled from the store.
 pub fn gap_filled() {
     counter!(CLUSTER_GAPS_FILLED).increment(1);
 }

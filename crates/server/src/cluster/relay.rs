@@ -10,9 +10,11 @@
 //!   the socket subscribes to it before it asks to connect, so nothing is
 //!   missed between the answer and the first event.
 //! - **A gap** (NATS core delivers at most once: a message lost while it
-//!   reconnected, say) is never papered over: the socket closes as fallen
-//!   behind (4000) and its client resumes with `since` from the stored log,
-//!   so a lost NATS message loses nothing and duplicates nothing.
+//!   reconnected, say) is filled from the stored log: the socket's node
+//!   attaches the stream again after the last event it gave the socket
+//!   (`since`), and the socket sees nothing of it. Only when that fails does
+//!   the socket close as fallen behind (4000), its client then resuming with
+//!   `since` itself: a lost NATS message loses nothing and duplicates nothing.
 //!
 //! The hidden-information rule holds across nodes because the only thing
 //! that crosses for a connection is what the table cut for it.
@@ -410,6 +412,7 @@ impl Remote {
             gone: gone.clone(),
             streams: streams.clone(),
             unanswering,
+            connections: Arc::default(),
         };
         tokio::spawn(stand_in.run(commands));
         Remote { held: Vec::new(), handle, owner, gone, streams }
@@ -461,6 +464,9 @@ struct StandIn {
     queue: usize,
     gone: CancellationToken,
     streams: Arc<AtomicUsize>,
+    /// Each relayed socket's id here, and its connection's id at the owner
+    /// now (they differ once its stream was attached again after a gap).
+    connections: Arc<Mutex<HashMap<u64, u64>>>,
 }
 
 impl StandIn {
@@ -501,9 +507,11 @@ impl StandIn {
                     });
                 }
                 TableCommand::Message { connection, message } => {
+                    let connection = self.at_owner(connection);
                     self.tell(&Ask::Message { table, connection, message }).await;
                 }
                 TableCommand::BadMessage { connection, code, reason } => {
+                    let connection = self.at_owner(connection);
                     self.tell(&Ask::BadMessage { table, connection, code, reason }).await;
                 }
                 // Relayed connections say which relay they close themselves (see `connect`).
@@ -518,6 +526,11 @@ impl StandIn {
             }
         }
         self.gone.cancel();
+    }
+
+    /// A relayed socket's connection id at the owner now.
+    fn at_owner(&self, local: u64) -> u64 {
+        self.connections.lock().unwrap_or_else(|e| e.into_inner()).get(&local).copied().unwrap_or(local)
     }
 
     /// Publishes a command that needs no answer.
@@ -575,54 +588,164 @@ impl StandIn {
         since: Option<u64>,
         replay_hand: bool,
     ) -> Result<Connection, TableError> {
+        let (relay, frames, connected) = self.attach(token.clone(), account, since, replay_hand).await?;
+        let (sender, outbound) = mpsc::channel(self.queue.max(1));
+        let farewell: Arc<OnceLock<Farewell>> = Arc::default();
+        // The socket's id here is the first one the owner gave; a resumed
+        // stream has another there.
+        let local = connected.connection;
+        self.connections.lock().unwrap_or_else(|e| e.into_inner()).insert(local, local);
+        self.streams.fetch_add(1, Ordering::Relaxed);
+        let relayed = Attached { relay, frames, connection: local, token, account, last_seq: since };
+        tokio::spawn(self.clone().pump(relayed, local, sender, farewell.clone()));
+        Ok(Connection { id: local, seat: connected.seat, outbound, farewell })
+    }
+
+    /// Subscribes to a new relay subject, then asks the owner to connect
+    /// (resuming after `since`), its stream relayed there.
+    async fn attach(
+        &self,
+        token: Option<String>,
+        account: Option<i64>,
+        since: Option<u64>,
+        replay_hand: bool,
+    ) -> Result<(String, async_nats::Subscriber, Connected), TableError> {
         let relay = format!("mj.relay.{}.{}", self.me, RELAYS.fetch_add(1, Ordering::Relaxed));
         // Subscribed before asking: nothing the owner sends is missed.
-        let mut frames = self.nats.subscribe(relay.clone()).await.map_err(|_| TableError::Recovering)?;
+        let frames = self.nats.subscribe(relay.clone()).await.map_err(|_| TableError::Recovering)?;
         let table = self.table.clone();
         let ask =
             Ask::Connect { table, token, account, since, replay_hand, relay: relay.clone(), from: self.me.clone() };
         let connected: Connected = self.request(&ask).await?;
-        let (sender, outbound) = mpsc::channel(self.queue.max(1));
-        let farewell: Arc<OnceLock<Farewell>> = Arc::default();
-        let told = farewell.clone();
-        let stand_in = self.clone();
-        let connection = connected.connection;
-        self.streams.fetch_add(1, Ordering::Relaxed);
-        tokio::spawn(async move {
-            let mut expected = 1u64;
-            let why = loop {
-                let next = tokio::select! {
-                    next = frames.next() => next,
-                    // The socket closed: tell the owner.
-                    _ = sender.closed() => break None,
-                    _ = stand_in.gone.cancelled() => break Some(Farewell::Moved),
-                };
-                let Some(message) = next else { break Some(Farewell::Moved) };
-                crate::metrics::nats_message(false);
-                let Some((n, kind, body)) = read_frame(&message.payload) else { continue };
-                if n != expected {
-                    // A message lost on the way: the client resumes from the store.
-                    crate::metrics::gap_filled();
-                    break Some(Farewell::FellBehind);
-                }
-                expected += 1;
-                if kind == 'e' {
-                    break Some(farewell_of(body));
-                }
-                if sender.try_send(Arc::from(body)).is_err() {
-                    break Some(Farewell::FellBehind);
-                }
+        Ok((relay, frames, connected))
+    }
+
+    /// Hands a relayed stream's messages to the socket, in order. A message
+    /// lost on the way (a gap in the frames' numbers) is filled from the
+    /// stored log: the stream is attached again after the last event the
+    /// socket was given (`since`), invisibly to it; only when that fails
+    /// does the socket close as fallen behind (the client then resumes).
+    async fn pump(
+        self,
+        mut relayed: Attached,
+        local: u64,
+        sender: mpsc::Sender<Arc<str>>,
+        told: Arc<OnceLock<Farewell>>,
+    ) {
+        let mut expected = 1u64;
+        let why = loop {
+            let next = tokio::select! {
+                next = relayed.frames.next() => next,
+                // The socket closed: tell the owner.
+                _ = sender.closed() => break None,
+                _ = self.gone.cancelled() => break Some(Farewell::Moved),
             };
-            let _ = frames.unsubscribe().await;
-            if let Some(why) = why {
-                let _ = told.set(why);
+            let Some(message) = next else { break Some(Farewell::Moved) };
+            crate::metrics::nats_message(false);
+            let Some((n, kind, body)) = read_frame(&message.payload) else { continue };
+            if n != expected {
+                match self.resume(&mut relayed, local).await {
+                    Ok(()) => {
+                        crate::metrics::gap_filled();
+                        expected = 1;
+                        continue;
+                    }
+                    Err(()) => break Some(Farewell::FellBehind),
+                }
             }
-            drop(sender);
-            if why != Some(Farewell::Moved) || !stand_in.gone.is_cancelled() {
-                stand_in.tell(&Ask::Disconnect { table: stand_in.table.clone(), connection, relay }).await;
+            expected += 1;
+            if kind == 'e' {
+                break Some(farewell_of(body));
             }
-            stand_in.streams.fetch_sub(1, Ordering::Relaxed);
-        });
-        Ok(Connection { id: connection, seat: connected.seat, outbound, farewell })
+            if let Some(seq) = event_seq(body) {
+                relayed.last_seq = Some(seq);
+            }
+            if sender.try_send(Arc::from(body)).is_err() {
+                break Some(Farewell::FellBehind);
+            }
+        };
+        let _ = relayed.frames.unsubscribe().await;
+        if let Some(why) = why {
+            let _ = told.set(why);
+        }
+        drop(sender);
+        if why != Some(Farewell::Moved) || !self.gone.is_cancelled() {
+            let Attached { relay, connection, .. } = relayed;
+            self.tell(&Ask::Disconnect { table: self.table.clone(), connection, relay }).await;
+        }
+        self.connections.lock().unwrap_or_else(|e| e.into_inner()).remove(&local);
+        self.streams.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    /// Attaches a stream that missed a message again, after the last event
+    /// its socket was given; the old attachment is let go.
+    async fn resume(&self, relayed: &mut Attached, local: u64) -> Result<(), ()> {
+        // Without an event yet, there is nothing to resume after.
+        let since = relayed.last_seq.ok_or(())?;
+        let (relay, frames, connected) =
+            self.attach(relayed.token.clone(), relayed.account, Some(since), false).await.map_err(drop)?;
+        let fresh = Attached {
+            relay,
+            frames,
+            connection: connected.connection,
+            token: relayed.token.clone(),
+            account: relayed.account,
+            last_seq: Some(since),
+        };
+        let Attached { relay: old_relay, frames: mut old_frames, connection: old_connection, .. } =
+            std::mem::replace(relayed, fresh);
+        let _ = old_frames.unsubscribe().await;
+        self.tell(&Ask::Disconnect { table: self.table.clone(), connection: old_connection, relay: old_relay }).await;
+        self.connections.lock().unwrap_or_else(|e| e.into_inner()).insert(local, relayed.connection);
+        Ok(())
+    }
+}
+
+/// One relayed stream as its pump holds it: the subject and subscription
+/// it comes on, the connection at the owner, and what reattaches it.
+struct Attached {
+    relay: String,
+    frames: async_nats::Subscriber,
+    /// The connection's id at the owner now.
+    connection: u64,
+    token: Option<String>,
+    account: Option<i64>,
+    /// The last event given to the socket.
+    last_seq: Option<u64>,
+}
+
+/// The sequence number of an event message (`{"type":"event","seq":N,...}`,
+/// as the table writes it), without reading the rest.
+fn event_seq(text: &str) -> Option<u64> {
+    let rest = text.strip_prefix(r#"{"type":"event","seq":"#)?;
+    let digits = rest.find(|c: char| !c.is_ascii_digit()).map_or(rest, |end| &rest[..end]);
+    digits.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_frame_reads_back() {
+        assert_eq!(read_frame(&frame(7, 'm', "{\"a\":1}")), Some((7, 'm', "{\"a\":1}")));
+        assert_eq!(read_frame(&frame(8, 'e', "moved")), Some((8, 'e', "moved")));
+        assert_eq!(read_frame(b"x m{}"), None);
+        assert_eq!(farewell_of(farewell_word(Some(Farewell::Moved), false)), Farewell::Moved);
+        assert_eq!(farewell_of(farewell_word(None, true)), Farewell::Closed);
+    }
+
+    #[test]
+    fn an_event_s_number_is_read_from_its_text() {
+        let event = crate::protocol::ws::ServerMessage::Event {
+            seq: 1234,
+            at_us: 1,
+            event: crate::protocol::ws::StreamEvent::Table(crate::protocol::ws::TableEvent::Closed {
+                reason: "idle".into(),
+            }),
+        };
+        let text = serde_json::to_string(&event).unwrap();
+        assert_eq!(event_seq(&text), Some(1234), "{text}");
+        assert_eq!(event_seq(r#"{"type":"pong"}"#), None);
     }
 }
