@@ -28,7 +28,12 @@ impl PostgresWriter {
     /// Connects to `url` lazily with `connections` connections, and starts
     /// the packer on one more.
     pub(super) fn open(url: &str, connections: u32) -> Result<PostgresWriter, sqlx::Error> {
-        let options = PgConnectOptions::from_str(url)?;
+        // A transaction whose process stopped mid-way (SIGSTOP, a stalled
+        // machine) is ended by Postgres after a while: its locks, the owner
+        // rows it read `FOR SHARE` among them, would otherwise keep its
+        // tables from being taken over for as long as it stays stopped.
+        let options = PgConnectOptions::from_str(url)?
+            .options([("idle_in_transaction_session_timeout", IDLE_IN_TRANSACTION_MS.to_string())]);
         let pool = PgPoolOptions::new()
             .max_connections(connections.max(1))
             .acquire_timeout(Duration::from_secs(10))
@@ -157,6 +162,10 @@ async fn postgres_rows(tx: &mut sqlx::PgConnection, rows: &Rows<'_>) -> Result<(
 
 rare_writes!(postgres_rare, sqlx::PgConnection);
 pack_blocks!(postgres_pack, sqlx::PgConnection);
+
+/// How long (milliseconds) a journal's transaction may wait for its process
+/// before Postgres ends it (a group's statements follow one another at once).
+const IDLE_IN_TRANSACTION_MS: u64 = 5_000;
 
 /// The games whose blocks a Postgres packer has yet to write, at most.
 const PACKS_WAITING: usize = 8192;
