@@ -80,14 +80,16 @@ impl Node {
         let mut all = vec!["--nats", &self.nats, "--node-name", &self.name, "--pause", &self.pause];
         all.extend_from_slice(flags);
         self.process = Some(ServerProcess::start_with(&self.listener, database, 7, UP, &all).await);
-        wait_for(UP, "the node to be ready", || async {
-            http(self.addr, "GET", "/readyz", None, None).await.is_ok_and(|a| a.status == 200)
-        })
-        .await;
+        wait_for(UP, "the node to be ready", || self.is_ready()).await;
     }
 
     fn api(&self) -> Api {
         Api::at(self.addr)
+    }
+
+    /// Whether `/readyz` answers 200 (a member of the cluster).
+    async fn is_ready(&self) -> bool {
+        http(self.addr, "GET", "/readyz", None, None).await.is_ok_and(|a| a.status == 200)
     }
 
     /// Waits until this node shows `table` past sequence number `seq`.
@@ -119,6 +121,13 @@ where
 /// A table of four robots playing one round, not started, opened through `api`.
 async fn robot_table(api: Api, name: &str) -> String {
     api.create_table(json!({"name": name, "robots": [{}, {}, {}, {}], "options": {"NumRounds": 1}})).await
+}
+
+/// A table of four robots playing one round, started at once through `api`.
+async fn playing_robot_table(api: Api, name: &str) -> String {
+    let table = robot_table(api, name).await;
+    api.start(&table, None).await;
+    table
 }
 
 /// A tile of someone's concealed hand that an event shows, with its owner.
@@ -313,8 +322,7 @@ async fn a_killed_node_s_tables_play_on_elsewhere() {
     let mut nodes = Node::several(&["one", "two", "three"], &db.url).await;
     let mut tables = Vec::new();
     for n in 0..2 {
-        let table = robot_table(nodes[0].api(), &format!("doomed {n}")).await;
-        nodes[0].api().start(&table, None).await;
+        let table = playing_robot_table(nodes[0].api(), &format!("doomed {n}")).await;
         tables.push(table);
     }
     // Followed through the two nodes that live, far past the kill.
@@ -348,8 +356,7 @@ async fn a_node_paused_past_its_lease_writes_and_shows_nothing() {
     let db = TestDb::new("postgres").await;
     let lease = ["--lease-seconds", "2"];
     let nodes = [Node::start("awake", &db.url, 2, &lease).await, Node::start("sleepy", &db.url, 2, &lease).await];
-    let table = robot_table(nodes[1].api(), "paused").await;
-    nodes[1].api().start(&table, None).await;
+    let table = playing_robot_table(nodes[1].api(), "paused").await;
     let follower = tokio::spawn(follow(vec![nodes[0].addr], table.clone(), 300));
     nodes[0].wait_seq(&table, 30, Duration::from_secs(30), "some play").await;
     nodes[1].process().signal("STOP");
@@ -367,10 +374,7 @@ async fn a_node_paused_past_its_lease_writes_and_shows_nothing() {
     .await;
     let fenced = metric(nodes[1].addr, "mahjong_cluster_fenced_writes_total").await;
     eprintln!("writes refused to the paused node: {fenced}");
-    wait_for(Duration::from_secs(15), "the sleeper to be a member again", || async {
-        http(nodes[1].addr, "GET", "/readyz", None, None).await.is_ok_and(|a| a.status == 200)
-    })
-    .await;
+    wait_for(Duration::from_secs(15), "the sleeper to be a member again", || nodes[1].is_ready()).await;
     assert_eq!(nodes[1].api().table_info(&table).await["node"], "awake", "the table stays where it went");
     followed_to(&follower.await.unwrap(), 300);
     drop(nodes);
@@ -384,8 +388,7 @@ async fn a_rolling_restart_loses_nothing() {
     let mut nodes = Node::several(&["red", "green", "blue"], &db.url).await;
     let mut tables = Vec::new();
     for node in &nodes {
-        let table = robot_table(node.api(), &format!("rolling {}", node.name)).await;
-        node.api().start(&table, None).await;
+        let table = playing_robot_table(node.api(), &format!("rolling {}", node.name)).await;
         tables.push(table);
     }
     let addrs: Vec<SocketAddr> = nodes.iter().map(|n| n.addr).collect();
@@ -465,8 +468,7 @@ async fn games_go_on_when_nats_restarts() {
     let db = TestDb::new("postgres").await;
     let nodes =
         [Node::start_on(&url, "left", &db.url, 2, &[]).await, Node::start_on(&url, "right", &db.url, 2, &[]).await];
-    let table = robot_table(nodes[0].api(), "through a restart").await;
-    nodes[0].api().start(&table, None).await;
+    let table = playing_robot_table(nodes[0].api(), "through a restart").await;
     // Followed through the node that does not play it: every event crosses NATS.
     let follower = tokio::spawn(follow(vec![nodes[1].addr], table.clone(), 300));
     nodes[0].wait_seq(&table, 30, Duration::from_secs(30), "some play").await;

@@ -523,8 +523,8 @@ impl Cluster {
 
     // ----- the others' tables ---------------------------------------------------------------
 
-    /// Ends the stand-ins of tables whose node is no longer alive, and
-    /// those idle with no stream (the next request looks the table up again).
+    /// Ends the stand-ins of tables whose node is no longer alive (the next
+    /// request looks the table up again).
     fn forget_stand_ins(&self, alive: &[String]) {
         let mut remotes = self.remotes.lock().unwrap_or_else(|e| e.into_inner());
         remotes.retain(|_, remote| {

@@ -20,7 +20,7 @@
 //! that crosses for a connection is what the table cut for it.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
@@ -280,11 +280,7 @@ impl Owner {
             Err(e) => return json::<()>(&Err(e)),
         };
         match ask {
-            Ask::Info { .. } => {
-                let info = handle.ask(|reply| TableCommand::Info { reply }).await;
-                let node = self.lobby.node_name();
-                json(&info.map(|i| crate::protocol::ws::TableInfo { node, ..i }))
-            }
+            Ask::Info { .. } => json(&self.lobby.info(&handle).await),
             Ask::Options { .. } => json(&handle.ask(|reply| TableCommand::Options { reply }).await),
             Ask::Sit { name, seat, account, session, .. } => {
                 let hold = Permit::uncounted();
@@ -379,8 +375,6 @@ pub struct Remote {
     pub owner: String,
     /// Cancelled when the owner is gone: every relayed stream ends as moved.
     pub gone: CancellationToken,
-    /// Relayed streams open now.
-    pub streams: Arc<AtomicUsize>,
 }
 
 /// Relay subjects are numbered per node.
@@ -401,7 +395,6 @@ impl Remote {
     ) -> Remote {
         let (handle, commands) = TableHandle::channel(id.clone());
         let gone = CancellationToken::new();
-        let streams = Arc::new(AtomicUsize::new(0));
         let stand_in = StandIn {
             nats,
             table: id,
@@ -410,12 +403,11 @@ impl Remote {
             me,
             queue,
             gone: gone.clone(),
-            streams: streams.clone(),
             unanswering,
             connections: Arc::default(),
         };
         tokio::spawn(stand_in.run(commands));
-        Remote { held: Vec::new(), handle, owner, gone, streams }
+        Remote { held: Vec::new(), handle, owner, gone }
     }
 }
 
@@ -463,7 +455,6 @@ struct StandIn {
     me: String,
     queue: usize,
     gone: CancellationToken,
-    streams: Arc<AtomicUsize>,
     /// Each relayed socket's id here, and its connection's id at the owner
     /// now (they differ once its stream was attached again after a gap).
     connections: Arc<Mutex<HashMap<u64, u64>>>,
@@ -595,7 +586,6 @@ impl StandIn {
         // stream has another there.
         let local = connected.connection;
         self.connections.lock().unwrap_or_else(|e| e.into_inner()).insert(local, local);
-        self.streams.fetch_add(1, Ordering::Relaxed);
         let relayed = Attached { relay, frames, connection: local, token, account, last_seq: since };
         tokio::spawn(self.clone().pump(relayed, local, sender, farewell.clone()));
         Ok(Connection { id: local, seat: connected.seat, outbound, farewell })
@@ -674,7 +664,6 @@ impl StandIn {
             self.tell(&Ask::Disconnect { table: self.table.clone(), connection, relay }).await;
         }
         self.connections.lock().unwrap_or_else(|e| e.into_inner()).remove(&local);
-        self.streams.fetch_sub(1, Ordering::Relaxed);
     }
 
     /// Attaches a stream that missed a message again, after the last event

@@ -141,8 +141,7 @@ pub async fn create(
     // One batch: the table, its robots and its start are stored together or
     // not at all (in a cluster, on the least-loaded node).
     let handle = state.lobby.open_anywhere(setup).await?;
-    let info = handle.ask(|reply| TableCommand::Info { reply }).await?;
-    let info = TableInfo { node: info.node.or_else(|| state.lobby.node_name()), ..info };
+    let info = state.lobby.info(&handle).await?;
     Ok((StatusCode::CREATED, Json(info)).into_response())
 }
 
@@ -183,10 +182,7 @@ refusals!(
 )]
 pub async fn get_one(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {
     let handle = state.lobby.find(&id).await?;
-    let info = handle.ask(|reply| TableCommand::Info { reply }).await?;
-    // A table of another node says so itself (cluster mode).
-    let info = TableInfo { node: info.node.or_else(|| state.lobby.node_name()), ..info };
-    Ok(Json(info).into_response())
+    Ok(Json(state.lobby.info(&handle).await?).into_response())
 }
 
 /// `POST /api/v1/tables/{id}/seats`.

@@ -287,15 +287,4 @@ impl Store {
             .await?;
         Ok(())
     }
-
-    /// The node with the fewest tables among the live members, by their
-    /// last heartbeats.
-    pub async fn least_loaded_node(&self) -> Result<Option<String>, StoreError> {
-        Ok(sqlx::query_scalar(
-            "SELECT id FROM cluster_nodes WHERE expires_at > clock_timestamp() AND state = 'member' \
-             ORDER BY tables, id LIMIT 1",
-        )
-        .fetch_optional(self.pool())
-        .await?)
-    }
 }

@@ -345,12 +345,14 @@ async fn commit_group(
     }
 }
 
-/// The same failure of [`commit_group`] again, for each reader that waited
-/// on it (it fails only as unavailable or refused).
+/// The same failure again: of [`commit_group`] for each reader that waited
+/// on it, of a game's batch for its later batches in [`isolate`] (they fail
+/// only as unavailable, refused or fenced).
 fn same_again(e: &StoreError) -> StoreError {
     match e {
         StoreError::Unavailable(why) => StoreError::Unavailable(why.clone()),
         StoreError::Rejected(why) => StoreError::Rejected(why.clone()),
+        StoreError::Fenced { game } => StoreError::Fenced { game: game.clone() },
         _ => StoreError::Closed,
     }
 }
@@ -384,14 +386,14 @@ async fn commit_planned(
 /// refused has its later batches of the group refused with it (they follow
 /// from it); a transient failure meanwhile fails the rest as unavailable.
 async fn isolate(writer: &Writer, health: &Health, group: &mut Vec<(Box<Batch>, Reply)>, mut tail: Option<&mut Tail>) {
-    let mut refused: Vec<(String, Arc<sqlx::Error>)> = Vec::new();
+    let mut refused: Vec<(String, StoreError)> = Vec::new();
     for (batch, reply) in group.drain(..) {
         if let Some(why) = health.down_because() {
             let _ = reply.send(Err(Unwritten::unavailable(why, batch)));
             continue;
         }
         if let Some((_, why)) = refused.iter().find(|(game, _)| *game == batch.game_id) {
-            let _ = reply.send(Err(Unwritten::refused(StoreError::Rejected(why.clone()))));
+            let _ = reply.send(Err(Unwritten::refused(same_again(why))));
             continue;
         }
         let mut alone = [(batch, reply)];
@@ -400,8 +402,9 @@ async fn isolate(writer: &Writer, health: &Health, group: &mut Vec<(Box<Batch>, 
         let answer = match committed {
             Ok(fenced) if !fenced.is_empty() => {
                 crate::metrics::fenced_writes(1);
-                refused.push((batch.game_id.clone(), Arc::new(sqlx::Error::Protocol("fenced".into()))));
-                Err(Unwritten::refused(StoreError::Fenced { game: batch.game_id.clone() }))
+                let why = StoreError::Fenced { game: batch.game_id.clone() };
+                refused.push((batch.game_id.clone(), same_again(&why)));
+                Err(Unwritten::refused(why))
             }
             Ok(_) => Ok(()),
             Err(e) if is_transient(&e) => {
@@ -411,9 +414,9 @@ async fn isolate(writer: &Writer, health: &Health, group: &mut Vec<(Box<Batch>, 
             }
             Err(e) => {
                 tracing::error!(game = %batch.game_id, "the database refused a batch: {e}");
-                let why = Arc::new(e);
-                refused.push((batch.game_id.clone(), why.clone()));
-                Err(Unwritten::refused(StoreError::Rejected(why)))
+                let why = StoreError::Rejected(Arc::new(e));
+                refused.push((batch.game_id.clone(), same_again(&why)));
+                Err(Unwritten::refused(why))
             }
         };
         let _ = reply.send(answer);

@@ -160,11 +160,6 @@ impl Store {
         self
     }
 
-    /// Whether tables' writes are fenced (cluster mode).
-    pub fn is_fenced(&self) -> bool {
-        self.fences.is_some()
-    }
-
     /// This node owns table `game_id` under `epoch` from now on: a table
     /// opened on it from now writes under that epoch.
     pub fn fence(&self, game_id: &str, epoch: i64) {

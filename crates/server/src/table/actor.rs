@@ -290,8 +290,8 @@ impl Actor {
                 // Nothing unstored has been shown to anyone; the table is
                 // rebuilt from the store when the server next starts (or,
                 // fenced, by the node that owns it now: its clients go there).
+                // (The cluster's check of ownership counts the table lost.)
                 if let StoreError::Fenced { .. } = e {
-                    crate::metrics::cluster_lost(1);
                     self.stream.let_everyone_go(Farewell::Moved);
                 }
                 tracing::error!(table = %self.id, "the table stops: {e}");

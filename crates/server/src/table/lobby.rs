@@ -579,10 +579,16 @@ impl Lobby {
     pub async fn list_here(&self) -> Vec<TableInfo> {
         let handles: Vec<TableHandle> =
             self.tables.read().unwrap_or_else(|e| e.into_inner()).values().cloned().collect();
-        let answers =
-            futures_util::future::join_all(handles.iter().map(|h| h.ask(|reply| TableCommand::Info { reply }))).await;
-        let node = self.node_name();
-        answers.into_iter().filter_map(Result::ok).map(|info| TableInfo { node: node.clone(), ..info }).collect()
+        let answers = futures_util::future::join_all(handles.iter().map(|h| self.info(h))).await;
+        answers.into_iter().filter_map(Result::ok).collect()
+    }
+
+    /// A table's public state, naming (cluster mode) the node that plays
+    /// it: a stand-in's comes named by the table's own node; any other is
+    /// this node's.
+    pub async fn info(&self, handle: &TableHandle) -> Result<TableInfo, TableError> {
+        let info = handle.ask(|reply| TableCommand::Info { reply }).await?;
+        Ok(TableInfo { node: info.node.or_else(|| self.node_name()), ..info })
     }
 }
 

@@ -272,9 +272,11 @@ impl<'a> Rows<'a> {
             hands: batches.iter().flat_map(|b| b.hands.iter().map(|r| (b.game_id.as_str(), r))).collect(),
             fences: Vec::new(),
         };
+        // (A group holds up to 512 batches: each game found once by a set.)
+        let mut fenced = std::collections::HashSet::new();
         for b in batches {
             if let Some(epoch) = b.fence
-                && !rows.fences.iter().any(|(id, _)| *id == b.game_id)
+                && fenced.insert(b.game_id.as_str())
             {
                 rows.fences.push((&b.game_id, epoch));
             }

@@ -98,7 +98,8 @@ async fn postgres_fenced(tx: &mut sqlx::PgConnection, rows: &Rows<'_>) -> Result
     .bind(rows.fences.iter().map(|(_, epoch)| *epoch).collect::<Vec<i64>>())
     .fetch_all(&mut *tx)
     .await?;
-    Ok(rows.fences.iter().filter(|(id, _)| !held.iter().any(|h| h == id)).map(|(id, _)| id.to_string()).collect())
+    let held: std::collections::HashSet<&str> = held.iter().map(String::as_str).collect();
+    Ok(rows.fences.iter().filter(|(id, _)| !held.contains(id)).map(|(id, _)| id.to_string()).collect())
 }
 
 async fn postgres_rows(tx: &mut sqlx::PgConnection, rows: &Rows<'_>) -> Result<(), sqlx::Error> {
