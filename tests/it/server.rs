@@ -232,6 +232,9 @@ async fn a_silent_player_is_passed_when_the_claim_times_out() {
     let token = api.sit(&id, "Sam", 1).await;
     api.start(&id, Some(&token)).await;
     let mut socket = TableSocket::connect(addr, &id, Some(&token), None).await.unwrap();
+    // Asked about every discard: otherwise the table passes at once for us
+    // whenever we cannot claim (`timeout: false`).
+    socket.send(&ClientMessage::SetClaimPrompts { every_discard: true }).await.unwrap();
     socket.send(&ClientMessage::Ready).await.unwrap();
     // Make every move but answering a discard; then the table passes for us.
     let robot = mahjong::bots::Robot::new(Strategy::default(), mahjong::rules::GameOptions::default());

@@ -63,6 +63,16 @@ pub enum ClientMessage {
         #[serde(default)]
         seat: Option<u8>,
     },
+    /// Whether to be asked about every discard (and kong open to robbing),
+    /// also those whose only answer is `pass` (`every_discard: true`), or
+    /// only when a claim is possible (`false`: the server passes at once for
+    /// the seat). The setting is the seat's and lasts until changed: `false`
+    /// when the seat is taken; a classic client's connection sets it to
+    /// `true` (mj-server's behaviour).
+    SetClaimPrompts {
+        /// Be asked about every discard.
+        every_discard: bool,
+    },
     /// Say something to the table.
     Chat {
         /// The text (at most [`MAX_CHAT_CHARS`] characters).
@@ -100,6 +110,12 @@ pub enum TableEvent {
     },
     /// A seated player is connected again.
     Reconnected {
+        /// The seat.
+        seat: u8,
+    },
+    /// A seated person connected for the first time since sitting down
+    /// (a robot never connects: it is always there).
+    Connected {
         /// The seat.
         seat: u8,
     },

@@ -43,7 +43,7 @@ use crate::protocol::ws::{ClientMessage, ServerMessage, StreamEvent, TableEvent,
 use crate::rules::command::{Action, Command, GameError, PlayerId, WallSource};
 use crate::rules::event::{Audience, Emitted, Event};
 use crate::rules::game::Game;
-use crate::rules::hand::Phase;
+use crate::rules::hand::{Hand, Phase};
 use crate::rules::rebuild::{Input, new_game};
 use crate::rules::view;
 use crate::store::journal::Unwritten;
@@ -716,6 +716,7 @@ impl Actor {
             if self.game.as_ref().is_some_and(Game::hand_in_progress) {
                 self.broadcast_table(TableEvent::Resumed);
                 self.restart_claim_timer();
+                self.auto_pass();
                 return;
             }
         }
@@ -760,11 +761,17 @@ impl Actor {
         let id = self.stream.next_connection();
         let (connection, needs_snapshot) = self.stream.subscribe(id, seat, since)?;
         // The newest connection acts for the seat; an older one closes.
-        let mut was_away = false;
+        let mut arrived = None;
         if let Some(st) = seat.and_then(|s| self.seats.get_mut(s)) {
+            // A classic client answers every discard itself, as mj-server's
+            // clients do. Otherwise the seat keeps what it asked for
+            // (`set_claim_prompts`; at first, only when it can claim).
+            if replay_hand {
+                st.ask_every_discard = true;
+            }
             match st.connection.replace(id) {
                 Some(old) => self.stream.let_go(old, Farewell::Replaced),
-                None => was_away = st.disconnected_at.take().is_some(),
+                None => arrived = Some(st.disconnected_at.take().is_some()),
             }
         }
         // The snapshot is made once the connection counts (its seat
@@ -780,8 +787,12 @@ impl Actor {
             // A new connection is told what it may do, whatever it was told before.
             self.prompts.forget(s);
             self.send_prompt(s);
-            if was_away {
-                self.broadcast_table(TableEvent::Reconnected { seat: s });
+            // Everybody sees who is at the table: the first connection of a
+            // seat taken by REST counts as much as a return.
+            match arrived {
+                Some(true) => self.broadcast_table(TableEvent::Reconnected { seat: s }),
+                Some(false) => self.broadcast_table(TableEvent::Connected { seat: s }),
+                None => {}
             }
         }
         Ok(connection)
@@ -915,6 +926,8 @@ impl Actor {
     pub fn apply(&mut self, command: Command) -> Result<(), GameError> {
         let Some(game) = self.game.as_mut() else { return Err(GameError::NoHand) };
         let starts_hand = matches!(command, Command::StartHand { .. });
+        // A pass never opens a claim window; anything else may.
+        let may_open_claims = !matches!(command, Command::Act { action: Action::Pass { .. }, .. });
         let emitted = game.apply(command.clone())?;
         let finished_hand = !game.hand_in_progress();
         let over = game.is_over();
@@ -934,6 +947,9 @@ impl Actor {
             self.await_ready_to_play(east);
         }
         self.restart_claim_timer();
+        if may_open_claims {
+            self.auto_pass();
+        }
         if over {
             self.game_over();
         } else if finished_hand && !starts_hand && self.end_after_hand {
@@ -942,6 +958,43 @@ impl Actor {
             self.await_ready();
         }
         Ok(())
+    }
+
+    /// Passes at once, for every person who asked to be asked only when a
+    /// claim is possible (the default on the WebSocket), on the open discard
+    /// or kong when `pass` is the only answer the engine accepts from them.
+    /// The pass is an input like any other (stored, replayed on recovery);
+    /// robots answer for themselves, at the table's pace. What the timing
+    /// tells the others is in docs/protocol.md, "Claims only when there is
+    /// a choice".
+    pub fn auto_pass(&mut self) {
+        if self.state != TableState::Playing || self.paused || self.waiting_ready {
+            return;
+        }
+        let Some(game) = self.game.as_ref().filter(|g| g.hand_in_progress()) else { return };
+        if !game.hand().is_some_and(Hand::claim_window_open) {
+            return;
+        }
+        let mut passes = Vec::new();
+        let mut actions = Vec::new();
+        for seat in 0..4u8 {
+            let person = self.seats.get(seat).is_some_and(|s| !s.is_robot() && !s.ask_every_discard);
+            if !person || self.robot_plays(seat) {
+                continue;
+            }
+            actions.clear();
+            game.legal_actions_into(PlayerId(seat), &mut actions);
+            if let [pass @ Action::Pass { .. }] = actions.as_slice() {
+                passes.push((seat, pass.clone()));
+            }
+        }
+        for (seat, action) in passes {
+            // Legal a moment ago, and each pass leaves the others' answers
+            // as they were: never refused.
+            if let Err(e) = self.apply(Command::Act { player: PlayerId(seat), action }) {
+                tracing::error!(table = %self.id, seat, "the automatic pass was refused: {e}");
+            }
+        }
     }
 
     /// Starts the claim timer when a new discard or kong opens for claims.

@@ -157,6 +157,14 @@ impl Actor {
                 }
                 Ok(())
             }
+            ClientMessage::SetClaimPrompts { every_discard } => {
+                if let Some(s) = self.seats.get_mut(seat) {
+                    s.ask_every_discard = every_discard;
+                }
+                // Turned off with a discard open that the seat can only pass on.
+                self.auto_pass();
+                Ok(())
+            }
             ClientMessage::Chat { text } => {
                 let text =
                     text::chat("a chat message", &text, false).map_err(|e| (WsErrorCode::BadMessage, e.to_string()))?;

@@ -144,6 +144,8 @@ pub(super) fn set_up(saved: Rebuilt, store: Store, limits: TableLimits) -> Resul
                 ready: !person,
                 pause_request: u32::try_from(seat_row.pause_request).unwrap_or(0),
                 penalty: seat_row.penalty,
+                // Each connection says what it wants (see `Actor::connect`).
+                ask_every_discard: false,
             },
         );
     }

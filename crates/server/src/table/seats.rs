@@ -42,6 +42,9 @@ pub struct Seat {
     pub pause_request: u32,
     /// Penalties recorded against the player for leaving (`--disconnect-penalties`).
     pub penalty: i64,
+    /// The person wants to be asked about every discard, even one it can
+    /// only pass on (`set_claim_prompts`); otherwise the table passes for it.
+    pub ask_every_discard: bool,
 }
 
 impl Seat {
@@ -63,6 +66,7 @@ impl Seat {
             ready: false,
             pause_request: 0,
             penalty: 0,
+            ask_every_discard: false,
         }
     }
 }

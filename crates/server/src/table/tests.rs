@@ -161,6 +161,12 @@ impl Client {
         within_real_time("sending", self.table.send(command)).await.expect("the table is open");
     }
 
+    /// The seat is asked about every discard, also when it can only pass
+    /// (as the tests written before the table passed for it expect).
+    async fn ask_every_discard(&self) {
+        self.send(ClientMessage::SetClaimPrompts { every_discard: true }).await;
+    }
+
     async fn act(&self, action: Action) {
         self.send(ClientMessage::Act { action }).await;
     }
@@ -256,6 +262,7 @@ async fn an_unanswered_claim_is_passed_for_the_player_when_the_window_closes() {
     let ann = sit(&table, "Ann", 0).await;
     start(&table, &ann.token).await;
     let mut client = Client::connect(&table, Some(&ann.token), None).await;
+    client.ask_every_discard().await;
     // Play (never claiming) until asked to answer another player's discard.
     let mut last_discard = None;
     let (serial, asked_at, at_us) = loop {
@@ -447,6 +454,7 @@ async fn every_person_must_be_ready_and_a_pause_stops_the_claim_timer() {
     let bob_seat = sit(&table, "Bob", 1).await;
     start(&table, &ann_seat.token).await;
     let mut ann = Client::connect(&table, Some(&ann_seat.token), None).await;
+    ann.ask_every_discard().await;
     let mut bob = Client::connect(&table, Some(&bob_seat.token), None).await;
     for client in [&mut ann, &mut bob] {
         client.until(|m| prompt(m).filter(|p| p.ready && p.actions.is_empty()).map(drop)).await;
@@ -629,6 +637,7 @@ async fn a_prompt_is_sent_when_the_moves_change_and_to_every_new_connection() {
     let ann = sit(&table, "Ann", 0).await;
     start(&table, &ann.token).await;
     let mut client = Client::connect(&table, Some(&ann.token), None).await;
+    client.ask_every_discard().await;
     assert!(matches!(client.next().await, ServerMessage::Snapshot { seat: Some(0), .. }));
     let mut last = match client.next().await {
         ServerMessage::Prompt(p) => p,
@@ -666,7 +675,8 @@ async fn a_prompt_is_sent_when_the_moves_change_and_to_every_new_connection() {
                 }
                 m @ ServerMessage::Event { .. } => {
                     assert!(!waited_for, "the table waits for her alone: {m:?}");
-                    assert!(game_event(&m).is_some(), "only the chat and the robots' moves: {m:?}");
+                    let arrived = table_event(&m) == Some(&TableEvent::Connected { seat: 0 });
+                    assert!(game_event(&m).is_some() || arrived, "only the chat and the robots' moves: {m:?}");
                 }
                 other => panic!("{other:?}"),
             }
@@ -721,4 +731,74 @@ async fn a_prompt_is_sent_when_the_moves_change_and_to_every_new_connection() {
     let p = prompt(&resumed.next().await).cloned().expect("the prompt, without a snapshot");
     assert_eq!(gist(&p), gist(&last));
     assert!(resumed.sync().await.is_empty(), "and only once");
+}
+
+/// 7. Claims only when there is a choice. A person at a table of robots
+/// plays a whole one-round game: every claim prompt it gets offers more
+/// than `pass` (the table passed for it on every other discard, at once),
+/// and it was asked about fewer discards than the others made. Asking to be
+/// asked about every discard (`set_claim_prompts`) brings back the prompts
+/// whose only move is `pass`, as a classic client's connection does.
+#[tokio::test(start_paused = true)]
+async fn a_person_is_asked_about_a_discard_only_when_it_can_claim() {
+    let table = open_table("auto-pass", settings(&[("NumRounds", "1")], 0), &[1, 2, 3], false).await;
+    let ann = sit(&table, "Ann", 0).await;
+    start(&table, &ann.token).await;
+    let mut client = Client::connect(&table, Some(&ann.token), None).await;
+    let (mut asked, mut others_discards, mut only_pass_asked) = (0, 0, 0);
+    let mut every_discard = false;
+    loop {
+        match client.next().await {
+            ServerMessage::Prompt(p) => {
+                if matches!(p.decision, Some(Decision::AnswerDiscard | Decision::AnswerKong)) {
+                    let only_pass = p.actions.iter().all(|a| matches!(a, Action::Pass { .. }));
+                    assert!(every_discard || !only_pass, "asked with nothing to claim: {p:?}");
+                    asked += 1;
+                    only_pass_asked += usize::from(only_pass);
+                }
+                if let Some(m) = simple_move(&p) {
+                    client.send(m).await;
+                }
+            }
+            ServerMessage::Event { event: StreamEvent::Game(Event::Discarded { player, .. }), .. } => {
+                others_discards += usize::from(player != PlayerId(0));
+            }
+            ServerMessage::Event {
+                event: StreamEvent::Game(Event::Settled { .. } | Event::WashedOut { .. }), ..
+            } if !every_discard => {
+                // From the second hand on, Ann asks to be asked every time.
+                assert!(others_discards > asked, "asked about {asked} of {others_discards} discards");
+                client.send(ClientMessage::SetClaimPrompts { every_discard: true }).await;
+                every_discard = true;
+            }
+            ServerMessage::Event { event: StreamEvent::Game(Event::GameOver { .. }), .. } => break,
+            ServerMessage::Error { code, message } => panic!("refused: {code}: {message}"),
+            _ => {}
+        }
+    }
+    assert!(only_pass_asked > 0, "asked about every discard once she wanted to be ({asked} prompts)");
+
+    // A classic client's connection is asked about every discard.
+    let table = open_table("classic-asked", settings(&[], 0), &[1, 2, 3], false).await;
+    let bo = sit(&table, "Bo", 0).await;
+    start(&table, &bo.token).await;
+    let asked = table.ask(|reply| TableCommand::Connect {
+        token: Some(bo.token.clone()),
+        account: None,
+        since: None,
+        replay_hand: true,
+        reply,
+    });
+    let conn = within_real_time("connecting", asked).await.expect("the table answers").expect("connected");
+    let mut classic = Client { table: table.clone(), conn };
+    loop {
+        if let ServerMessage::Prompt(p) = classic.next().await {
+            if p.decision == Some(Decision::AnswerDiscard) && p.actions.len() == 1 {
+                break; // asked, with only `pass` to say
+            }
+            if let Some(m) = simple_move(&p) {
+                classic.send(m).await;
+            }
+        }
+    }
 }
