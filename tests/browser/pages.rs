@@ -134,3 +134,201 @@ async fn client_files_over_http() {
     let missing = app.api.ask("/js/no-such-module.js", None).await;
     assert_eq!(missing.status, 404);
 }
+
+/// Every name the engine gives an item of a hand's score (crates/engine/src/rules/scoring.rs),
+/// as the scoring window shows it and links it to the rules page.
+const SCORING_ITEMS: &[&str] = &[
+    "going Mah Jong",
+    "open pung of majors",
+    "open pung of minors",
+    "closed pung of majors",
+    "closed pung of minors",
+    "open kong of majors",
+    "open kong of minors",
+    "annexed kong of majors",
+    "annexed kong of minors",
+    "claimed kong of majors",
+    "claimed kong of minors",
+    "closed kong of majors",
+    "closed kong of minors",
+    "pair of dragons",
+    "pair of own wind",
+    "pair of own and prevailing wind",
+    "pair of prevailing wind",
+    "seven pairs",
+    "flowers and seasons",
+    "winning from wall",
+    "fishing the eyes",
+    "filling the only place",
+    "pung/kong of dragons",
+    "pung/kong of own wind",
+    "pung/kong of prevailing wind",
+    "own flower",
+    "own season",
+    "own flower and season",
+    "all four flowers",
+    "all four seasons",
+    "animal Cat",
+    "animal Mouse",
+    "animal Cockerel",
+    "animal Centipede",
+    "Big Three Dragons",
+    "Little Three Dragons",
+    "Big Four Joys",
+    "Little Four Joys",
+    "three concealed pungs",
+    "no chows",
+    "no score hand",
+    "all honours",
+    "all terminals",
+    "all majors",
+    "concealed hand",
+    "almost concealed hand",
+    "one suit only",
+    "one suit with honours",
+    "winning with loose tile",
+    "winning with last tile",
+    "robbing a kong",
+    "completing Original Call",
+    "Heaven's Blessing",
+    "Earth's Blessing",
+    "Gathering Plum Blossom from the Roof",
+    "Catching the Moon from the Bottom of the Sea",
+    "Scratching a Carrying Pole",
+    "Kong upon Kong",
+    "Fourfold Plenty",
+    "Buried Treasure",
+    "Thirteen Unique Wonders",
+    "Three Great Scholars",
+    "Four Blessing o'er the Door",
+    "All Honours",
+    "Heads and Tails",
+    "Concealed Clear Suit",
+    "East's 13th consecutive win",
+    "Imperial Jade",
+    "Nine Gates",
+    "Wriggling Snake",
+    "penalty: animals left in hand score nothing",
+];
+
+/// The sections of the rules page, each linked from its contents.
+const RULES_SECTIONS: &[&str] = &[
+    "tiles",
+    "deal",
+    "turn",
+    "sets",
+    "claiming",
+    "going-out",
+    "showing",
+    "scoring",
+    "points",
+    "doubles",
+    "limits",
+    "settlement",
+    "rounds",
+    "variants",
+    "keys",
+];
+
+/// Is the element with this id (or the scoring item holding it) inside the viewport?
+fn in_view(id: &str) -> String {
+    format!(
+        "(() => {{ const e = document.getElementById('{id}'); const r = (e.closest('.help-item, tr') ?? e).getBoundingClientRect();
+            return r.top >= -1 && r.top < innerHeight && r.bottom <= innerHeight + 1; }})()"
+    )
+}
+
+/// The rules page (`#/help`): its contents, an entry for every item of a
+/// score under the anchor the scoring window links to, and `#/help/ANCHOR`
+/// scrolling to the entry (on a hash change, from the contents, and on
+/// loading the page), on a desktop and on a phone.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn rules_page() {
+    let app = browser::serve().await;
+    let b = Browser::desktop().await;
+    b.goto(&app.url("/#/help")).await;
+    b.wait_for("#help-page .help-toc", UI_WAIT).await;
+    assert_eq!(
+        b.eval("document.querySelector('header.site nav a[aria-current=\"page\"]')?.textContent").await,
+        "Rules"
+    );
+
+    // The contents link to each section, which is on the page.
+    let contents = b.eval("[...document.querySelectorAll('.help-toc a')].map((a) => a.getAttribute('href'))").await;
+    for section in RULES_SECTIONS {
+        let href = format!("#/help/{section}");
+        assert!(
+            contents.as_array().is_some_and(|links| links.iter().any(|l| *l == href)),
+            "the contents link to {href}: {contents}"
+        );
+        assert_eq!(
+            b.eval(&format!("!!document.querySelector('section#{section} h2, section#{section} h3')")).await,
+            true,
+            "section {section}"
+        );
+    }
+
+    // Every item of a score has its entry, under the anchor help.js makes of its name.
+    let names = serde_json::to_string(SCORING_ITEMS).unwrap();
+    let missing = b
+        .eval(&format!(
+            "import('/js/help.js').then((m) => {names}.filter((n) => !document.getElementById(m.scoringAnchor(n))))"
+        ))
+        .await;
+    assert_eq!(missing, serde_json::json!([]), "scoring items without an entry on the rules page");
+    let anchors = b
+        .eval(
+            "import('/js/help.js').then((m) => [\"Heaven's Blessing\", 'pung/kong of dragons', \
+             'penalty: animals left in hand score nothing'].map(m.scoringAnchor))",
+        )
+        .await;
+    assert_eq!(
+        anchors,
+        serde_json::json!(["heaven-s-blessing", "pung-kong-of-dragons", "penalty-animals-left-in-hand-score-nothing"])
+    );
+    // A sample of the entries' headings, as the scoring window names the items.
+    for (id, heading) in [
+        ("going-mah-jong", "going Mah Jong"),
+        ("fishing-the-eyes", "fishing the eyes"),
+        ("little-three-dragons", "Little Three Dragons"),
+        ("one-suit-only", "one suit only"),
+        ("buried-treasure", "Buried Treasure"),
+        ("thirteen-unique-wonders", "Thirteen Unique Wonders"),
+    ] {
+        let text = b.text(&format!("#{id} h4")).await;
+        assert!(text.contains(heading), "#{id}: {text}");
+    }
+    assert!(b.text("#closed-kong-of-majors th").await.contains("closed kong of majors"));
+    let example = b.eval("document.querySelectorAll('#buried-treasure .tile').length").await;
+    assert!(example.as_u64().unwrap_or(0) >= 14, "an example in tiles: {example}");
+    b.screenshot("rules").await;
+
+    // A scoring item's anchor scrolls it into view and takes the focus.
+    assert_eq!(b.eval(&in_view("buried-treasure")).await, false, "a limit hand is far down the page");
+    b.eval("location.hash = '#/help/buried-treasure'").await;
+    b.wait_until(&in_view("buried-treasure"), UI_WAIT).await;
+    b.wait_until("document.activeElement?.id === 'buried-treasure'", UI_WAIT).await;
+    b.screenshot("rules-buried-treasure").await;
+    // So does a section's, from the contents.
+    b.eval("scrollTo(0, 0)").await;
+    b.click(".help-toc a[href='#/help/settlement']").await;
+    b.wait_until(&in_view("settlement-title"), UI_WAIT).await;
+    b.assert_no_console_errors().await;
+
+    // On a phone, opened at an item's anchor (as the scoring window's links
+    // open it, in a new tab); an item's second name finds it too.
+    let phone = Browser::phone().await;
+    phone.goto(&app.url("/#/help/thirteen-unique-wonders")).await;
+    phone.wait_for("#help-page", UI_WAIT).await;
+    phone.wait_until(&in_view("thirteen-unique-wonders"), UI_WAIT).await;
+    assert_eq!(
+        phone.eval("document.documentElement.scrollWidth <= innerWidth").await,
+        true,
+        "nothing wider than the phone"
+    );
+    phone.screenshot("rules-phone").await;
+    phone.eval("location.hash = '#/help/animal-mouse'").await;
+    phone.wait_until(&in_view("animal-mouse"), UI_WAIT).await;
+    phone.screenshot("rules-phone-animals").await;
+    phone.assert_no_console_errors().await;
+}

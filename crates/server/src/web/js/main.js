@@ -1,6 +1,7 @@
 // The client's entry point: who we are (the header's account area) and
 // which screen is shown, by the page's hash: #/ the lobby, #/table/ID a table,
-// #/games the stored games, #/replay/GAME/HAND a replay, #/standings, #/calculator.
+// #/games the stored games, #/replay/GAME/HAND a replay, #/standings, #/calculator,
+// #/help the rules (#/help/ANCHOR scrolled to a section or a scoring item).
 
 import { api, whoAmI, ApiError } from './api.js';
 import { h, fill } from './dom.js';
@@ -9,6 +10,7 @@ import { showLobby } from './lobby.js';
 import { TableScreen } from './table.js';
 import { showGames, showReplay } from './replay.js';
 import { showStandings } from './standings.js';
+import { showHelp } from './help.js';
 
 let current = null; // the screen shown: has dispose() when it holds resources
 
@@ -45,6 +47,9 @@ async function route() {
         current = mountCalculator(view, { api, session }) ?? null;
         break;
       }
+      case 'help':
+        current = showHelp(view, parts[1]) ?? null;
+        break;
       default:
         fill(view, h('h1', {}, 'No such page'), h('p', {}, h('a', { href: '#/' }, 'Back to the lobby')));
     }

@@ -5,6 +5,7 @@
 import { h } from './dom.js';
 import { tileElement, sortTiles, WINDS } from './tiles.js';
 import { setTiles, setConcealed, winnersOf, seatOf } from './state.js';
+import { scoringAnchor } from './help.js';
 
 
 /** A player's name at the table. */
@@ -59,7 +60,7 @@ export function scoringBody(state) {
       s ? [
         h('table', { class: 'data' },
           h('thead', {}, h('tr', {}, h('th', {}, 'Item'), h('th', { class: 'num' }, 'Points'), h('th', { class: 'num' }, 'Doubles'))),
-          h('tbody', {}, s.items.map((it) => h('tr', {}, h('td', {}, it.name, it.set ? [' ', setTiles(it.set).slice(0, 1).map((t) => tileElement(t, { small: true }))] : null),
+          h('tbody', {}, s.items.map((it) => h('tr', {}, h('td', {}, itemLink(it.name), it.set ? [' ', setTiles(it.set).slice(0, 1).map((t) => tileElement(t, { small: true }))] : null),
             h('td', { class: 'num' }, it.points || ''), h('td', { class: 'num' }, it.doubles || '')))),
           h('tfoot', {}, h('tr', {}, h('th', {}, 'Score'), h('th', { class: 'num' }, s.points), h('th', { class: 'num' }, s.doubles)))),
         h('details', {}, h('summary', {}, 'As the reference prints it'), h('pre', { class: 'lines' }, s.lines.join('\n'))),
@@ -68,6 +69,14 @@ export function scoringBody(state) {
 
   if (game.game_over) parts.unshift(finalStandings(state));
   return h('div', {}, parts);
+}
+
+/**
+ * A scoring item's name as a link to its entry on the rules page, in a new
+ * tab so that the game stays open.
+ */
+function itemLink(name) {
+  return h('a', { href: `#/help/${scoringAnchor(name)}`, target: '_blank', rel: 'noopener', title: 'What is this? (the rules, in a new tab)' }, name);
 }
 
 /** The final standings: players by their final score. */
