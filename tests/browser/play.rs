@@ -15,12 +15,12 @@ use fantoccini::actions::InputSource;
 use serde_json::{Value, json};
 
 /// How long a scenario's game may take before the test gives up.
-const GAME_WAIT: Duration = Duration::from_secs(420);
+pub(crate) const GAME_WAIT: Duration = Duration::from_secs(420);
 
 /// What the table screen offers now, read from the page: which moves are on
 /// offer (the buttons shown), whether the scoring window is open, the hand
 /// and its phase.
-const OFFER: &str = r#"(() => {
+pub(crate) const OFFER: &str = r#"(() => {
   const t = window.mjTable;
   const q = (css) => document.querySelector(css);
   const hand = t?.state?.game?.hand;
@@ -59,18 +59,18 @@ const HIDDEN_CHECK: &str = r#"(() => {
   return inPage.concat(inState);
 })()"#;
 
-fn flag(offer: &Value, name: &str) -> bool {
+pub(crate) fn flag(offer: &Value, name: &str) -> bool {
     offer[name].as_bool().unwrap_or(false)
 }
 
 /// What a clicking player did in a hand.
 #[derive(Default, Debug)]
-struct Played {
-    discards: usize,
-    claims_answered: usize,
-    declared_end: usize,
-    ready: usize,
-    steps: usize,
+pub(crate) struct Played {
+    pub(crate) discards: usize,
+    pub(crate) claims_answered: usize,
+    pub(crate) declared_end: usize,
+    pub(crate) ready: usize,
+    pub(crate) steps: usize,
 }
 
 /// Clicks the element if the page shows it now: a real click, through the
@@ -84,7 +84,7 @@ async fn try_click(b: &Browser, css: &str) -> bool {
 /// Makes the page's next move by clicking, as a player who passes every claim
 /// and discards the tile offered (the drawn tile, else the rightmost). Answers
 /// false when nothing was on offer.
-async fn click_next(b: &Browser, offer: &Value, played: &mut Played) -> bool {
+pub(crate) async fn click_next(b: &Browser, offer: &Value, played: &mut Played) -> bool {
     played.steps += 1;
     if flag(offer, "scores_open") {
         if flag(offer, "score_ready") {
@@ -163,19 +163,19 @@ async fn click_next(b: &Browser, offer: &Value, played: &mut Played) -> bool {
 /// The pause between two looks at the page in a playing loop. Nothing waits
 /// on it to be done: each loop reads the page's offer again after it, and
 /// ends by its deadline if what it waits for never comes.
-async fn poll_pause() {
+pub(crate) async fn poll_pause() {
     tokio::time::sleep(Duration::from_millis(60)).await;
 }
 
 /// Seats a guest named `name` in the lobby's field.
-async fn enter_as_guest(b: &Browser, app: &TestApp, name: &str) {
+pub(crate) async fn enter_as_guest(b: &Browser, app: &TestApp, name: &str) {
     b.goto(&app.url("/")).await;
     b.wait_for("#guest-name", UI_WAIT).await;
     b.type_into("#guest-name", name).await;
 }
 
 /// The table's id from the page's address (`#/table/ID`).
-async fn table_id(b: &Browser) -> String {
+pub(crate) async fn table_id(b: &Browser) -> String {
     b.wait_until("location.hash.startsWith('#/table/')", UI_WAIT).await;
     b.eval("location.hash.split('/')[2]").await.as_str().unwrap().to_string()
 }
@@ -185,6 +185,9 @@ async fn a_guest_plays_a_hand_against_robots_by_clicking_while_a_spectator_watch
     let app = browser::serve().await;
     let (me, watcher) = tokio::join!(Browser::desktop(), Browser::desktop());
     enter_as_guest(&me, &app, "Ann").await;
+    // Asked about every discard, to answer claim dialogs (by default the
+    // table passes for us when we cannot claim: tests/browser/newcomer.rs).
+    me.eval("localStorage.setItem('mj.everyDiscard', '1')").await;
     me.screenshot("lobby").await;
     me.click("#quick-play").await;
     let id = table_id(&me).await;

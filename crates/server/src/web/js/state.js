@@ -124,8 +124,9 @@ export function applyEvent(state, msg) {
       table.seats[e.seat] = { seat: e.seat, name: null, connected: false, ready: false };
       break;
     case 'disconnected':
+    case 'connected':
     case 'reconnected':
-      if (table.seats[e.seat]) table.seats[e.seat].connected = e.type === 'reconnected';
+      if (table.seats[e.seat]) table.seats[e.seat].connected = e.type !== 'disconnected';
       break;
     case 'manager':
       table.manager = e.seat;

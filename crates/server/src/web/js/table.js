@@ -5,17 +5,56 @@
 // the prevailing wind. What we may do comes from the server's prompts alone:
 // a button is offered only when its move is listed.
 
-import { api, guestSeats, rememberSeat } from './api.js';
+import { api, guestSeats, rememberSeat, guestName } from './api.js';
+import { session } from './session.js';
 import { h, fill, announce, toast, keyButton } from './dom.js';
 import { TableConnection } from './connection.js';
-import { fromSnapshot, applyEvent, seatOf, setTiles, setConcealed, claimWord, chowLow } from './state.js';
+import { fromSnapshot, applyEvent, seatOf, setTiles, setConcealed, claimWord, chowLow, winnersOf } from './state.js';
 import { tileElement, tileName, sortTiles } from './tiles.js';
 import { scoringBody, nameOf } from './scoring.js';
 import { play, soundOn, setSound } from './sound.js';
 import { sit } from './lobby.js';
 import { arrange, moveTile } from './arrangement.js';
+import { describeEvent, listed as listedNames } from './log_text.js';
 
 const POSITION_WORDS = { Lower: 'lowest', Middle: 'middle', Upper: 'highest' };
+
+/** Lines the game log keeps (the oldest go first); the box shows them all. */
+const LOG_LINES = 400;
+
+/** Where this browser keeps the player's wish to be asked about every discard. */
+const EVERY_DISCARD_KEY = 'mj.everyDiscard';
+
+/**
+ * Counts a hand's draws per player in `draws` (cleared when a hand starts):
+ * true for the first 13 of each, the deal, which the log leaves out (a
+ * flower's replacement, East's 14th and every later draw are shown).
+ */
+function dealtTile(draws, e) {
+  if (e.type === 'hand_started') draws.clear();
+  if (e.type !== 'drew') return false;
+  const n = (draws.get(e.player) ?? 0) + 1;
+  draws.set(e.player, n);
+  return n <= 13;
+}
+
+/** Where this browser keeps the choice of one pool of discards (xmj's) over discards by player. */
+const ONE_POOL_KEY = 'mj.onePool';
+
+function onePool() {
+  const chosen = localStorage.getItem(ONE_POOL_KEY);
+  // Unchosen: one pool on a narrow screen, where four rows of discards cost too much height.
+  return chosen == null ? matchMedia('(max-width: 600px)').matches : chosen === '1';
+}
+
+function setOnePool(on) {
+  localStorage.setItem(ONE_POOL_KEY, on ? '1' : '0');
+}
+
+/** The player wants to be asked about every discard, even with nothing to claim. */
+function everyDiscard() {
+  return localStorage.getItem(EVERY_DISCARD_KEY) === '1';
+}
 
 /** The table screen for table `id` in `view`. */
 export class TableScreen {
@@ -30,6 +69,8 @@ export class TableScreen {
     this.autoSort = true;
     this.selected = null;
     this.log = [];
+    this.logVersion = 0; // bumped on every line: the box is redrawn when it changes
+    this.draws = new Map(); // the hand's draws per player (see dealtTile)
     this.status = 'connecting';
     this.scoreDialog = null;
     this.scoreShownFor = null;
@@ -45,8 +86,11 @@ export class TableScreen {
       this.chatForm.hidden = true;
       this.connection = { send: () => false, close() {} };
       this.status = 'replay';
+      this.invited = false;
       return;
     }
+    // An invitation (`#/table/ID?join`): take a free seat at once if we can.
+    this.invited = /[?&]join\b/.test(location.hash);
     document.addEventListener('keydown', this.keys);
     const mine = guestSeats()[id];
     this.connection = new TableConnection(id, {
@@ -66,7 +110,11 @@ export class TableScreen {
     document.removeEventListener('keydown', this.keys);
     clearInterval(this.ticker);
     cancelAnimationFrame(this.frame);
+    // Removed, not only closed: the next table makes its own.
     this.scoreDialog?.close();
+    this.scoreDialog?.remove();
+    this.scoreDialog = null;
+    document.body.classList.remove('at-table');
     document.title = 'Mah-Jong';
     if (window.mjTable === this) window.mjTable = null;
   }
@@ -78,7 +126,6 @@ export class TableScreen {
     if (msg && ['claimed', 'mah_jong', 'robbed_kong'].includes(msg.event.type)) {
       this.shout(msg.event.type === 'claimed' ? `${this.who(msg.event.player)}: ${claimWord(msg.event.claim)}` : `${this.who(msg.event.player)}: Mah Jong!`);
     }
-    this.log = [];
     this.schedule();
   }
 
@@ -88,10 +135,20 @@ export class TableScreen {
     switch (msg.type) {
       case 'snapshot': {
         const chat = this.state?.chat ?? [];
+        const first = !this.state;
         this.state = fromSnapshot(msg);
         this.state.chat = chat.length ? chat : this.state.chat;
+        // Joined mid-hand: the deal is over (its draws are not counted again).
+        this.draws = new Map(msg.game?.hand ? [0, 1, 2, 3].map((p) => [p, 13]) : []);
         this.snapshotAsked = false;
         if (msg.seat == null) this.prompt = null;
+        // The seat keeps the wish on the server; said again on every
+        // snapshot in case the table was brought back since.
+        if (msg.seat != null && everyDiscard()) this.connection.send({ type: 'set_claim_prompts', every_discard: true });
+        if (first) {
+          this.restoreLog(msg.table.seq);
+          if (this.invited) this.acceptInvitation();
+        }
         break;
       }
       case 'event':
@@ -114,10 +171,11 @@ export class TableScreen {
 
   onEvent(msg) {
     const before = this.state.game?.hand?.number;
+    // Described before it is applied: "is back" needs to know the seat was away.
+    const text = dealtTile(this.draws, msg.event) ? null : this.describe(msg.event);
     applyEvent(this.state, msg);
     this.drawnAt.push([msg.at_us, performance.now()]);
     const e = msg.event;
-    const text = this.describe(e);
     if (text) {
       this.addLog(text);
       if (!['drew', 'waiting_for_ready', 'finished_declaring'].includes(e.type)) announce(text);
@@ -133,7 +191,7 @@ export class TableScreen {
         play('win');
         break;
       case 'chowed': case 'punged': case 'konged':
-        this.shout(`${e.type === 'chowed' ? 'Chow' : e.type === 'punged' ? 'Pung' : 'Kong'}!`);
+        this.shout(`${this.who(e.player)}: ${e.type === 'chowed' ? 'Chow' : e.type === 'punged' ? 'Pung' : 'Kong'}!`);
         break;
       case 'chat':
         if (e.seat !== this.state.seat) play('claim');
@@ -188,60 +246,47 @@ export class TableScreen {
     return p === this.state?.seat ? 'You' : nameOf(this.state.table, p);
   }
 
+  /** The log's line for event `e` (see log_text.js), as this viewer reads it. */
   describe(e) {
-    const who = (p) => this.who(p);
-    const t = (tile) => (tile ? tileName(tile) : 'a tile');
-    switch (e.type) {
-      case 'seat_taken': return `${e.name} sat in seat ${e.seat + 1}.`;
-      case 'seat_left': return `Seat ${e.seat + 1} is free.`;
-      case 'disconnected': return `${who(e.seat)} lost the connection.`;
-      case 'reconnected': return `${who(e.seat)} is back.`;
-      case 'manager': return e.seat == null ? 'Nobody manages the game.' : `${who(e.seat)} manages the game.`;
-      case 'option_changed': return `Option ${e.name} set to ${e.value}.`;
-      case 'game_started': return 'The game has started.';
-      case 'waiting_for_ready': return e.seats.length ? `Waiting for ${e.seats.map(who).join(', ')} to be ready.` : null;
-      case 'paused': return `${who(e.seat)} paused the game${e.reason ? `: ${e.reason}` : ''}.`;
-      case 'resumed': return 'Play resumes.';
-      case 'pause_changed': return `Pause between moves: ${e.deciseconds / 10} s.`;
-      case 'chat': return null;
-      case 'penalty': return `Penalty for leaving: ${e.points} points.`;
-      case 'closed': return `The table has closed: ${e.reason}.`;
-      case 'hand_started': return `Hand ${e.hand}: ${e.round} round, ${who(e.east)} is East.`;
-      case 'drew': return e.player === this.state.seat && e.tile ? `You drew ${t(e.tile)}.` : null;
-      case 'declared_bonus': return `${who(e.player)} declared ${t(e.tile)}.`;
-      case 'finished_declaring': return `${who(e.player)} finished declaring.`;
-      case 'play_started': return `Play starts: ${e.east === this.state.seat ? 'you discard' : `${who(e.east)} discards`} first.`;
-      case 'swap_started': return 'East chooses how many tiles to swap.';
-      case 'swap_chosen': return `East swaps ${e.lots} lot${e.lots === 1 ? '' : 's'}.`;
-      case 'lot_passed': return `Tiles passed ${e.direction}.`;
-      case 'tile_received': return `You received ${t(e.tile)}.`;
-      case 'discarded': return `${who(e.player)} discarded ${t(e.tile)}${e.calling ? ', calling' : ''}.`;
-      case 'claimed': return `${who(e.player)} claimed: ${claimWord(e.claim)}`;
-      case 'claim_denied': return `Your claim was denied: ${e.reason}.`;
-      case 'chow_position_needed': return `Say where ${t(e.tile)} goes in your chow.`;
-      case 'chowed': return `${who(e.player)} chowed ${t(e.tile)}.`;
-      case 'punged': return `${who(e.player)} punged ${t(e.tile)}.`;
-      case 'konged': return `${who(e.player)} konged ${t(e.tile)}.`;
-      case 'paired': return `${who(e.player)} paired ${t(e.tile)}.`;
-      case 'declared_closed_kong': return `${who(e.player)} declared a concealed kong of ${t(e.tile)}.`;
-      case 'added_to_pung': return `${who(e.player)} added ${t(e.tile)} to a pung.`;
-      case 'robbed_kong': return `${who(e.player)} robbed the kong with ${t(e.tile)}!`;
-      case 'dangerous_discard': return `${who(e.player)}'s discard was dangerous${e.no_choice ? ' (no choice)' : ''}.`;
-      case 'mah_jong': return `${who(e.player)} went Mah Jong!`;
-      case 'declared_special_set': return `${who(e.player)} declared a special hand.`;
-      case 'formed_closed_set': return `${who(e.player)} formed a set.`;
-      case 'showed_tiles': return `${who(e.player)} showed ${e.tiles.length} tiles.`;
-      case 'hand_scored': return `${who(e.player)} scored ${e.score.score}.`;
-      case 'settled': return `Settled: ${[0, 1, 2, 3].map((p) => `${nameOf(this.state.table, p)} ${e.deltas[p] > 0 ? '+' : ''}${e.deltas[p]}`).join(', ')}.`;
-      case 'washed_out': return `The hand is washed out (${e.reason}).`;
-      case 'game_over': return `Game over. Final scores: ${[0, 1, 2, 3].map((p) => `${nameOf(this.state.table, p)} ${e.scores[p]}`).join(', ')}.`;
-      default: return null;
+    return describeEvent(e, { viewer: this.state?.seat ?? null, name: (p) => nameOf(this.state.table, p) });
+  }
+
+  /**
+   * After a refresh (the first snapshot of this page), the log and chat of
+   * the hand before and the hand being played, from the table's stored
+   * events as this seat (or a spectator) saw them: those up to the
+   * snapshot's `seq`; the stream brings the rest.
+   */
+  async restoreLog(upTo) {
+    const n = this.state.game?.hands_started ?? 0;
+    if (!n || this.replay) return;
+    const lines = [];
+    const chat = [];
+    const draws = new Map();
+    for (const k of n > 1 ? [n - 1, n] : [n]) {
+      let history;
+      try {
+        history = await api('GET', `/games/${encodeURIComponent(this.id)}/hands/${k}/events`, undefined, { token: this.token() });
+      } catch { continue; } // the log starts empty, as before
+      for (const ev of history.events) {
+        if (ev.seq > upTo) continue;
+        const e = ev.event;
+        if (e.type === 'chat') chat.push({ seat: e.seat, name: e.name, text: e.text, at_us: ev.at_us });
+        const text = dealtTile(draws, e) ? null : this.describe(e);
+        if (text) lines.push(text);
+      }
     }
+    if (!this.state) return;
+    this.log = [...lines, ...this.log].slice(-LOG_LINES);
+    this.logVersion += 1;
+    this.state.chat = [...chat, ...this.state.chat].slice(-200);
+    this.schedule();
   }
 
   addLog(text) {
     this.log.push(text);
-    if (this.log.length > 300) this.log.shift();
+    if (this.log.length > LOG_LINES) this.log.splice(0, this.log.length - LOG_LINES);
+    this.logVersion += 1;
   }
 
   shout(text) {
@@ -298,8 +343,13 @@ export class TableScreen {
     this.chatForm = chatForm;
     this.side = h('aside', { class: 'side' }, this.setupBox, h('h2', { class: 'visually-hidden' }, 'Game log and chat'), this.logBox,
       h('div', { class: 'chat' }, chatForm));
+    // The claim panel and the moves share one place, kept in view at every
+    // screen size (sticky at the bottom of the window when the table is taller).
+    this.dock = h('div', { class: 'dock', id: 'dock' }, this.claimBox, this.actionsBox);
     fill(this.view, h('section', { class: 'table-screen', 'aria-label': 'Mah-Jong table' },
-      this.bar, this.felt, this.claimBox, this.actionsBox, this.side));
+      this.bar, this.felt, this.dock, this.side));
+    // The table fills the window, so that the felt gives way before the dock does.
+    document.body.classList.add('at-table');
   }
 
   schedule() {
@@ -351,8 +401,8 @@ export class TableScreen {
     const items = [
       h('h1', { style: 'font-size:1.15rem;margin:0' }, table.name),
       h('span', { class: `state ${table.state}` }, table.state),
-      game ? h('span', { class: 'status' }, `${game.round} round · hand ${game.hands_started}`) : null,
-      hand ? h('span', { class: 'status', id: 'wall-count' }, `${hand.live_tiles_left} tiles in the wall`) : null,
+      game && game.hands_started ? h('span', { class: 'status' }, `${game.round} round · hand ${game.hands_started}`) : null,
+      hand ? h('span', { class: 'status', id: 'wall-count' }, `${hand.live_tiles_left} ${hand.live_tiles_left === 1 ? 'tile' : 'tiles'} in the wall`) : null,
       me == null && !this.replay ? h('span', { class: 'status watching' }, 'Watching') : null,
       table.paused ? h('span', { class: 'status error-text' }, 'Paused') : null,
       h('span', { class: `status conn${['connected', 'replay'].includes(this.status) ? '' : ' bad'}`, role: 'status', id: 'conn-status' }, conn),
@@ -361,10 +411,62 @@ export class TableScreen {
       me != null && table.state === 'playing' && hand && !['finished'].includes(hand.phase) && !table.waiting_for_ready.length
         ? h('button', { id: 'pause', onclick: () => this.requestPause() }, 'Pause') : null,
       me != null ? h('button', { id: 'sort', onclick: () => { this.autoSort = true; this.schedule(); }, title: 'Sort your tiles in xmj\'s order' }, 'Sort') : null,
+      me != null ? h('button', {
+        id: 'every-discard', 'aria-pressed': String(everyDiscard()), onclick: () => this.toggleEveryDiscard(),
+        title: 'Off: the table passes for you when you cannot claim a discard. On: you are asked about every discard.',
+      }, `Ask every discard: ${everyDiscard() ? 'on' : 'off'}`) : null,
+      !this.replay && table.state !== 'over' ? h('button', { id: 'invite', onclick: () => this.copyInvitation(), title: 'Copy a link that seats a friend here (or lets them watch)' }, 'Invite') : null,
+      h('a', { class: 'button', href: '#/help', target: '_blank', rel: 'noopener', title: 'The rules and the keys, in a new tab' }, 'Rules'),
       h('button', { id: 'sound', 'aria-pressed': String(soundOn()), onclick: () => { setSound(!soundOn()); this.schedule(); }, title: 'Sounds for your turn, claims and the claim deadline' }, soundOn() ? 'Sound: on' : 'Sound: off'),
       this.status === 'closed' && me != null ? h('button', { class: 'primary', onclick: () => location.reload() }, 'Play here') : null,
     ];
     fill(this.bar, items);
+  }
+
+  /** Switches between being asked about every discard and only when a claim is possible. */
+  toggleEveryDiscard() {
+    const on = !everyDiscard();
+    localStorage.setItem(EVERY_DISCARD_KEY, on ? '1' : '0');
+    this.send({ type: 'set_claim_prompts', every_discard: on });
+    toast(on ? 'You will be asked about every discard.' : 'You will be asked only when you can claim a discard.');
+    this.schedule();
+  }
+
+  /** The link that seats a friend at this table. */
+  invitation() {
+    return `${location.origin}${location.pathname}#/table/${encodeURIComponent(this.id)}?join`;
+  }
+
+  async copyInvitation() {
+    const link = this.invitation();
+    try {
+      await navigator.clipboard.writeText(link);
+      toast('Link copied: send it to a friend. It seats them at a free seat, or lets them watch.');
+    } catch {
+      // No clipboard (an insecure page, or refused): show it to copy by hand.
+      toast(`Send this link to a friend: ${link}`, 12000);
+    }
+  }
+
+  /**
+   * Opened from an invitation: a newcomer without a seat here sits at a free
+   * seat at once when we know its name (or it is logged in); otherwise the
+   * setup card asks for the name. A full or started table is watched.
+   */
+  async acceptInvitation() {
+    this.invited = false;
+    history.replaceState(null, '', `#/table/${encodeURIComponent(this.id)}`);
+    const { table } = this.state;
+    if (this.state.seat != null) return;
+    const free = table.state === 'open' && table.seats.some((s) => s.name == null);
+    if (!free) {
+      toast('This table has no free seat: you are watching.');
+      return;
+    }
+    this.invitedHere = true;
+    this.setupKey = null;
+    this.schedule();
+    if (session.me || guestName()) await this.sitHere(null);
   }
 
   /** Asks for the reason in a small dialog of its own, then asks the table to pause. */
@@ -397,21 +499,30 @@ export class TableScreen {
     const bottom = this.bottomSeat();
     const positions = [['me', bottom], ['right', (bottom + 1) % 4], ['top', (bottom + 2) % 4], ['left', (bottom + 3) % 4]];
     const players = positions.map(([where, p]) => this.renderPlayer(where, p));
-    const centre = h('div', { class: 'centre', 'aria-label': 'Discards' });
+    const pool = onePool();
+    const centre = h('div', { class: `centre${pool ? '' : ' by-player'}`, 'aria-label': 'Discards' });
     if (hand) {
       const last = hand.discards.length - 1;
       const info = h('div', { class: 'info' },
         h('span', {}, 'Prevailing wind: ', h('strong', { id: 'prevailing' }, game.round)),
         h('span', {}, `Wall: ${hand.live_tiles_left}`),
-        hand.phase === 'finished' ? h('strong', {}, hand.outcome === 'wash_out' ? 'Washed out' : 'Hand over') : null);
-      const discards = h('div', { class: 'discards', id: 'discards', role: 'list', 'aria-label': 'Discards, oldest first' },
-        hand.discards.map(([p, t], i) => {
-          const el = tileElement(t, { small: true });
-          el.setAttribute('role', 'listitem');
-          el.setAttribute('aria-label', `${tileName(t)}, from ${this.who(p)}`);
-          if (i === last && hand.claimable) el.classList.add('discard-latest');
-          return el;
-        }));
+        hand.phase === 'finished' ? h('strong', {}, hand.outcome === 'wash_out' ? 'Washed out' : 'Hand over') : null,
+        h('button', { class: 'link', id: 'discard-layout', onclick: () => { setOnePool(!pool); this.schedule(); }, title: 'xmj draws the discards in one pool, or in front of each player' },
+          pool ? 'Discards: one pool' : 'Discards: by player'));
+      const tile = ([p, t], i) => {
+        const el = tileElement(t, { small: true });
+        el.setAttribute('role', 'listitem');
+        el.setAttribute('aria-label', `${tileName(t)}, from ${this.who(p)}`);
+        if (i === last && hand.claimable) el.classList.add('discard-latest');
+        return el;
+      };
+      const numbered = hand.discards.map((d, i) => [d, i]);
+      const discards = pool
+        ? h('div', { class: 'discards', id: 'discards', role: 'list', 'aria-label': 'Discards, oldest first' }, numbered.map(([d, i]) => tile(d, i)))
+        // In front of each player, as xmj draws them: ours at the bottom.
+        : h('div', { class: 'discards-by-player', id: 'discards' }, positions.map(([where, p]) => h('div', {
+          class: `discards ${where}`, role: 'list', 'aria-label': `${this.who(p) === 'You' ? 'Your' : `${this.who(p)}'s`} discards, oldest first`, dataset: { player: p },
+        }, numbered.filter(([d]) => d[0] === p).map(([d, i]) => tile(d, i)))));
       centre.append(info, discards);
     } else {
       centre.append(h('p', {}, table.state === 'open' ? 'Waiting for the game to start.' : table.state === 'over' ? 'The game is over.' : 'Waiting for the first hand.'));
@@ -437,7 +548,7 @@ export class TableScreen {
       h('span', { class: 'score' }, `${table.scores[p]}`),
       seatInfo?.name && !seatInfo.connected ? h('span', { class: 'offline' }, 'away') : null,
       table.waiting_for_ready.includes(p) ? h('span', { class: 'muted' }, 'not ready') : null,
-      toAct ? h('span', { class: 'turn' }, hand.phase === 'discarded' ? 'claims?' : 'to play') : null,
+      toAct ? h('span', { class: 'turn' }, hand.phase === 'discarded' ? 'discarded: claims open' : 'to play') : null,
       seat?.calling ? h('span', { class: 'turn' }, 'calling') : null));
     if (!seat) return box;
     const exposed = h('div', { class: 'exposed' },
@@ -576,26 +687,30 @@ export class TableScreen {
       case 'answer_kong':
         claimPanel = this.renderClaimPanel(p);
         break;
-      case 'choose_chow_position':
-        buttons.push(h('span', { class: 'hint' }, 'Which chow?'));
-        for (const a of of('choose_chow_position')) {
-          const tile = this.claimedTileForChow();
-          const low = tile ? chowLow(tile, a.position) : null;
-          buttons.push(h('button', { class: 'primary', onclick: () => this.act(a), dataset: { action: 'choose_chow_position' } },
-            low ? [setTiles({ kind: 'chow', tile: low }).map((t) => tileElement(t, { small: true }))] : null, ` ${tile ? `${tileName(tile)} as the ${POSITION_WORDS[a.position]} tile` : a.position}`));
-        }
+      case 'choose_chow_position': {
+        const tile = this.claimedTileForChow();
+        buttons.push(h('span', { class: 'hint' }, tile ? `Your chow claim was granted: choose which chow ${tileName(tile)} makes.` : 'Choose your chow:'));
+        of('choose_chow_position').forEach((a, i) => buttons.push(this.chowButton(a, a.position, tile, i === 0)));
         break;
-      case 'use_discard':
-        buttons.push(h('span', { class: 'hint' }, `Mah Jong! How does ${this.state.game.hand.pending_discard ? tileName(this.state.game.hand.pending_discard) : 'the tile'} complete your hand?`));
-        for (const a of of('use_discard')) {
+      }
+      case 'use_discard': {
+        const tile = this.state.game.hand.pending_discard;
+        buttons.push(h('span', { class: 'hint' }, `Your hand is complete: choose how the winning ${tile ? tileName(tile) : 'tile'} is used.`));
+        const uses = of('use_discard');
+        // A chow "anywhere" would only ask again which one: the chows are offered one by one.
+        const exact = uses.filter((a) => !(typeof a.as === 'object' && a.as.chow === null));
+        const offered = exact.some((a) => typeof a.as === 'object') ? exact : uses;
+        offered.forEach((a, i) => {
           const use = a.as;
-          if (use === 'pair') buttons.push(keyButton('Eyes (pair)', 'e', () => this.act(a), { class: 'primary', dataset: { action: 'use_discard' } }));
-          else if (use === 'pung') buttons.push(keyButton('Pung', 'p', () => this.act(a), { class: 'primary', dataset: { action: 'use_discard' } }));
-          else if (use === 'special_set') buttons.push(keyButton('Special hand', 's', () => this.act(a), { class: 'primary', dataset: { action: 'use_discard' } }));
-          else if (use.chow === null) buttons.push(keyButton('Chow', 'c', () => this.act(a), { class: 'primary', dataset: { action: 'use_discard' } }));
-          else buttons.push(h('button', { onclick: () => this.act(a), dataset: { action: 'use_discard' } }, `Chow, as the ${POSITION_WORDS[use.chow]} tile`));
-        }
+          const attrs = { class: 'primary', dataset: { action: 'use_discard', ...(i === 0 ? { default: '1' } : {}) } };
+          if (use === 'pair') buttons.push(keyButton('As the pair (eyes)', 'e', () => this.act(a), attrs));
+          else if (use === 'pung') buttons.push(keyButton('As a pung', 'p', () => this.act(a), attrs));
+          else if (use === 'special_set') buttons.push(keyButton('Completing a special hand', 's', () => this.act(a), attrs));
+          else if (use.chow === null) buttons.push(keyButton('In a chow', 'c', () => this.act(a), attrs));
+          else buttons.push(this.chowButton(a, use.chow, tile, i === 0));
+        });
         break;
+      }
       case 'choose_swap':
         buttons.push(h('span', { class: 'hint' }, 'Tile swap: how many lots?'));
         for (const a of of('choose_swap')) buttons.push(h('button', { class: a.lots ? '' : 'primary', onclick: () => this.act(a), dataset: { action: 'choose_swap', lots: a.lots } }, a.lots ? `${a.lots} lot${a.lots > 1 ? 's' : ''}` : 'No swap'));
@@ -610,9 +725,14 @@ export class TableScreen {
       }
       case 'declare_winning_hand':
       case 'show_hand': {
-        buttons.push(h('span', { class: 'hint' }, p.decision === 'declare_winning_hand' ? 'Declare your winning hand, set by set:' : 'Form any sets you hold, then show your tiles:'));
-        for (const a of of('form_closed_set')) buttons.push(h('button', { class: p.decision === 'declare_winning_hand' ? 'primary' : '', onclick: () => this.act(a), dataset: { action: 'form_closed_set' } }, describeClosedSet(a.set)));
-        for (const a of of('show_tiles')) buttons.push(keyButton('Show tiles', 's', () => this.act(a), { class: 'primary', id: 'show-tiles', dataset: { default: '1' } }));
+        const winners = winnersOf(this.state.game.hand).filter((w) => w !== me);
+        const sets = of('form_closed_set');
+        buttons.push(h('span', { class: 'hint' }, p.decision === 'declare_winning_hand'
+          ? 'You went Mah-Jong: lay out your concealed sets one by one, so that your hand can be scored.'
+          : `${winners.length ? listedNames(winners.map((w) => this.who(w))) : 'Someone'} went Mah-Jong. Lay out the sets you hold (they score), then show your tiles.`));
+        // Enter does the usual thing: the first set, and once none is left, show the tiles.
+        sets.forEach((a, i) => buttons.push(h('button', { class: 'primary', onclick: () => this.act(a), dataset: { action: 'form_closed_set', ...(i === 0 ? { default: '1' } : {}) } }, describeClosedSet(a.set))));
+        for (const a of of('show_tiles')) buttons.push(keyButton(sets.length ? 'Show tiles as they are' : 'Show tiles', 's', () => this.act(a), { class: sets.length ? '' : 'primary', id: 'show-tiles', dataset: sets.length ? {} : { default: '1' } }));
         break;
       }
       default:
@@ -626,6 +746,14 @@ export class TableScreen {
     fill(this.actionsBox, buttons);
     fill(this.claimBox, claimPanel);
     if (claimPanel) this.tick();
+  }
+
+  /** A button for one chow the claimed `tile` makes, at `position`, with its tiles drawn. */
+  chowButton(action, position, tile, isDefault) {
+    const low = tile ? chowLow(tile, position) : null;
+    return h('button', { class: 'primary', onclick: () => this.act(action), dataset: { action: action.action, ...(isDefault ? { default: '1' } : {}) } },
+      low ? h('span', { class: 'chow-tiles' }, setTiles({ kind: 'chow', tile: low }).map((t) => tileElement(t, { small: true }))) : null,
+      ` ${tile ? `Chow with ${tileName(tile)} as the ${POSITION_WORDS[position]} tile` : position}`);
   }
 
   claimedTileForChow() {
@@ -654,7 +782,7 @@ export class TableScreen {
     return h('div', { class: 'claim-panel', role: 'dialog', 'aria-label': 'Claim the discard?', id: 'claim-panel' },
       h('div', { class: 'what' }, c ? tileElement(c.tile) : null,
         h('span', {}, c ? `${this.who(c.from)} ${c.kong ? 'declared a kong of' : 'discarded'} ${tileName(c.tile)}. Claim it?` : 'Claim?')),
-      p.deadline ? h('div', { class: 'row' }, h('progress', { id: 'claim-timer', max: Math.max(1, p.deadline.ms_left), value: p.deadline.ms_left, 'aria-label': 'Time left to claim' }, ''), h('span', { id: 'claim-seconds' }, `${Math.ceil(total / 1000)} s`)) : null,
+      p.deadline ? h('div', { class: 'timer' }, h('progress', { id: 'claim-timer', max: Math.max(1, p.deadline.ms_left), value: p.deadline.ms_left, 'aria-label': 'Time left to claim' }, ''), h('span', { id: 'claim-seconds' }, `${Math.ceil(total / 1000)} s`)) : null,
       h('div', { class: 'row' }, buttons));
   }
 
@@ -665,6 +793,15 @@ export class TableScreen {
     const me = this.state.seat;
     const manager = me != null && (table.manager === me || table.manager == null);
     const parts = [];
+    if (table.state === 'open' && me == null && table.seats.some((s) => s.name == null)) {
+      // A newcomer (from an invitation or the lobby's list) sits down here.
+      const typed = this.view.querySelector('#guest-name')?.value;
+      const name = session.me ? null : h('input', { id: 'guest-name', maxlength: 32, value: typed ?? guestName(), autocomplete: 'nickname', 'aria-label': 'Your name at the table' });
+      parts.push(h('form', { class: 'join', id: 'join-form', onsubmit: (e) => { e.preventDefault(); this.sitHere(null); } },
+        h('h2', {}, this.invitedHere ? 'You are invited to play' : 'Join this game'),
+        name ? h('p', { class: 'row' }, h('label', { for: 'guest-name' }, 'Your name'), name) : h('p', {}, `You play as ${session.me.name}.`),
+        h('p', {}, h('button', { type: 'submit', class: 'primary', id: 'take-seat' }, 'Take a free seat'))));
+    }
     if (table.state === 'open') {
       parts.push(h('h2', {}, 'Seats'));
       parts.push(h('ul', { style: 'list-style:none;padding:0;margin:0' }, table.seats.map((s) => h('li', { class: 'row', style: 'margin:4px 0' },
@@ -678,8 +815,8 @@ export class TableScreen {
     }
     const betweenHands = table.state === 'open' || (table.state === 'playing' && table.waiting_for_ready.length && !table.paused);
     if (me != null && table.manager === me && betweenHands) parts.push(this.optionsForm());
-    if (table.state === 'over') parts.push(h('p', {}, h('a', { class: 'button', href: '#/' }, 'Back to the lobby'), ' ', h('a', { class: 'button', href: `#/replay/${this.id}/1` }, 'Replay this game')));
-    const key = JSON.stringify([table.state, table.seats, table.manager, me, betweenHands]);
+    if (table.state === 'over') parts.push(h('p', { class: 'row' }, h('a', { class: 'button', href: '#/' }, 'Back to the lobby'), h('a', { class: 'button', href: `#/replay/${this.id}/1` }, 'Replay this game')));
+    const key = JSON.stringify([table.state, table.seats, table.manager, me, betweenHands, this.invitedHere]);
     if (key !== this.setupKey) {
       this.setupKey = key;
       fill(this.setupBox, parts.length ? h('div', { class: 'card' }, parts) : null);
@@ -749,11 +886,12 @@ export class TableScreen {
 
   renderLog() {
     const chat = this.state.chat;
-    // Chat lines and the game's log share the box, chat in bold.
-    const key = `${this.log.length}/${chat.length}`;
+    // Chat lines and the game's log share the box, chat in bold. Keyed on a
+    // counter, not the lengths: once the log is full its length stays put.
+    const key = `${this.logVersion}/${chat.length}/${chat[chat.length - 1]?.at_us ?? ''}`;
     if (key === this.logKey) return;
     this.logKey = key;
-    const lines = this.log.slice(-120).map((t) => h('p', {}, t));
+    const lines = this.log.map((t) => h('p', {}, t));
     fill(this.logBox, lines, chat.length ? h('h3', { style: 'font-size:0.95rem;margin-top:8px' }, 'Chat') : null,
       chat.map((c) => h('p', { class: 'chat-line' }, h('strong', {}, `${c.name}: `), c.text)));
     this.logBox.scrollTop = this.logBox.scrollHeight;
