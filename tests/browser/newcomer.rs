@@ -136,11 +136,22 @@ async fn asked_only_when_a_claim_is_legal_and_the_log_keeps_up() {
     enter_as_guest(&me, &app, "Auto").await;
     me.click("#quick-play").await;
     table_id(&me).await;
-    me.wait_for("#options-form", UI_WAIT).await;
-    me.wait_until("document.querySelector('#option-name').value === 'NumRounds'", UI_WAIT).await;
-    me.type_into("#option-value", "1").await;
-    me.press_key("Enter").await;
+    me.wait_for("#options-form #option-NumRounds", UI_WAIT).await;
+    // The rounds are chosen from the values the option allows (1, 2, 4, ...).
+    let allowed = me.eval("[...document.querySelectorAll('#option-NumRounds option')].map((o) => o.value)").await;
+    assert_eq!(
+        allowed.as_array().map(|a| a[..3].to_vec()),
+        Some(vec![json!("1"), json!("2"), json!("4")]),
+        "{allowed}"
+    );
+    me.eval("(() => { const s = document.querySelector('#option-NumRounds'); s.value = '1'; s.dispatchEvent(new Event('change')); })()")
+        .await;
     me.wait_until("mjTable.log.some((l) => l.includes('NumRounds set to 1'))", UI_WAIT).await;
+    // The panel shows the value now in force, in words and with its description.
+    me.wait_until("document.querySelector('#option-NumRounds')?.value === '1'", UI_WAIT).await;
+    let panel = me.text("#options-form").await;
+    assert!(panel.contains("Rounds to play") && panel.contains("Time to claim"), "{panel}");
+    me.screenshot("options").await;
     assert_eq!(me.eval("document.querySelector('#every-discard').getAttribute('aria-pressed')").await, json!("false"));
 
     let mut played = Played::default();

@@ -257,10 +257,16 @@ async fn a_whole_game_played_with_the_keyboard_only() {
     me.click("#quick-play").await;
     table_id(&me).await;
     // As the manager, before the first hand: a one-round game.
-    me.wait_for("#options-form", UI_WAIT).await;
-    me.wait_until("document.querySelector('#option-name').value === 'NumRounds'", UI_WAIT).await;
-    me.type_into("#option-value", "1").await;
-    me.press_key("Enter").await;
+    me.wait_for("#options-form #option-NumRounds", UI_WAIT).await;
+    // The rounds are chosen from the values the option allows (1, 2, 4, ...).
+    let allowed = me.eval("[...document.querySelectorAll('#option-NumRounds option')].map((o) => o.value)").await;
+    assert_eq!(
+        allowed.as_array().map(|a| a[..3].to_vec()),
+        Some(vec![json!("1"), json!("2"), json!("4")]),
+        "{allowed}"
+    );
+    me.eval("(() => { const s = document.querySelector('#option-NumRounds'); s.value = '1'; s.dispatchEvent(new Event('change')); })()")
+        .await;
     me.wait_until(
         "[...document.querySelectorAll('#game-log p')].some((p) => p.textContent.includes('NumRounds set to 1'))",
         UI_WAIT,
@@ -520,11 +526,26 @@ async fn the_replay_viewer_steps_through_a_stored_hand() {
     b.click(&format!("tr[data-game=\"{id}\"] a")).await;
     b.wait_for("#replay-forward", UI_WAIT).await;
     let step = || async { b.text("#replay-step").await };
-    assert!(step().await.starts_with("Event 0 of"), "{}", step().await);
+    assert!(step().await.starts_with("Step 0 of"), "{}", step().await);
+    assert_eq!(b.text(".table-bar .state").await.to_lowercase(), "replay", "a finished game's badge");
+    let mut labels = Vec::new();
     for _ in 0..60 {
         b.click("#replay-forward").await;
+        labels.push(step().await);
     }
-    b.wait_until("document.querySelector('#replay-step').textContent.startsWith('Event 60 of')", UI_WAIT).await;
+    b.wait_until("document.querySelector('#replay-step').textContent.startsWith('Step 60 of')", UI_WAIT).await;
+    // Every step is labelled with a sentence (a draw says who drew what), and
+    // the log beside the table holds the lines up to it.
+    for label in &labels {
+        let sentence = label.split_once(": ").map(|(_, s)| s).unwrap_or_default();
+        assert!(sentence.ends_with('.') || sentence.ends_with('!'), "a step labelled with a sentence: {label}");
+    }
+    assert!(labels.iter().any(|l| l.contains(" drew ")), "the draws are labelled: {labels:#?}");
+    let log = b.eval("[...document.querySelectorAll('#game-log > p')].map((p) => p.textContent)").await;
+    let log: Vec<String> = serde_json::from_value(log).unwrap();
+    assert!(log.len() > 5, "the replay's log: {log:?}");
+    let last = log.last().unwrap();
+    assert!(labels.iter().any(|l| l.ends_with(last.as_str())), "the log's last line is a step's: {last} / {labels:#?}");
     // Every hand is shown in a replay of a finished game, and the discards are on the table.
     let faces = b.eval("document.querySelectorAll('.hidden-hand [data-tile]').length").await;
     assert!(faces.as_u64().unwrap() >= 30, "the concealed hands are shown: {faces}");
@@ -533,7 +554,7 @@ async fn the_replay_viewer_steps_through_a_stored_hand() {
     for _ in 0..10 {
         b.click("#replay-back").await;
     }
-    b.wait_until("document.querySelector('#replay-step').textContent.startsWith('Event 50 of')", UI_WAIT).await;
+    b.wait_until("document.querySelector('#replay-step').textContent.startsWith('Step 50 of')", UI_WAIT).await;
     let fewer = b.eval("document.querySelectorAll('#discards [data-tile]').length").await.as_u64().unwrap();
     assert!(fewer <= discards, "stepping back takes discards back ({fewer} after {discards})");
     b.click("#replay-scoring").await;
@@ -546,6 +567,8 @@ async fn the_replay_viewer_steps_through_a_stored_hand() {
         .await;
     b.wait_until(&format!("location.hash === '#/replay/{id}/2'"), UI_WAIT).await;
     b.wait_for("#replay-forward", UI_WAIT).await;
+    b.wait_until("document.querySelector('.table-bar').textContent.includes('hand 2')", UI_WAIT).await;
+    assert!(b.text(".centre").await.contains("Hand 2 is about to be dealt"), "{}", b.text(".centre").await);
     b.assert_no_console_errors().await;
 }
 

@@ -473,3 +473,47 @@ async fn a_connection_let_go_is_told_why_by_its_close_code() {
     assert_eq!(left.status, 204, "{}", left.body);
     assert_eq!(second.close_code(WAIT).await.unwrap(), Some(mahjong::http::ws::CLOSE_SEAT_LEFT));
 }
+
+/// The option catalogue (`GET /api/v1/options`) names every option of the
+/// engine's catalogue with a label in words, its type, default and bounds;
+/// a table's snapshot carries the options in force by the same names, and
+/// the manager's change (`set_option`) reaches the next snapshot.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_option_catalogue_and_a_tables_options_in_force() {
+    let app = TestApp::spawn("memory", TableDefaults::default()).await;
+    let (addr, api) = (app.addr, app.api);
+    let catalogue = api.get("/api/v1/options").await;
+    let entries = catalogue["options"].as_array().expect("a list of options");
+    let names: Vec<&str> = entries.iter().filter_map(|e| e["name"].as_str()).collect();
+    let engine: Vec<&str> = mahjong::rules::options::CATALOGUE.iter().map(|s| s.name).collect();
+    assert_eq!(names, engine, "every option, in the catalogue's order");
+    let entry = |name: &str| entries.iter().find(|e| e["name"] == name).unwrap().clone();
+    for e in entries {
+        assert_ne!(e["label"], e["name"], "{e}");
+        assert!(!e["description"].as_str().unwrap_or_default().is_empty(), "{e}");
+    }
+    let rounds = entry("NumRounds");
+    assert_eq!((rounds["type"].clone(), rounds["default"].clone()), (json!("nat"), json!(4)));
+    assert_eq!(rounds["allowed"].as_array().unwrap()[..4], [json!(1), json!(2), json!(4), json!(8)]);
+    assert_eq!(entry("Timeout")["max"], 3600);
+    assert_eq!(entry("SevenPairs")["type"], "bool");
+    assert_eq!(entry("RoundMode")["words"], json!(["none", "off", "up"]));
+    assert_eq!(entry("FlowersOwnBoth")["default"], 10000, "a score: one double");
+
+    let id = api.table(&[1, 2, 3], json!({"NumRounds": 1})).await;
+    let token = api.sit(&id, "Olive", 0).await;
+    let mut socket = TableSocket::connect(addr, &id, Some(&token), None).await.unwrap();
+    let snapshot_options = |m: &ServerMessage| match m {
+        ServerMessage::Snapshot { options, .. } => Some(options.clone()),
+        _ => None,
+    };
+    let first = read_until(&mut socket, |m| snapshot_options(m).is_some()).await;
+    let options = first.iter().find_map(snapshot_options).unwrap();
+    assert_eq!(options.len(), engine.len(), "every option in force: {options:?}");
+    assert_eq!((options["NumRounds"].clone(), options["SevenPairs"].clone()), (json!(1), json!(false)));
+    socket.send(&ClientMessage::SetOption { name: "SevenPairs".into(), value: json!(true) }).await.unwrap();
+    socket.send(&ClientMessage::Snapshot).await.unwrap();
+    let after = read_until(&mut socket, |m| snapshot_options(m).is_some()).await;
+    assert!(after.iter().all(|m| !matches!(m, ServerMessage::Error { .. })), "{after:?}");
+    assert_eq!(after.iter().find_map(snapshot_options).unwrap()["SevenPairs"], json!(true));
+}

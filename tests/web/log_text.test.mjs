@@ -44,7 +44,11 @@ const EVENTS = [
   { type: 'swap_chosen', lots: 2 },
   { type: 'swap_chosen', lots: 0 },
   { type: 'lot_passed', direction: 'left' },
-  { type: 'tile_received', tile: '3D' },
+  { type: 'tile_passed', player: 0, lot: 1, tile: '3D' },
+  { type: 'tile_received', player: 0, from: 2, lot: 1, tile: '3D' },
+  { type: 'passed', player: 0, discard: 4, timeout: false },
+  { type: 'passed', player: 0, discard: 4, timeout: true },
+  { type: 'drew', player: 0, tile: null, loose: false },
   { type: 'discarded', player: 0, tile: '9D', discard: 4, calling: false },
   { type: 'discarded', player: 0, tile: '9D', discard: 4, calling: true },
   { type: 'claimed', player: 0, discard: 4, claim: 'pung' },
@@ -78,11 +82,12 @@ const WRONG = [/\bYou is\b/, /\byou is\b/, /\bYou's\b/, /\byou's\b/, /\bYou was\
   /\bYou calls\b/, /\bYou chooses\b/, /\bAnn are\b/, /\bAnn manage\b/, /\b1 tiles\b/, /\b1 points\b/, /\b1 lots\b/,
   /\bfor You\b/, /\bundefined\b/, /\bnull\b/, /\[object/, /\bNaN\b/, /\s\./, /\.\./];
 
-for (const viewer of [0, 1, null]) {
-  const person = viewer === 0 ? 'second person' : viewer === 1 ? 'third person, seen by a player' : 'third person, seen by a spectator';
+for (const [viewer, everything] of [[0, false], [1, false], [null, false], [null, true]]) {
+  const person = viewer === 0 ? 'second person' : viewer === 1 ? 'third person, seen by a player'
+    : everything ? 'third person, in a replay that sees everything' : 'third person, seen by a spectator';
   test(`every sentence reads well in the ${person}`, () => {
     for (const e of EVENTS) {
-      const line = describeEvent(e, ctx(viewer));
+      const line = describeEvent(e, { ...ctx(viewer), everything });
       if (line == null) continue;
       assert.match(line, /^[A-Z]/, `${e.type}: starts with a capital: ${line}`);
       assert.match(line, /[.!]$/, `${e.type}: ends a sentence: ${line}`);
@@ -118,10 +123,14 @@ test('the viewer is "You", with the verb in agreement; the others by name', () =
   assert.equal(describeEvent(settled, ctx(1)), 'Settled: Ann +30, you -10, Cy -10, Di -10.');
 });
 
-test('only the drawer learns the tile drawn', () => {
+test('only the drawer learns the tile drawn; a replay of a finished game tells every draw and pass', () => {
   const drew = { type: 'drew', player: 0, tile: '5B', loose: false };
   assert.equal(describeEvent(drew, ctx(0)), 'You drew 5 Bamboo.');
   assert.equal(describeEvent({ ...drew, tile: null }, ctx(1)), null);
+  assert.equal(describeEvent(drew, { ...ctx(null), everything: true }), 'Ann drew 5 Bamboo.');
+  const passed = { type: 'passed', player: 0, discard: 3, timeout: true };
+  assert.equal(describeEvent(passed, ctx(0)), null, 'a pass is not worth a line at the table');
+  assert.equal(describeEvent(passed, { ...ctx(null), everything: true }), 'Ann passed (time ran out).');
 });
 
 test('lists, counts and claims in words', () => {

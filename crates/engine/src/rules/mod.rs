@@ -11,6 +11,7 @@ pub mod game;
 pub mod hand;
 pub mod invariants;
 pub mod legal;
+pub mod option_guide;
 pub mod options;
 pub mod player_hand;
 pub mod preset_book;

@@ -534,7 +534,7 @@ impl Seat {
     /// A message of the table's stream, printed for the classic client.
     async fn server_message(&mut self, message: ServerMessage, seqno: i32) -> Vec<ControllerMessage> {
         match message {
-            ServerMessage::Snapshot { seat, table, game } => {
+            ServerMessage::Snapshot { seat, table, game, .. } => {
                 let mut out: Vec<ControllerMessage> = table
                     .seats
                     .iter()

@@ -25,12 +25,84 @@ use crate::table::rulebook::{DefaultsView, PresetDraft, RulebookError};
 /// The presets' and the option management's routes (under `/api/v1`).
 pub fn routes() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
+        .routes(routes!(catalogue))
         .routes(routes!(presets))
         .routes(routes!(preset))
         .routes(routes!(defaults, set_defaults, reset_defaults))
         .routes(routes!(create_preset))
         .routes(routes!(update_preset, delete_preset))
         .routes(routes!(audit))
+}
+
+/// `GET /api/v1/options`: every game option, for people and programs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OptionCatalogue {
+    /// Every option, in the catalogue's order (mj-server's first).
+    pub options: Vec<OptionEntry>,
+}
+
+/// One game option: what it is called, what it means, what it takes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OptionEntry {
+    /// The catalogue's name (`set_option`, presets, option files).
+    pub name: String,
+    /// A short label in words.
+    pub label: String,
+    /// mj-server's one-line description (this server's for its own options).
+    pub description: String,
+    /// The value's type: `bool`, `int`, `nat`, `score` (points, doubles and
+    /// limits packed as `limits*1000000 + doubles*10000 + points`) or
+    /// `string` (one of `words`).
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// The default value, in its natural JSON type.
+    pub default: serde_json::Value,
+    /// The least value, for numbers.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub min: Option<i64>,
+    /// The greatest value, for numbers.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub max: Option<i64>,
+    /// The only values allowed, when only some are (`NumRounds`, `RoundUnit`).
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub allowed: Option<Vec<i64>>,
+    /// The words a `string` option takes.
+    #[serde(skip_serializing_if = "Option::is_none", default)]
+    pub words: Option<Vec<String>>,
+    /// The least protocol version of a classic client that knows it.
+    pub min_protocol: u32,
+}
+
+/// Every game option with its label, description, type, default and
+/// bounds (the engine's own catalogue). A table's current values are in
+/// its snapshot (`options`).
+#[utoipa::path(
+    get,
+    path = "/options",
+    operation_id = "get_option_catalogue",
+    tag = "options",
+    responses((status = 200, description = "The option catalogue", body = OptionCatalogue))
+)]
+pub async fn catalogue() -> Json<OptionCatalogue> {
+    use crate::rules::option_guide::guide;
+    let defaults = crate::rules::GameOptions::default();
+    let options = guide()
+        .map(|(spec, label, bounds)| OptionEntry {
+            name: spec.name.to_string(),
+            label: label.to_string(),
+            description: spec.description.to_string(),
+            kind: spec.kind.word().to_string(),
+            default: defaults.json_value(spec.name).unwrap_or(serde_json::Value::Null),
+            min: bounds.min,
+            max: bounds.max,
+            allowed: bounds.allowed,
+            words: bounds.words.map(|w| w.iter().map(|s| s.to_string()).collect()),
+            min_protocol: spec.min_protocol,
+        })
+        .collect();
+    Json(OptionCatalogue { options })
 }
 
 /// A preset's name in a path.

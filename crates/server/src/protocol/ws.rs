@@ -261,6 +261,11 @@ pub enum ServerMessage {
         table: TableInfo,
         /// The game as the receiver may see it, once it has started.
         game: Option<Box<TableView>>,
+        /// The options in force (the game's, or before it starts the ones
+        /// it will start with), by catalogue name, each in its natural JSON
+        /// type; [`option_changed`] events change them.
+        #[serde(default)]
+        options: serde_json::Map<String, serde_json::Value>,
     },
     /// One event of the table's stream.
     Event {

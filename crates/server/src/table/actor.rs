@@ -343,7 +343,12 @@ impl Actor {
     /// Everything `seat` (or a spectator) may see now.
     pub fn snapshot(&self, seat: Option<u8>) -> ServerMessage {
         let viewer = seat.map(PlayerId);
-        ServerMessage::Snapshot { seat, table: self.info(), game: self.game.as_ref().map(|g| Box::new(g.view(viewer))) }
+        ServerMessage::Snapshot {
+            seat,
+            table: self.info(),
+            game: self.game.as_ref().map(|g| Box::new(g.view(viewer))),
+            options: self.options().to_json_map(),
+        }
     }
 
     // ----- commands --------------------------------------------------------

@@ -2,6 +2,7 @@
 // rules and robots, see every table as it changes (seats, state, spectators),
 // sit, watch, and come back to one's unfinished games.
 
+import { presetTitle } from './options.js';
 import { api, guestSeats, rememberSeat, guestName, rememberGuestName } from './api.js';
 import { h, fill, toast } from './dom.js';
 import { session, openAuthDialog } from './session.js';
@@ -62,8 +63,11 @@ export function showLobby(view) {
   const quick = h('button', { class: 'primary big', id: 'quick-play', onclick: () => quickPlay(quick) }, 'Play against three robots');
 
   const presetSelect = h('select', { id: 'new-preset' });
-  const rounds = h('select', { id: 'new-rounds' }, [1, 2, 3, 4].map((n) => h('option', { value: n, selected: n === 4 }, `${n} round${n > 1 ? 's' : ''}`)));
+  // A game is 1, 2 or a multiple of 4 rounds (NumRounds); the time to claim
+  // is followed by the preset's extra time for slow connections (TimeoutGrace).
+  const rounds = h('select', { id: 'new-rounds' }, [[1, '1 round (about 4 hands)'], [2, '2 rounds'], [4, '4 rounds (a full game)'], [8, '8 rounds']].map(([n, t]) => h('option', { value: n, selected: n === 4 }, t)));
   const timeout = h('select', { id: 'new-timeout' }, [[10, '10 s'], [15, '15 s'], [20, '20 s'], [30, '30 s'], [60, '60 s'], [0, 'no limit']].map(([v, t]) => h('option', { value: v, selected: v === 15 }, t)));
+  const presetAbout = h('p', { class: 'muted', id: 'new-preset-about' });
   const robotRows = [1, 2, 3].map((seat) => {
     const check = h('input', { type: 'checkbox', id: `robot-${seat}`, checked: true });
     const sliders = STRATEGY.map(([key, min, max, label]) => {
@@ -84,6 +88,7 @@ export function showLobby(view) {
     h('h2', {}, 'Open a table'),
     h('p', { class: 'row' }, h('label', { for: 'new-name' }, 'Name'), tableName),
     h('p', { class: 'row' }, h('label', { for: 'new-preset' }, 'Rules'), presetSelect),
+    presetAbout,
     h('p', { class: 'row' }, h('label', { for: 'new-rounds' }, 'Length'), rounds, h('label', { for: 'new-timeout' }, 'Time to claim'), timeout),
     h('fieldset', {}, h('legend', {}, 'Robots (you sit in seat 1)'), robotRows.map((r) => r.el)),
     h('button', { type: 'submit', class: 'primary' }, 'Open and sit'));
@@ -119,7 +124,14 @@ export function showLobby(view) {
         tablesBox)));
 
   api('GET', '/presets').then((list) => {
-    fill(presetSelect, list.presets.map((p) => h('option', { value: p.name, title: p.description }, p.name)));
+    fill(presetSelect, list.presets.map((p) => h('option', { value: p.name, title: p.description }, presetTitle(p.name))));
+    const about = () => {
+      const p = list.presets.find((x) => x.name === presetSelect.value);
+      const grace = p?.options?.TimeoutGrace;
+      presetAbout.textContent = `${p?.description ?? ''}${grace ? ` Time to claim is followed by ${grace} s extra for slow connections.` : ''}`;
+    };
+    presetSelect.addEventListener('change', about);
+    about();
   }).catch((err) => toast(`Presets: ${err.message}`));
 
   const refresh = async () => {

@@ -51,8 +51,8 @@ export function listed(words) {
 /**
  * The log line for event `e` (the `event` of a stream message), or null for
  * an event the log does not show. `ctx`: `viewer` (seat or null), `name(p)`,
- * and `wasConnected(p)` (the seat was seen connected before: a `connected`
- * after a loss reads "is back").
+ * and `everything` (a replay of a finished game, which sees every tile: each
+ * draw and pass gets its line too).
  */
 export function describeEvent(e, ctx) {
   const { subject: S, object: O, whose, be, verb } = persons(ctx.viewer, ctx.name);
@@ -76,16 +76,19 @@ export function describeEvent(e, ctx) {
     case 'penalty': return `${mine(e.seat) ? 'You were' : `${ctx.name(e.seat)} was`} given a penalty of ${count(e.points, 'point')} for leaving.`;
     case 'closed': return `The table has closed: ${e.reason}.`;
     case 'hand_started': return `Hand ${e.hand}, ${e.round} round: ${S(e.east)} ${be(e.east)} East.`;
-    case 'drew': return mine(e.player) && e.tile ? `You drew ${t(e.tile)}${e.loose ? ' (a loose tile)' : ''}.` : null;
+    case 'drew':
+      if (!(mine(e.player) || ctx.everything)) return null;
+      return e.tile ? `${S(e.player)} drew ${t(e.tile)}${e.loose ? ' (a loose tile)' : ''}.` : `${S(e.player)} drew a tile.`;
     case 'declared_bonus': return `${S(e.player)} declared ${t(e.tile)}.`;
     case 'finished_declaring': return `${S(e.player)} finished declaring.`;
     case 'play_started': return `Play starts: ${S(e.east)} ${verb(e.east, 'discard', 'discards')} first.`;
     case 'swap_started': return 'East chooses how many tiles to swap.';
     case 'swap_chosen': return e.lots ? `East swaps ${count(e.lots, 'lot')}.` : 'East swaps no tiles.';
     case 'lot_passed': return `Tiles passed ${e.direction}.`;
-    case 'tile_received': return `You received ${t(e.tile)}.`;
+    case 'tile_passed': return e.tile ? `${S(e.player)} passed ${t(e.tile)} face down.` : null;
+    case 'tile_received': return `${S(e.player)} received ${t(e.tile)}${e.from != null ? ` from ${O(e.from)}` : ''}.`;
     case 'discarded': return `${S(e.player)} discarded ${t(e.tile)}${e.calling ? ` and ${verb(e.player, 'call', 'calls')} (one tile from Mah-Jong)` : ''}.`;
-    case 'passed': return null;
+    case 'passed': return ctx.everything ? `${S(e.player)} passed${e.timeout ? ' (time ran out)' : ''}.` : null;
     case 'claimed': return `${S(e.player)} claimed the discard ${claimPurpose(e.claim)}.`;
     case 'claim_denied': return `${mine(e.player) ? 'Your' : `${ctx.name(e.player)}'s`} claim was denied: ${e.reason}.`;
     case 'chow_position_needed': return mine(e.player) ? `Say which chow ${t(e.tile)} makes.` : `${S(e.player)} ${verb(e.player, 'choose', 'chooses')} a chow.`;

@@ -6,7 +6,13 @@
 import { api } from './api.js';
 import { h, fill } from './dom.js';
 import { applyEvent } from './state.js';
-import { TableScreen } from './table.js';
+import { TableScreen, dealtTile } from './table.js';
+
+/** An event's type in words, for a step with no sentence of its own ("hand_scored" → "hand scored"). */
+function humanType(type) {
+  const words = type.replace(/_/g, ' ');
+  return `${words[0].toUpperCase()}${words.slice(1)}.`;
+}
 
 /** The stored games, newest first, each with its hands to replay. */
 export async function showGames(view) {
@@ -68,7 +74,13 @@ export async function showReplay(view, id, n) {
   }
 
   const stage = h('div', { id: 'replay-stage' });
-  const screen = new TableScreen(stage, id, { replay: true });
+  const screen = new TableScreen(stage, id, { replay: true, replayHand: n });
+  // Each step's line: what the step label says, and the log's lines up to it
+  // (the deal's draws only as step labels; the log would be flooded).
+  screen.state = states[0];
+  const texts = events.map((e) => screen.describe(e.event) ?? humanType(e.event.type));
+  const draws = new Map();
+  const logged = events.map((e, i) => (dealtTile(draws, e.event) ? null : texts[i]));
   let step = 0;
   let timer = null;
   const slider = h('input', { type: 'range', min: 0, max: events.length, value: 0, id: 'replay-slider', 'aria-label': 'Step' });
@@ -76,8 +88,8 @@ export async function showReplay(view, id, n) {
   const show = (k) => {
     step = Math.max(0, Math.min(events.length, k));
     slider.value = step;
-    screen.showState(structuredClone(states[step]), step ? events[step - 1] : null);
-    where.textContent = `Event ${step} of ${events.length}${step ? `: ${screen.describe(events[step - 1].event) ?? events[step - 1].event.type}` : ''}`;
+    screen.showState(structuredClone(states[step]), step ? events[step - 1] : null, logged.slice(0, step).filter(Boolean));
+    where.textContent = step ? `Step ${step} of ${events.length}: ${texts[step - 1]}` : `Step 0 of ${events.length}: before the deal`;
   };
   slider.addEventListener('input', () => show(Number(slider.value)));
   const playButton = h('button', { id: 'replay-play', onclick: () => {

@@ -18,6 +18,8 @@ export function fromSnapshot(msg) {
     seq: msg.table.seq,
     stale: false,
     chat: [],
+    // The options in force by catalogue name (older servers send none).
+    options: structuredClone(msg.options ?? {}),
   };
 }
 
@@ -132,8 +134,9 @@ export function applyEvent(state, msg) {
       table.manager = e.seat;
       break;
     case 'option_changed':
-      // The snapshot's options are under their field names, the event's under
-      // the catalogue's: the server's word for them is the one to show.
+      // The value as an option file writes it ("1", "20", "up"); the game's
+      // own view of its options comes with a fresh snapshot.
+      if (state.options) state.options[e.name] = /^-?\d+$/.test(e.value) ? Number(e.value) : e.value;
       if (game) state.stale = true;
       break;
     case 'game_started':

@@ -16,6 +16,7 @@ import { play, soundOn, setSound } from './sound.js';
 import { sit } from './lobby.js';
 import { arrange, moveTile } from './arrangement.js';
 import { describeEvent, listed as listedNames } from './log_text.js';
+import { optionCatalogue, optionControl, COMMON_OPTIONS } from './options.js';
 
 const POSITION_WORDS = { Lower: 'lowest', Middle: 'middle', Upper: 'highest' };
 
@@ -30,7 +31,7 @@ const EVERY_DISCARD_KEY = 'mj.everyDiscard';
  * true for the first 13 of each, the deal, which the log leaves out (a
  * flower's replacement, East's 14th and every later draw are shown).
  */
-function dealtTile(draws, e) {
+export function dealtTile(draws, e) {
   if (e.type === 'hand_started') draws.clear();
   if (e.type !== 'drew') return false;
   const n = (draws.get(e.player) ?? 0) + 1;
@@ -58,9 +59,10 @@ function everyDiscard() {
 
 /** The table screen for table `id` in `view`. */
 export class TableScreen {
-  constructor(view, id, { replay = false } = {}) {
+  constructor(view, id, { replay = false, replayHand = null } = {}) {
     this.view = view;
     this.replay = replay;
+    this.replayHand = replayHand;
     this.id = id;
     this.state = null;
     this.prompt = null;
@@ -119,8 +121,13 @@ export class TableScreen {
     if (window.mjTable === this) window.mjTable = null;
   }
 
-  /** Shows a state given from outside (a replay's step); `msg`, the event that made it, is announced. */
-  showState(state, msg) {
+  /**
+   * Shows a state given from outside (a replay's step); `msg`, the event
+   * that made it, is announced; `log`, the lines up to it, fill the log.
+   */
+  showState(state, msg, log = []) {
+    this.log = log.slice(-LOG_LINES);
+    this.logVersion += 1;
     this.state = state;
     this.shoutText = null;
     if (msg && ['claimed', 'mah_jong', 'robbed_kong'].includes(msg.event.type)) {
@@ -248,7 +255,7 @@ export class TableScreen {
 
   /** The log's line for event `e` (see log_text.js), as this viewer reads it. */
   describe(e) {
-    return describeEvent(e, { viewer: this.state?.seat ?? null, name: (p) => nameOf(this.state.table, p) });
+    return describeEvent(e, { viewer: this.state?.seat ?? null, everything: this.replay, name: (p) => nameOf(this.state.table, p) });
   }
 
   /**
@@ -397,15 +404,15 @@ export class TableScreen {
     const { table, game } = this.state;
     const hand = game?.hand;
     const me = this.state.seat;
-    const conn = this.status === 'connected' ? 'connected' : this.status === 'replay' ? 'replay' : this.status === 'closed' ? this.closedText : `${this.status}…`;
+    const conn = this.status === 'connected' ? 'connected' : this.status === 'closed' ? this.closedText : `${this.status}…`;
     const items = [
       h('h1', { style: 'font-size:1.15rem;margin:0' }, table.name),
-      h('span', { class: `state ${table.state}` }, table.state),
-      game && game.hands_started ? h('span', { class: 'status' }, `${game.round} round · hand ${game.hands_started}`) : null,
+      this.replay ? h('span', { class: 'state over' }, 'replay') : h('span', { class: `state ${table.state}` }, table.state),
+      game && (game.hands_started || this.replayHand) ? h('span', { class: 'status' }, `${game.round} round · hand ${hand?.number ?? this.replayHand ?? game.hands_started}`) : null,
       hand ? h('span', { class: 'status', id: 'wall-count' }, `${hand.live_tiles_left} ${hand.live_tiles_left === 1 ? 'tile' : 'tiles'} in the wall`) : null,
       me == null && !this.replay ? h('span', { class: 'status watching' }, 'Watching') : null,
       table.paused ? h('span', { class: 'status error-text' }, 'Paused') : null,
-      h('span', { class: `status conn${['connected', 'replay'].includes(this.status) ? '' : ' bad'}`, role: 'status', id: 'conn-status' }, conn),
+      this.replay ? null : h('span', { class: `status conn${this.status === 'connected' ? '' : ' bad'}`, role: 'status', id: 'conn-status' }, conn),
       h('span', { style: 'flex:1' }),
       hand?.seats.some((s) => s.score) ? h('button', { id: 'show-scores', onclick: () => this.openScores(true) }, 'Scores') : null,
       me != null && table.state === 'playing' && hand && !['finished'].includes(hand.phase) && !table.waiting_for_ready.length
@@ -525,7 +532,9 @@ export class TableScreen {
         }, numbered.filter(([d]) => d[0] === p).map(([d, i]) => tile(d, i)))));
       centre.append(info, discards);
     } else {
-      centre.append(h('p', {}, table.state === 'open' ? 'Waiting for the game to start.' : table.state === 'over' ? 'The game is over.' : 'Waiting for the first hand.'));
+      centre.append(h('p', {}, this.replay ? `Hand ${this.replayHand} is about to be dealt: step forward.`
+        : table.state === 'open' ? 'Waiting for the game to start.' : table.state === 'over' ? 'The game is over.'
+          : game?.hands_started ? 'Waiting for the next hand.' : 'Waiting for the first hand.'));
     }
     if (this.shoutText) centre.append(h('div', { class: 'announce', 'aria-hidden': 'true' }, h('span', { key: this.shoutKey }, this.shoutText)));
     fill(this.felt, players, centre);
@@ -816,39 +825,32 @@ export class TableScreen {
     const betweenHands = table.state === 'open' || (table.state === 'playing' && table.waiting_for_ready.length && !table.paused);
     if (me != null && table.manager === me && betweenHands) parts.push(this.optionsForm());
     if (table.state === 'over') parts.push(h('p', { class: 'row' }, h('a', { class: 'button', href: '#/' }, 'Back to the lobby'), h('a', { class: 'button', href: `#/replay/${this.id}/1` }, 'Replay this game')));
-    const key = JSON.stringify([table.state, table.seats, table.manager, me, betweenHands, this.invitedHere]);
+    const key = JSON.stringify([table.state, table.seats, table.manager, me, betweenHands, this.invitedHere, this.state.options]);
     if (key !== this.setupKey) {
       this.setupKey = key;
       fill(this.setupBox, parts.length ? h('div', { class: 'card' }, parts) : null);
     }
   }
 
+  /**
+   * The manager's options, from the server's catalogue: the common ones
+   * first, the rest under "All options"; each change is sent at once, and
+   * what the table answers (option_changed, or a refusal) shows.
+   */
   optionsForm() {
-    const name = h('select', { id: 'option-name', 'aria-label': 'Option' });
-    const value = h('input', { id: 'option-value', 'aria-label': 'Value', size: 8 });
-    const fillNames = async () => {
-      try {
-        const preset = await api('GET', `/presets/${encodeURIComponent(this.state.table.preset)}`);
-        const options = preset.options ?? preset.preset?.options ?? {};
-        this.optionValues = options;
-        fill(name, Object.keys(options).sort().map((k) => h('option', { value: k }, k)));
-        name.value = 'NumRounds' in options ? 'NumRounds' : name.value;
-        value.value = String(this.optionValues[name.value] ?? '');
-      } catch { /* the form still takes a typed name */ }
-    };
-    name.addEventListener('change', () => { value.value = String(this.optionValues?.[name.value] ?? ''); });
-    fillNames();
-    const form = h('form', { class: 'manager-panel', id: 'options-form' },
-      h('h2', {}, 'Game options (manager)'),
-      h('p', { class: 'row' }, name, value, h('button', { type: 'submit' }, 'Set')),
-      h('p', { class: 'muted' }, 'Changes apply from the next hand; everyone is told.'));
-    form.addEventListener('submit', (e) => {
-      e.preventDefault();
-      let v = value.value.trim();
-      if (v === 'true' || v === 'false') v = v === 'true';
-      else if (/^-?\d+$/.test(v)) v = Number(v);
-      this.send({ type: 'set_option', name: name.value, value: v });
-    });
+    const common = h('div', { class: 'options-list' }, h('p', { class: 'loading' }, 'Loading the options…'));
+    const rest = h('div', { class: 'options-list' });
+    const form = h('form', { class: 'manager-panel', id: 'options-form', onsubmit: (e) => e.preventDefault() },
+      h('h2', {}, 'Game options (you manage this game)'),
+      common,
+      h('details', {}, h('summary', {}, 'All options'), rest),
+      h('p', { class: 'muted' }, 'Changes apply from the next hand; everyone is told. Time to claim is followed by the extra time for slow connections.'));
+    optionCatalogue().then((entries) => {
+      const values = this.state.options ?? {};
+      const control = (entry) => optionControl(entry, values[entry.name], (value) => this.send({ type: 'set_option', name: entry.name, value }));
+      fill(common, COMMON_OPTIONS.map((name) => entries.find((e) => e.name === name)).filter(Boolean).map(control));
+      fill(rest, entries.filter((e) => !COMMON_OPTIONS.includes(e.name)).map(control));
+    }).catch((err) => fill(common, h('p', { class: 'error-text' }, `The options could not be loaded: ${err.message}`)));
     return form;
   }
 
