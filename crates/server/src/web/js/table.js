@@ -42,6 +42,31 @@ export function dealtTile(draws, e) {
 /** Where this browser keeps the choice of one pool of discards (xmj's) over discards by player. */
 const ONE_POOL_KEY = 'mj.onePool';
 
+/** This browser's display settings, each a flag in localStorage: key, default, label, why. */
+const VIEW_SETTINGS = {
+  showWall: ['mj.showWall', true, 'Show the wall', 'The live wall and the dead wall, as xmj --show-wall draws them'],
+  motion: ['mj.motion', true, 'Animations', 'Discards and drawn tiles slide into place (off also when the system asks for less motion)'],
+};
+
+/** A display setting's value. */
+function viewSetting(name) {
+  const [key, fallback] = VIEW_SETTINGS[name];
+  const v = localStorage.getItem(key);
+  return v == null ? fallback : v === '1';
+}
+
+function setViewSetting(name, on) {
+  localStorage.setItem(VIEW_SETTINGS[name][0], on ? '1' : '0');
+}
+
+/** Tiles move (the setting on, and the system not asking for less motion). */
+function moving() {
+  return viewSetting('motion') && !matchMedia('(prefers-reduced-motion: reduce)').matches;
+}
+
+/** Where this browser keeps that the first-game hints were read. */
+const HINTS_KEY = 'mj.hintsRead';
+
 function onePool() {
   const chosen = localStorage.getItem(ONE_POOL_KEY);
   // Unchosen: one pool on a narrow screen, where four rows of discards cost too much height.
@@ -332,7 +357,10 @@ export class TableScreen {
   // ---- the screen
 
   build() {
-    this.bar = h('div', { class: 'table-bar' });
+    // The bar's status (redrawn freely) and its controls (redrawn only when they change).
+    this.barStatus = h('span', { class: 'bar-part' });
+    this.barControls = h('span', { class: 'bar-part' });
+    this.bar = h('div', { class: 'table-bar' }, this.barStatus, this.barControls);
     this.felt = h('div', { class: 'felt', role: 'region', 'aria-label': 'The table' });
     this.claimBox = h('div', { id: 'claim-box' });
     this.actionsBox = h('div', { class: 'actions', role: 'toolbar', 'aria-label': 'Your moves', id: 'actions' });
@@ -353,8 +381,9 @@ export class TableScreen {
     // The claim panel and the moves share one place, kept in view at every
     // screen size (sticky at the bottom of the window when the table is taller).
     this.dock = h('div', { class: 'dock', id: 'dock' }, this.claimBox, this.actionsBox);
+    this.hints = h('div', { class: 'hints', id: 'hints', role: 'note', hidden: true });
     fill(this.view, h('section', { class: 'table-screen', 'aria-label': 'Mah-Jong table' },
-      this.bar, this.felt, this.dock, this.side));
+      this.bar, this.hints, this.felt, this.dock, this.side));
     // The table fills the window, so that the felt gives way before the dock does.
     document.body.classList.add('at-table');
   }
@@ -380,6 +409,7 @@ export class TableScreen {
     // Only players talk (the server refuses a spectator's chat).
     this.chatForm.hidden = this.replay || this.state.seat == null;
     this.renderBar();
+    this.renderHints();
     this.renderFelt();
     this.renderActions();
     this.renderSetup();
@@ -414,20 +444,47 @@ export class TableScreen {
       table.paused ? h('span', { class: 'status error-text' }, 'Paused') : null,
       this.replay ? null : h('span', { class: `status conn${this.status === 'connected' ? '' : ' bad'}`, role: 'status', id: 'conn-status' }, conn),
       h('span', { style: 'flex:1' }),
-      hand?.seats.some((s) => s.score) ? h('button', { id: 'show-scores', onclick: () => this.openScores(true) }, 'Scores') : null,
-      me != null && table.state === 'playing' && hand && !['finished'].includes(hand.phase) && !table.waiting_for_ready.length
-        ? h('button', { id: 'pause', onclick: () => this.requestPause() }, 'Pause') : null,
-      me != null ? h('button', { id: 'sort', onclick: () => { this.autoSort = true; this.schedule(); }, title: 'Sort your tiles in xmj\'s order' }, 'Sort') : null,
-      me != null ? h('button', {
-        id: 'every-discard', 'aria-pressed': String(everyDiscard()), onclick: () => this.toggleEveryDiscard(),
-        title: 'Off: the table passes for you when you cannot claim a discard. On: you are asked about every discard.',
-      }, `Ask every discard: ${everyDiscard() ? 'on' : 'off'}`) : null,
-      !this.replay && table.state !== 'over' ? h('button', { id: 'invite', onclick: () => this.copyInvitation(), title: 'Copy a link that seats a friend here (or lets them watch)' }, 'Invite') : null,
-      h('a', { class: 'button', href: '#/help', target: '_blank', rel: 'noopener', title: 'The rules and the keys, in a new tab' }, 'Rules'),
-      h('button', { id: 'sound', 'aria-pressed': String(soundOn()), onclick: () => { setSound(!soundOn()); this.schedule(); }, title: 'Sounds for your turn, claims and the claim deadline' }, soundOn() ? 'Sound: on' : 'Sound: off'),
-      this.status === 'closed' && me != null ? h('button', { class: 'primary', onclick: () => location.reload() }, 'Play here') : null,
     ];
-    fill(this.bar, items);
+    // The controls are redrawn only when they change: a redraw for every
+    // event would swallow a click that lands mid-redraw.
+    const scores = !!hand?.seats.some((s) => s.score);
+    const pause = me != null && table.state === 'playing' && hand && hand.phase !== 'finished' && !table.waiting_for_ready.length;
+    const key = JSON.stringify([scores, pause, me, table.state, this.status, this.settingsOpen, everyDiscard(), soundOn(), onePool(),
+      Object.keys(VIEW_SETTINGS).map(viewSetting)]);
+    fill(this.barStatus, items);
+    if (key !== this.barKey) {
+      this.barKey = key;
+      fill(this.barControls, [
+        scores ? h('button', { id: 'show-scores', onclick: () => this.openScores(true) }, 'Scores') : null,
+        pause ? h('button', { id: 'pause', onclick: () => this.requestPause() }, 'Pause') : null,
+        me != null ? h('button', { id: 'sort', onclick: () => { this.autoSort = true; this.schedule(); }, title: 'Sort your tiles in xmj\'s order' }, 'Sort') : null,
+        !this.replay && table.state !== 'over' ? h('button', { id: 'invite', onclick: () => this.copyInvitation(), title: 'Copy a link that seats a friend here (or lets them watch)' }, 'Invite') : null,
+        h('a', { class: 'button', href: '#/help', target: '_blank', rel: 'noopener', title: 'The rules and the keys, in a new tab' }, 'Rules'),
+        this.settingsMenu(),
+        this.status === 'closed' && me != null ? h('button', { class: 'primary', onclick: () => location.reload() }, 'Play here') : null,
+      ]);
+    }
+  }
+
+  /**
+   * The settings menu of the bar: being asked about every discard (the
+   * seat's, told to the server), sound, and how the table is drawn (this
+   * browser's). Kept open across redraws while the player uses it.
+   */
+  settingsMenu() {
+    const check = (id, on, label, title, change) => h('label', { title },
+      h('input', { type: 'checkbox', id, checked: on, onchange: (e) => { change(e.target.checked); this.schedule(); } }), label);
+    const me = this.state.seat;
+    const menu = h('details', { class: 'settings-menu', id: 'settings', open: !!this.settingsOpen, ontoggle: (e) => { this.settingsOpen = e.target.open; } },
+      h('summary', {}, 'Settings'),
+      h('div', { class: 'menu' },
+        me != null ? check('every-discard', everyDiscard(), 'Ask me about every discard',
+          'Off: the table passes for you at once when you cannot claim a discard. On: you answer every discard yourself, as in xmj.',
+          () => this.toggleEveryDiscard()) : null,
+        check('sound', soundOn(), 'Sound', 'Sounds for your turn, claims and the claim deadline', (on) => setSound(on)),
+        check('one-pool', onePool(), 'All discards in one pool', 'xmj draws the discards in one pool; otherwise each player\'s are in front of them', (on) => setOnePool(on)),
+        Object.entries(VIEW_SETTINGS).map(([name, [, , label, title]]) => check(`view-${name}`, viewSetting(name), label, title, (on) => setViewSetting(name, on)))));
+    return menu;
   }
 
   /** Switches between being asked about every discard and only when a claim is possible. */
@@ -476,6 +533,22 @@ export class TableScreen {
     if (session.me || guestName()) await this.sitHere(null);
   }
 
+  /** The first-game hints: for a player who has not dismissed them, once. */
+  renderHints() {
+    const show = this.state.seat != null && !this.replay && localStorage.getItem(HINTS_KEY) !== '1';
+    if (show === !this.hints.hidden) return;
+    this.hints.hidden = !show;
+    if (!show) return;
+    fill(this.hints,
+      h('ul', {},
+        h('li', {}, 'Your turn: select a tile (click, or ←/→) and press Discard, or double-click it.'),
+        h('li', {}, 'When a discard can make a set for you, the panel below the table asks: claim it or not, before the timer runs out. Otherwise the table passes for you.'),
+        h('li', {}, 'Four sets and a pair go out: the Mah Jong! button appears by itself.')),
+      h('span', { class: 'row' },
+        h('a', { class: 'button', href: '#/help', target: '_blank', rel: 'noopener' }, 'Rules'),
+        h('button', { id: 'hints-done', onclick: () => { localStorage.setItem(HINTS_KEY, '1'); this.schedule(); } }, 'Got it')));
+  }
+
   /** Asks for the reason in a small dialog of its own, then asks the table to pause. */
   requestPause() {
     const reason = h('input', { id: 'pause-reason', maxlength: 500, placeholder: 'e.g. back in five minutes', autocomplete: 'off' });
@@ -514,13 +587,17 @@ export class TableScreen {
         h('span', {}, 'Prevailing wind: ', h('strong', { id: 'prevailing' }, game.round)),
         h('span', {}, `Wall: ${hand.live_tiles_left}`),
         hand.phase === 'finished' ? h('strong', {}, hand.outcome === 'wash_out' ? 'Washed out' : 'Hand over') : null,
-        h('button', { class: 'link', id: 'discard-layout', onclick: () => { setOnePool(!pool); this.schedule(); }, title: 'xmj draws the discards in one pool, or in front of each player' },
-          pool ? 'Discards: one pool' : 'Discards: by player'));
+        viewSetting('showWall') ? wallStrip(hand) : null);
       const tile = ([p, t], i) => {
         const el = tileElement(t, { small: true });
         el.setAttribute('role', 'listitem');
         el.setAttribute('aria-label', `${tileName(t)}, from ${this.who(p)}`);
         if (i === last && hand.claimable) el.classList.add('discard-latest');
+        // The newest discard slides in once (not again when the table is redrawn).
+        if (i === last && moving() && this.animatedDiscard !== `${hand.number}/${i}`) {
+          this.animatedDiscard = `${hand.number}/${i}`;
+          el.classList.add('arriving');
+        }
         return el;
       };
       const numbered = hand.discards.map((d, i) => [d, i]);
@@ -601,7 +678,15 @@ export class TableScreen {
       el.setAttribute('aria-pressed', String(i === this.selected));
       el.tabIndex = i === (this.selected ?? 0) ? 0 : -1;
       el.dataset.index = i;
-      if (drawn && i === this.arrangement.length - 1 && this.autoSort && t === drawn) el.classList.add('drawn');
+      if (drawn && i === this.arrangement.length - 1 && this.autoSort && t === drawn) {
+        el.classList.add('drawn');
+        // The tile just drawn slides in from the wall, once.
+        const key = `${this.state.game?.hand?.number}/${this.prompt?.seq}`;
+        if (moving() && this.animatedDraw !== key) {
+          this.animatedDraw = key;
+          el.classList.add('arriving');
+        }
+      }
       // The row is not redrawn for a click, so that a double click lands on one element.
       el.addEventListener('click', () => { this.selected = i; this.markSelection(); this.renderActions(); el.focus(); });
       el.addEventListener('dblclick', () => { this.selected = i; this.discardSelected(false); });
@@ -980,6 +1065,18 @@ export class TableScreen {
       if (b) { e.preventDefault(); b.click(); }
     }
   }
+}
+
+/**
+ * The wall as xmj's --show-wall draws it, one block per stack of two: the
+ * live wall (drawn from one end) and the dead wall (loose tiles) apart.
+ */
+function wallStrip(hand) {
+  const stacks = (n) => Math.ceil(Math.max(0, n) / 2);
+  const blocks = (n, cls) => Array.from({ length: stacks(n) }, () => h('span', { class: cls }));
+  return h('span', { class: 'wall-strip', id: 'wall', role: 'img', 'aria-label': `The wall: ${hand.live_tiles_left} live tiles, ${hand.dead_tiles_left ?? 0} in the dead wall` },
+    h('span', { class: 'live' }, blocks(hand.live_tiles_left, 'stack')),
+    h('span', { class: 'dead', title: 'the dead wall (loose tiles)' }, blocks(hand.dead_tiles_left ?? 0, 'stack')));
 }
 
 function describeSet(set) {
