@@ -147,7 +147,9 @@ async fn asked_only_when_a_claim_is_legal_and_the_log_keeps_up() {
         "{allowed}"
     );
     let choose = |n: u32| {
-        format!("(() => {{ const s = document.querySelector('#option-NumRounds'); s.value = '{n}'; s.dispatchEvent(new Event('change')); }})()")
+        format!(
+            "(() => {{ const s = document.querySelector('#option-NumRounds'); s.value = '{n}'; s.dispatchEvent(new Event('change')); }})()"
+        )
     };
     me.eval(&choose(2)).await;
     me.wait_until("mjTable.log.some((l) => l.includes('NumRounds set to 2'))", UI_WAIT).await;
@@ -159,7 +161,11 @@ async fn asked_only_when_a_claim_is_legal_and_the_log_keeps_up() {
     // And back to a whole game of four rounds.
     me.eval(&choose(4)).await;
     me.wait_until("mjTable.log.some((l) => l.includes('NumRounds set to 4'))", UI_WAIT).await;
-    assert_eq!(me.eval("document.querySelector('#every-discard').checked").await, json!(false), "asked only when we can claim");
+    assert_eq!(
+        me.eval("document.querySelector('#every-discard').checked").await,
+        json!(false),
+        "asked only when we can claim"
+    );
 
     let mut played = Played::default();
     let mut asked = 0;
@@ -313,8 +319,11 @@ async fn hints_and_the_settings_menu() {
     me.screenshot("settings").await;
     me.click("#every-discard").await;
     me.wait_until("localStorage.getItem('mj.everyDiscard') === '1'", UI_WAIT).await;
-    me.wait_until("document.querySelector('#settings')?.open && document.querySelector('#every-discard').checked", UI_WAIT)
-        .await;
+    me.wait_until(
+        "document.querySelector('#settings')?.open && document.querySelector('#every-discard').checked",
+        UI_WAIT,
+    )
+    .await;
     me.click("#ready").await;
     // Now a claim dialog comes for a discard we can only pass on.
     let mut played = Played::default();

@@ -210,6 +210,11 @@ pub struct SeatInfo {
     pub connected: bool,
     /// Ready for the next hand.
     pub ready: bool,
+    /// The seat belongs to an account (played with its session); absent for
+    /// a guest's seat, a robot's and a free one. A client that is logged in
+    /// knows its seat by this and the name (a guest may share the name).
+    #[serde(skip_serializing_if = "std::ops::Not::not", default)]
+    pub account: bool,
 }
 
 /// The state of a table as anyone may see it.

@@ -231,8 +231,9 @@ impl Seats {
                     robot: s.robot.as_ref().map(|(st, _)| *st),
                     connected: s.is_robot() || s.connection.is_some(),
                     ready: s.is_robot() || s.ready,
+                    account: s.account.is_some(),
                 },
-                None => SeatInfo { seat: i, name: None, robot: None, connected: false, ready: false },
+                None => SeatInfo { seat: i, name: None, robot: None, connected: false, ready: false, account: false },
             })
             .collect()
     }

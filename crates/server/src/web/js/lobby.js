@@ -25,6 +25,23 @@ export async function sit(id, seat) {
   return grant;
 }
 
+/** The most characters a name at a table may have (the server's limit). */
+const NAME_MAX = 32;
+
+/**
+ * The guest's name field (`#guest-name`), which says so when the name
+ * reaches the limit instead of silently stopping.
+ */
+export function nameField(value) {
+  const note = h('span', { class: 'muted', 'aria-live': 'polite' });
+  const input = h('input', { id: 'guest-name', value, maxlength: NAME_MAX, autocomplete: 'nickname', placeholder: 'e.g. Ann', 'aria-describedby': 'guest-name-note' });
+  note.id = 'guest-name-note';
+  const tell = () => { note.textContent = input.value.length >= NAME_MAX ? ` ${NAME_MAX} characters at most` : ''; };
+  input.addEventListener('input', tell);
+  tell();
+  return h('span', {}, input, note);
+}
+
 function requireGuestName() {
   const input = document.getElementById('guest-name');
   let name = (input?.value ?? guestName()).trim();
@@ -49,8 +66,7 @@ export function showLobby(view) {
       fill(guestBox, h('p', {}, 'You play as ', h('strong', {}, session.me.name), '.'));
     } else {
       fill(guestBox,
-        h('p', {}, h('label', { for: 'guest-name' }, 'Your name'), ' ',
-          h('input', { id: 'guest-name', value: guestName(), maxlength: 32, autocomplete: 'nickname', placeholder: 'e.g. Ann' })),
+        h('p', {}, h('label', { for: 'guest-name' }, 'Your name'), ' ', nameField(guestName())),
         h('p', { class: 'muted' }, 'Play as a guest under this name, or ',
           h('button', { class: 'link', onclick: () => openAuthDialog('login') }, 'log in'), ' / ',
           h('button', { class: 'link', onclick: () => openAuthDialog('register') }, 'register'),
@@ -110,25 +126,29 @@ export function showLobby(view) {
   });
 
   fill(view,
+    // In reading order for a phone (play, your games, the tables, a new
+    // table); a desktop puts the tables in a column of their own.
     h('div', { class: 'lobby' },
-      h('div', {},
-        h('section', { class: 'card', 'aria-labelledby': 'play-title' },
-          h('h1', { id: 'play-title' }, 'Play Mah-Jong'),
-          guestBox,
-          h('p', {}, quick),
-          h('p', { class: 'muted' }, 'Chinese Classical rules as mj-server plays them. You sit as East; the robots play the other three seats.')),
-        mineBox,
-        openForm),
+      h('section', { class: 'card play', 'aria-labelledby': 'play-title' },
+        h('h1', { id: 'play-title' }, 'Play Mah-Jong'),
+        guestBox,
+        h('p', {}, quick),
+        h('p', { class: 'muted' }, 'Chinese Classical rules as mj-server plays them. You sit as East; the robots play the other three seats. ',
+          h('a', { href: '#/help' }, 'How to play'))),
+      mineBox,
       h('section', { class: 'tables card', 'aria-labelledby': 'tables-title' },
         h('div', { class: 'row' }, h('h2', { id: 'tables-title' }, 'Tables'), h('span', { class: 'muted' }, 'updated live')),
-        tablesBox)));
+        tablesBox),
+      openForm));
 
   api('GET', '/presets').then((list) => {
     fill(presetSelect, list.presets.map((p) => h('option', { value: p.name, title: p.description }, presetTitle(p.name))));
     const about = () => {
       const p = list.presets.find((x) => x.name === presetSelect.value);
       const grace = p?.options?.TimeoutGrace;
-      presetAbout.textContent = `${p?.description ?? ''}${grace ? ` Time to claim is followed by ${grace} s extra for slow connections.` : ''}`;
+      const about = (p?.description ?? '').trim();
+      const sentence = about && !/[.!?]$/.test(about) ? `${about}.` : about;
+      presetAbout.textContent = `${sentence}${grace ? ` Time to claim is followed by ${grace} s extra for slow connections.` : ''}`;
     };
     presetSelect.addEventListener('change', about);
     about();
@@ -178,7 +198,8 @@ export function mySeatAt(table) {
   const mine = guestSeats()[table.id];
   if (mine && table.seats[mine.seat]?.name === mine.name) return mine.seat;
   if (session.me) {
-    const s = table.seats.find((x) => !x.robot && x.name?.toLowerCase() === session.me.name.toLowerCase());
+    // An account's seat only: a guest may have sat under the same name.
+    const s = table.seats.find((x) => x.account && x.name?.toLowerCase() === session.me.name.toLowerCase());
     if (s) return s.seat;
   }
   return null;

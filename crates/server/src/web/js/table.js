@@ -13,7 +13,7 @@ import { fromSnapshot, applyEvent, seatOf, setTiles, setConcealed, claimWord, ch
 import { tileElement, tileName, sortTiles } from './tiles.js';
 import { scoringBody, nameOf } from './scoring.js';
 import { play, soundOn, setSound } from './sound.js';
-import { sit } from './lobby.js';
+import { sit, nameField } from './lobby.js';
 import { arrange, moveTile } from './arrangement.js';
 import { describeEvent, listed as listedNames } from './log_text.js';
 import { optionCatalogue, optionControl, COMMON_OPTIONS } from './options.js';
@@ -890,7 +890,7 @@ export class TableScreen {
     if (table.state === 'open' && me == null && table.seats.some((s) => s.name == null)) {
       // A newcomer (from an invitation or the lobby's list) sits down here.
       const typed = this.view.querySelector('#guest-name')?.value;
-      const name = session.me ? null : h('input', { id: 'guest-name', maxlength: 32, value: typed ?? guestName(), autocomplete: 'nickname', 'aria-label': 'Your name at the table' });
+      const name = session.me ? null : nameField(typed ?? guestName());
       parts.push(h('form', { class: 'join', id: 'join-form', onsubmit: (e) => { e.preventDefault(); this.sitHere(null); } },
         h('h2', {}, this.invitedHere ? 'You are invited to play' : 'Join this game'),
         name ? h('p', { class: 'row' }, h('label', { for: 'guest-name' }, 'Your name'), name) : h('p', {}, `You play as ${session.me.name}.`),
