@@ -517,3 +517,43 @@ async fn the_option_catalogue_and_a_tables_options_in_force() {
     assert!(after.iter().all(|m| !matches!(m, ServerMessage::Error { .. })), "{after:?}");
     assert_eq!(after.iter().find_map(snapshot_options).unwrap()["SevenPairs"], json!(true));
 }
+
+/// `ShowWaits`: at a table with the option on, once East (dealt a hand one
+/// discard from waiting on 5 Bamboo) discards, its prompt lists 5 Bamboo as
+/// the tile it waits on; with the option off (the default) no prompt lists
+/// waits.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_player_is_told_its_waits_when_the_table_shows_them() {
+    use common::scenario::{t, wall_filling};
+    let options = mahjong::rules::GameOptions::default();
+    let east = "1B 2B 3B 4C 5C 6C 7D 8D 9D EW EW EW 5B";
+    let wall = wall_filling([Some(east), None, None, None], "9C", "", "", &options);
+    for show in [true, false] {
+        let defaults = TableDefaults { first_wall: Some(wall.clone()), ..TableDefaults::default() };
+        let app = TestApp::spawn("memory", defaults).await;
+        let (addr, api) = (app.addr, app.api);
+        let id = api.table(&[1, 2, 3], json!({"ShowWaits": show})).await;
+        let token = api.sit(&id, "Wanda", 0).await;
+        api.start(&id, Some(&token)).await;
+        let mut socket = TableSocket::connect(addr, &id, Some(&token), None).await.unwrap();
+        socket.send(&ClientMessage::Ready).await.unwrap();
+        let mut discarded = false;
+        let waits = loop {
+            let (m, _) = socket.next(WAIT).await.unwrap().expect("the socket stays open");
+            let ServerMessage::Prompt(p) = m else { continue };
+            if discarded {
+                break p.waits;
+            }
+            assert!(p.waits.is_empty(), "no waits with fourteen tiles: {p:?}");
+            let act = |action: Action| ClientMessage::Act { action };
+            if p.actions.contains(&Action::FinishDeclaring) {
+                socket.send(&act(Action::FinishDeclaring)).await.unwrap();
+            } else if p.decision == Some(Decision::Discard) {
+                socket.send(&act(Action::Discard { tile: t("9C"), calling: false })).await.unwrap();
+                discarded = true;
+            }
+        };
+        let expected = if show { vec![t("5B")] } else { Vec::new() };
+        assert_eq!(waits, expected, "ShowWaits {show}");
+    }
+}

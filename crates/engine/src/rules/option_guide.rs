@@ -72,6 +72,7 @@ pub fn label(name: &str) -> &str {
         "OneChowOneSuit" => "Ordinary hands: at most one chow, one suit",
         "DoubleDice" => "A double on the dice doubles every score",
         "WashBelow" => "Losers' differences below this are not paid",
+        "ShowWaits" => "Tell each player the tiles it waits on",
         other => other,
     }
 }

@@ -182,8 +182,12 @@ pub enum OptionError {
 
 macro_rules! game_options {
     ($( $(#[$doc:meta])* $name:ident : $field:ident : $kind:ident : $ty:ty = $default:tt, $minprot:literal, $desc:literal; )*) => {
-        /// The values of every game option, typed for the engine.
+        /// The values of every game option, typed for the engine. An option
+        /// missing from a stored game or a game file (one written before
+        /// the option existed) takes its default, which is what the game
+        /// was played with.
         #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+        #[serde(default)]
         pub struct GameOptions {
             $( $(#[$doc])* pub $field: $ty, )*
         }
@@ -339,6 +343,11 @@ game_options! {
     DoubleDice: double_dice: Bool: bool = 0, 1110, "double dice double every score";
     /// Losers whose scores differ by less than this pay each other nothing (seed 003).
     WashBelow: wash_below: Nat: u32 = 0, 1110, "losers' differences below this wash";
+
+    // This server's help for players, not a rule of any seed.
+
+    /// Each player is told the tiles its hand waits on (in its prompt).
+    ShowWaits: show_waits: Bool: bool = 0, 1110, "players are told the tiles they wait on";
 }
 
 /// A `string` option whose value is one of a few words.
@@ -796,7 +805,7 @@ mod tests {
         assert_eq!(o.flowers_own_both, ScoreValue::doubles(1));
         assert!(o.east_doubles && o.losers_settle && !o.disc_doubles);
         assert_eq!(o.num_rounds, 4);
-        assert_eq!(CATALOGUE.len(), 44);
+        assert_eq!(CATALOGUE.len(), 45);
     }
 
     #[test]

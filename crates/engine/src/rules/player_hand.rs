@@ -341,6 +341,22 @@ mod tests {
     }
 
     #[test]
+    fn the_tiles_a_hand_waits_on() {
+        let tiles = |ts: &mut dyn Iterator<Item = Tile>| ts.map(|t| t.to_string()).collect::<Vec<_>>().join(" ");
+        // Two pairs waiting for a pung (either), and an open-ended chow.
+        assert_eq!(tiles(&mut hand("1B 2B 3B 4C 5C 6C 7D 8D 9D EW EW RD RD").waits(false)), "EW RD");
+        assert_eq!(tiles(&mut hand("1B 2B 3B 4C 5C 6C 7D 8D 9D EW EW 5B 6B").waits(false)), "4B 7B");
+        // One tile short of a pair: the tile itself (seven pairs only when allowed).
+        let pairs = hand("1B 1B 3C 3C 5D 5D 7D 7D EW EW RD RD GD");
+        assert_eq!(tiles(&mut pairs.waits(true)), "GD");
+        assert_eq!(pairs.waits(false).count(), 0);
+        // Thirteen Unique Wonders with its pair: any of the thirteen.
+        assert_eq!(hand("1B 9B 1C 9C 1D 9D EW SW WW NW RD WD GD").waits(false).count(), 13);
+        // Nowhere near: nothing.
+        assert_eq!(hand("1B 3B 5B 7C 9C 2D 4D 6D EW SW WW RD GD").waits(false).count(), 0);
+    }
+
+    #[test]
     fn mah_jong_with_declared_sets() {
         let mut h = hand("5C 5C 5C EW EW RD RD 7D 8D 9D");
         h.sets.push(TileSet::new(SetKind::Chow, t("2B")));

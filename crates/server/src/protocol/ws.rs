@@ -375,6 +375,11 @@ pub struct Prompt {
     pub drawn: Option<Tile>,
     /// Tiles left in the live wall, while a hand is played.
     pub live_tiles_left: Option<usize>,
+    /// The tiles the player's hand waits on (each would complete its shape),
+    /// at a table whose `ShowWaits` option is on, while its hand is one tile
+    /// short; absent otherwise.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub waits: Vec<Tile>,
 }
 
 /// When a claim window closes: unanswered players then pass.

@@ -48,10 +48,20 @@ pub fn prompt(seat: u8, ready: bool, moment: Moment<'_>) -> Prompt {
         deadline: None,
         drawn: None,
         live_tiles_left: None,
+        waits: Vec::new(),
     };
     let Some(game) = moment.game.filter(|g| g.hand_in_progress()) else { return prompt };
     let Some(hand) = game.view(Some(PlayerId(seat))).hand else { return prompt };
     prompt.live_tiles_left = Some(hand.live_tiles_left);
+    // Told whatever the player may do now: a hand waits between its turns.
+    if game.options().show_waits
+        && let Some(h) = game.hand()
+    {
+        let mine = h.seat(h.seat_of(PlayerId(seat)));
+        if mine.concealed.len() % 3 == 1 {
+            prompt.waits = mine.waits(game.options().seven_pairs).collect();
+        }
+    }
     if !moment.playing || hand.my_actions.is_empty() {
         return prompt;
     }
@@ -87,6 +97,7 @@ struct Sent {
     claimable: Option<Claimable>,
     deadline: Option<(u32, u64)>,
     drawn: Option<Tile>,
+    waits: Vec<Tile>,
 }
 
 impl Prompts {
@@ -99,6 +110,7 @@ impl Prompts {
             claimable: prompt.claimable,
             deadline: prompt.deadline.map(|d| (d.discard, d.at_us)),
             drawn: prompt.drawn,
+            waits: prompt.waits.clone(),
         };
         let Some(slot) = self.sent.get_mut(seat as usize) else { return false };
         if slot.as_ref() == Some(&sent) {

@@ -643,6 +643,12 @@ export class TableScreen {
       seat.bonus.length ? h('span', { class: 'set', 'aria-label': 'flowers and seasons' }, seat.bonus.map((t) => tileElement(t, { small: true }))) : null);
     if (where === 'me' && p === this.state.seat && seat.concealed) {
       box.append(exposed, this.renderMyHand(seat));
+      // At a table that shows them (ShowWaits): the tiles we wait on.
+      const waits = this.prompt?.waits ?? [];
+      if (waits.length) {
+        box.append(h('div', { class: 'waits', id: 'waits', 'aria-label': `You wait on ${waits.map(tileName).join(', ')}` },
+          h('span', {}, 'You wait on:'), waits.map((t) => tileElement(t, { small: true }))));
+      }
     } else if (seat.concealed) {
       // Revealed (after a Mah-Jong), or the bottom seat of a finished hand.
       box.append(exposed, h('div', { class: 'hidden-hand', 'aria-label': 'concealed tiles' }, sortTiles(seat.concealed).map((t) => tileElement(t, { small: where !== 'me' }))));
