@@ -13,7 +13,7 @@ use crate::common;
 use std::time::Instant;
 
 use crate::driver::{self as browser, Browser, UI_WAIT};
-use crate::play::{GAME_WAIT, OFFER, Played, click_next, enter_as_guest, flag, poll_pause, table_id};
+use crate::play::{GAME_WAIT, OFFER, Played, choose_rounds, click_next, enter_as_guest, flag, poll_pause, table_id};
 use common::app::TestApp;
 use serde_json::{Value, json};
 
@@ -138,29 +138,14 @@ async fn asked_only_when_a_claim_is_legal_and_the_log_keeps_up() {
     enter_as_guest(&me, &app, "Auto").await;
     me.click("#quick-play").await;
     table_id(&me).await;
-    me.wait_for("#options-form #option-NumRounds", UI_WAIT).await;
-    // The rounds are chosen from the values the option allows (1, 2, 4, ...).
-    let allowed = me.eval("[...document.querySelectorAll('#option-NumRounds option')].map((o) => o.value)").await;
-    assert_eq!(
-        allowed.as_array().map(|a| a[..3].to_vec()),
-        Some(vec![json!("1"), json!("2"), json!("4")]),
-        "{allowed}"
-    );
-    let choose = |n: u32| {
-        format!(
-            "(() => {{ const s = document.querySelector('#option-NumRounds'); s.value = '{n}'; s.dispatchEvent(new Event('change')); }})()"
-        )
-    };
-    me.eval(&choose(2)).await;
-    me.wait_until("mjTable.log.some((l) => l.includes('NumRounds set to 2'))", UI_WAIT).await;
+    choose_rounds(&me, 2).await;
     // The panel shows the value now in force, in words and with its description.
     me.wait_until("document.querySelector('#option-NumRounds')?.value === '2'", UI_WAIT).await;
     let panel = me.text("#options-form").await;
     assert!(panel.contains("Rounds to play") && panel.contains("Time to claim"), "{panel}");
     me.screenshot("options").await;
     // And back to a whole game of four rounds.
-    me.eval(&choose(4)).await;
-    me.wait_until("mjTable.log.some((l) => l.includes('NumRounds set to 4'))", UI_WAIT).await;
+    choose_rounds(&me, 4).await;
     assert_eq!(
         me.eval("document.querySelector('#every-discard').checked").await,
         json!(false),

@@ -167,6 +167,24 @@ pub(crate) async fn poll_pause() {
     tokio::time::sleep(Duration::from_millis(60)).await;
 }
 
+/// As the table's manager, chooses the game's length in the options panel
+/// from the values the option allows (1, 2, 4, ...), and waits until the
+/// table has told everyone.
+pub(crate) async fn choose_rounds(b: &Browser, n: u32) {
+    b.wait_for("#options-form #option-NumRounds", UI_WAIT).await;
+    let allowed = b.eval("[...document.querySelectorAll('#option-NumRounds option')].map((o) => o.value)").await;
+    assert_eq!(
+        allowed.as_array().map(|a| a[..3].to_vec()),
+        Some(vec![json!("1"), json!("2"), json!("4")]),
+        "{allowed}"
+    );
+    b.eval(&format!(
+        "(() => {{ const s = document.querySelector('#option-NumRounds'); s.value = '{n}'; s.dispatchEvent(new Event('change')); }})()"
+    ))
+    .await;
+    b.wait_until(&format!("mjTable.log.some((l) => l.includes('NumRounds set to {n}'))"), UI_WAIT).await;
+}
+
 /// Seats a guest named `name` in the lobby's field.
 pub(crate) async fn enter_as_guest(b: &Browser, app: &TestApp, name: &str) {
     b.goto(&app.url("/")).await;
@@ -257,21 +275,7 @@ async fn a_whole_game_played_with_the_keyboard_only() {
     me.click("#quick-play").await;
     table_id(&me).await;
     // As the manager, before the first hand: a one-round game.
-    me.wait_for("#options-form #option-NumRounds", UI_WAIT).await;
-    // The rounds are chosen from the values the option allows (1, 2, 4, ...).
-    let allowed = me.eval("[...document.querySelectorAll('#option-NumRounds option')].map((o) => o.value)").await;
-    assert_eq!(
-        allowed.as_array().map(|a| a[..3].to_vec()),
-        Some(vec![json!("1"), json!("2"), json!("4")]),
-        "{allowed}"
-    );
-    me.eval("(() => { const s = document.querySelector('#option-NumRounds'); s.value = '1'; s.dispatchEvent(new Event('change')); })()")
-        .await;
-    me.wait_until(
-        "[...document.querySelectorAll('#game-log p')].some((p) => p.textContent.includes('NumRounds set to 1'))",
-        UI_WAIT,
-    )
-    .await;
+    choose_rounds(&me, 1).await;
     me.eval("document.activeElement.blur()").await;
 
     let deadline = Instant::now() + GAME_WAIT;

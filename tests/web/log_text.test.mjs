@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { describeEvent, listed, count, claimPurpose } from '../../crates/server/src/web/js/log_text.js';
+import { describeEvent, listed, count, claimPurpose, dealtTile } from '../../crates/server/src/web/js/log_text.js';
 
 const NAMES = ['Ann', 'Bo', 'Cy', 'Di'];
 const ctx = (viewer) => ({ viewer, name: (p) => NAMES[p] });
@@ -142,4 +142,15 @@ test('lists, counts and claims in words', () => {
   assert.equal(count(0, 'tile'), '0 tiles');
   assert.equal(claimPurpose({ chow: 'Lower' }), 'for a chow');
   assert.equal(claimPurpose('mah_jong'), 'to go Mah-Jong');
+});
+
+test('the deal is left out of the log: the first 13 draws of each player in a hand', () => {
+  const draws = new Map();
+  const drew = (player) => dealtTile(draws, { type: 'drew', player, tile: null, loose: false });
+  for (let i = 0; i < 13; i++) for (const p of [0, 1, 2, 3]) assert.equal(drew(p), true);
+  assert.equal(drew(0), false, "East's 14th tile is shown");
+  assert.equal(drew(2), false, 'a replacement is shown');
+  assert.equal(dealtTile(draws, { type: 'discarded', player: 0, tile: '1B' }), false);
+  dealtTile(draws, { type: 'hand_started', hand: 2 });
+  assert.equal(drew(0), true, 'a new hand deals again');
 });

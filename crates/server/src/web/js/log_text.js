@@ -111,3 +111,16 @@ export function describeEvent(e, ctx) {
     default: return null;
   }
 }
+
+/**
+ * Counts a hand's draws per player in `draws` (cleared when a hand starts):
+ * true for the first 13 of each, the deal, which the log leaves out (a
+ * flower's replacement, East's 14th and every later draw are shown).
+ */
+export function dealtTile(draws, e) {
+  if (e.type === 'hand_started') draws.clear();
+  if (e.type !== 'drew') return false;
+  const n = (draws.get(e.player) ?? 0) + 1;
+  draws.set(e.player, n);
+  return n <= 13;
+}

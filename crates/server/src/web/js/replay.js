@@ -6,7 +6,8 @@
 import { api } from './api.js';
 import { h, fill } from './dom.js';
 import { applyEvent } from './state.js';
-import { TableScreen, dealtTile } from './table.js';
+import { TableScreen } from './table.js';
+import { dealtTile } from './log_text.js';
 
 /** An event's type in words, for a step with no sentence of its own ("hand_scored" → "hand scored"). */
 function humanType(type) {

@@ -15,72 +15,16 @@ import { scoringBody, nameOf } from './scoring.js';
 import { play, soundOn, setSound } from './sound.js';
 import { sit, nameField } from './lobby.js';
 import { arrange, moveTile } from './arrangement.js';
-import { describeEvent, listed as listedNames } from './log_text.js';
+import { describeEvent, dealtTile, listed as listedNames } from './log_text.js';
+import {
+  EVERY_DISCARD_KEY, VIEW_SETTINGS, HINTS_KEY, viewSetting, setViewSetting, moving, onePool, setOnePool, everyDiscard,
+} from './table_settings.js';
 import { optionCatalogue, optionControl, COMMON_OPTIONS } from './options.js';
 
 const POSITION_WORDS = { Lower: 'lowest', Middle: 'middle', Upper: 'highest' };
 
 /** Lines the game log keeps (the oldest go first); the box shows them all. */
 const LOG_LINES = 400;
-
-/** Where this browser keeps the player's wish to be asked about every discard. */
-const EVERY_DISCARD_KEY = 'mj.everyDiscard';
-
-/**
- * Counts a hand's draws per player in `draws` (cleared when a hand starts):
- * true for the first 13 of each, the deal, which the log leaves out (a
- * flower's replacement, East's 14th and every later draw are shown).
- */
-export function dealtTile(draws, e) {
-  if (e.type === 'hand_started') draws.clear();
-  if (e.type !== 'drew') return false;
-  const n = (draws.get(e.player) ?? 0) + 1;
-  draws.set(e.player, n);
-  return n <= 13;
-}
-
-/** Where this browser keeps the choice of one pool of discards (xmj's) over discards by player. */
-const ONE_POOL_KEY = 'mj.onePool';
-
-/** This browser's display settings, each a flag in localStorage: key, default, label, why. */
-const VIEW_SETTINGS = {
-  showWall: ['mj.showWall', true, 'Show the wall', 'The live wall and the dead wall, as xmj --show-wall draws them'],
-  motion: ['mj.motion', true, 'Animations', 'Discards and drawn tiles slide into place (off also when the system asks for less motion)'],
-};
-
-/** A display setting's value. */
-function viewSetting(name) {
-  const [key, fallback] = VIEW_SETTINGS[name];
-  const v = localStorage.getItem(key);
-  return v == null ? fallback : v === '1';
-}
-
-function setViewSetting(name, on) {
-  localStorage.setItem(VIEW_SETTINGS[name][0], on ? '1' : '0');
-}
-
-/** Tiles move (the setting on, and the system not asking for less motion). */
-function moving() {
-  return viewSetting('motion') && !matchMedia('(prefers-reduced-motion: reduce)').matches;
-}
-
-/** Where this browser keeps that the first-game hints were read. */
-const HINTS_KEY = 'mj.hintsRead';
-
-function onePool() {
-  const chosen = localStorage.getItem(ONE_POOL_KEY);
-  // Unchosen: one pool on a narrow screen, where four rows of discards cost too much height.
-  return chosen == null ? matchMedia('(max-width: 600px)').matches : chosen === '1';
-}
-
-function setOnePool(on) {
-  localStorage.setItem(ONE_POOL_KEY, on ? '1' : '0');
-}
-
-/** The player wants to be asked about every discard, even with nothing to claim. */
-function everyDiscard() {
-  return localStorage.getItem(EVERY_DISCARD_KEY) === '1';
-}
 
 /** The table screen for table `id` in `view`. */
 export class TableScreen {
