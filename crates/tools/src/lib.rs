@@ -16,7 +16,9 @@
 //! - [`handover`]: the server binary started on a listening socket its
 //!   caller holds (the sweep's servers, the tests that kill one);
 //! - [`storebench`]: `mahjong-server storebench`, events persisted per
-//!   second with many tables writing to the store at once.
+//!   second with many tables writing to the store at once;
+//! - [`threads`]: a process's threads and the CPU each used (the load
+//!   test's report of the server's busiest threads).
 //!
 //! Imports go one way: the tools use the product (the crate `mahjong`: its
 //! `rules`, `protocol`, `store`), and the product never depends on this crate.
@@ -28,3 +30,4 @@ pub mod loadtest;
 pub mod logins;
 pub mod storebench;
 pub mod sweep;
+pub mod threads;

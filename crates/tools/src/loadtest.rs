@@ -93,9 +93,13 @@ pub struct LoadtestArgs {
     /// Tables of four robots kept playing.
     #[arg(long)]
     pub tables: u64,
-    /// Spectator WebSockets, spread evenly over the tables.
+    /// Spectator WebSockets, spread evenly over the tables (or give
+    /// `--clients-per-table`).
+    #[arg(long, required_unless_present = "clients_per_table", conflicts_with = "clients_per_table")]
+    pub clients: Option<u64>,
+    /// Spectator WebSockets per table (instead of `--clients`).
     #[arg(long)]
-    pub clients: u64,
+    pub clients_per_table: Option<u64>,
     /// Seconds to measure, after the ramp.
     #[arg(long)]
     pub duration: u64,
@@ -168,8 +172,14 @@ impl Config {
         if args.tables == 0 || args.tables > 100_000 {
             return Err(format!("--tables {}: give 1 to 100000 tables", args.tables));
         }
-        if args.clients == 0 || args.clients > 1_000_000 {
-            return Err(format!("--clients {}: give 1 to 1000000 clients", args.clients));
+        let clients = match (args.clients, args.clients_per_table) {
+            (Some(c), None) => c,
+            (None, Some(per)) if (1..=100).contains(&per) => per * args.tables,
+            (None, Some(per)) => return Err(format!("--clients-per-table {per}: give 1 to 100")),
+            _ => return Err("give --clients or --clients-per-table (one of them)".into()),
+        };
+        if clients == 0 || clients > 1_000_000 {
+            return Err(format!("{clients} clients (--clients): give 1 to 1000000 clients"));
         }
         if args.duration == 0 || args.duration > 86_400 {
             return Err(format!("--duration {}: give 1 to 86400 seconds", args.duration));
@@ -206,7 +216,7 @@ impl Config {
             server,
             spectate_via,
             tables: args.tables as usize,
-            clients: args.clients as usize,
+            clients: clients as usize,
             duration: Duration::from_secs(args.duration),
             pause_deciseconds: args.pause,
             ramp: Duration::from_secs(args.ramp),
@@ -699,6 +709,10 @@ pub struct Report {
     pub server_rss_end_kib: Option<u64>,
     /// The server's CPU use over the window, in percent of one core.
     pub server_cpu_percent: Option<f64>,
+    /// The server's busiest threads over the window (at most five), busiest
+    /// first: one near 100 % while cores are idle is a serial path.
+    #[serde(default)]
+    pub server_threads: Vec<crate::threads::ThreadShare>,
     /// This tool's CPU use over the window, in percent of one core.
     pub client_cpu_percent: Option<f64>,
     /// The whole machine's CPU use over the window, in percent of one core
@@ -789,6 +803,7 @@ pub async fn run(config: Config, fd_limit: Option<FdLimit>, mut warnings: Vec<St
         warnings.push(format!("{pending} tables or connections of the ramp were still pending when the window opened"));
     }
     let server_cpu_start = config.server_pid.and_then(|p| cpu_seconds(Some(p)));
+    let threads_start = config.server_pid.map(crate::threads::sample).unwrap_or_default();
     let client_cpu_start = cpu_seconds(None);
     let machine_start = machine_ticks();
     let rss_start = config.server_pid.and_then(read_rss_kib);
@@ -802,6 +817,7 @@ pub async fn run(config: Config, fd_limit: Option<FdLimit>, mut warnings: Vec<St
     let window = window_start.elapsed().as_secs_f64();
     let at_end = shared.counters.snapshot();
     let server_cpu_end = config.server_pid.and_then(|p| cpu_seconds(Some(p)));
+    let threads_end = config.server_pid.map(crate::threads::sample).unwrap_or_default();
     let client_cpu_end = cpu_seconds(None);
     let machine_end = machine_ticks();
     let rss_end = config.server_pid.and_then(read_rss_kib);
@@ -846,6 +862,7 @@ pub async fn run(config: Config, fd_limit: Option<FdLimit>, mut warnings: Vec<St
         server_rss_start_kib: rss_start,
         server_rss_end_kib: rss_end,
         server_cpu_percent: percent(server_cpu_start, server_cpu_end),
+        server_threads: crate::threads::busiest(&threads_start, &threads_end, window, 5),
         client_cpu_percent: percent(client_cpu_start, client_cpu_end),
         cpus,
         machine_cpu_percent: match (machine_start, machine_end) {
@@ -933,6 +950,9 @@ pub fn render_text(r: &Report) -> String {
             s.push_str(&format!(", CPU {cpu:.0}% of one core"));
         }
         line(s);
+        if !r.server_threads.is_empty() {
+            line(format!("server's busiest threads: {}", crate::threads::describe(&r.server_threads)));
+        }
     }
     if let Some(cpu) = r.client_cpu_percent {
         line(format!("loadtest client: CPU {cpu:.0}% of one core"));
@@ -1037,7 +1057,8 @@ mod tests {
         LoadtestArgs {
             server: "127.0.0.1:18090".into(),
             tables: 10,
-            clients: 40,
+            clients: Some(40),
+            clients_per_table: None,
             duration: 30,
             pause: 10,
             ramp: 5,
@@ -1063,7 +1084,10 @@ mod tests {
             (LoadtestArgs { server: "localhost".into(), ..args() }, "--server"),
             (LoadtestArgs { server: "127.0.0.1:notaport".into(), ..args() }, "--server"),
             (LoadtestArgs { tables: 0, ..args() }, "--tables"),
-            (LoadtestArgs { clients: 0, ..args() }, "--clients"),
+            (LoadtestArgs { clients: Some(0), ..args() }, "0 clients"),
+            (LoadtestArgs { clients: None, clients_per_table: Some(0), ..args() }, "--clients-per-table"),
+            (LoadtestArgs { clients: None, clients_per_table: Some(101), ..args() }, "--clients-per-table"),
+            (LoadtestArgs { clients: None, ..args() }, "give --clients"),
             (LoadtestArgs { duration: 0, ..args() }, "--duration"),
             (LoadtestArgs { pause: 51, ..args() }, "--pause"),
             (LoadtestArgs { ramp: 100_000, ..args() }, "--ramp"),
@@ -1075,6 +1099,13 @@ mod tests {
             let e = Config::from_args(&a).expect_err(flag);
             assert!(e.starts_with(flag), "{e}");
         }
+    }
+
+    #[test]
+    fn clients_per_table_count_for_every_table() {
+        let c =
+            Config::from_args(&LoadtestArgs { clients: None, clients_per_table: Some(2), ..args() }).expect("valid");
+        assert_eq!((c.tables, c.clients), (10, 20));
     }
 
     #[test]

@@ -343,7 +343,7 @@ async fn run(args: SweepArgs, fd_limit: Option<FdLimit>) -> Result<bool, String>
         });
         println!(
             "{} tables / {} clients: {}/{} connected, {:.0} events/s, {latency}, delivered {}, server RSS {}, \
-             CPU server {:.0}% client {:.0}%: {}",
+             CPU server {:.0}% client {:.0}% (busiest threads: {}): {}",
             t,
             report.clients,
             report.connected_at_start,
@@ -353,6 +353,7 @@ async fn run(args: SweepArgs, fd_limit: Option<FdLimit>) -> Result<bool, String>
             report.server_rss_peak_kib.map_or("-".into(), |k| format!("{:.0} MiB", k as f64 / 1024.0)),
             report.server_cpu_percent.unwrap_or(0.0),
             report.client_cpu_percent.unwrap_or(0.0),
+            crate::threads::describe(&report.server_threads[..report.server_threads.len().min(3)]),
             if failures.is_empty() { "PASS".to_string() } else { format!("FAIL ({})", failures.join("; ")) }
         );
         let passed = failures.is_empty();
