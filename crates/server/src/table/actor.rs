@@ -885,12 +885,18 @@ impl Actor {
         tracing::info!(table = %self.id, ?penalties, "the game ended on a disconnection");
     }
 
+    /// Moves may be made now: the game is being played, neither paused nor
+    /// waiting for `ready`.
+    fn takes_moves(&self) -> bool {
+        self.state == TableState::Playing && !self.paused && !self.waiting_ready
+    }
+
     /// What the player in `seat` may do now.
     pub fn prompt(&self, seat: u8) -> crate::protocol::ws::Prompt {
         let moment = Moment {
             seq: self.stream.seq(),
             game: self.game.as_ref(),
-            playing: self.state == TableState::Playing && !self.paused && !self.waiting_ready,
+            playing: self.takes_moves(),
             claim_deadline: self.claim_deadline,
         };
         prompt::prompt(seat, self.waiting_ready && self.unready().contains(&seat), moment)
@@ -973,7 +979,7 @@ impl Actor {
     /// tells the others is in docs/protocol.md, "Claims only when there is
     /// a choice".
     pub fn auto_pass(&mut self) {
-        if self.state != TableState::Playing || self.paused || self.waiting_ready {
+        if !self.takes_moves() {
             return;
         }
         let Some(game) = self.game.as_ref().filter(|g| g.hand_in_progress()) else { return };
@@ -983,8 +989,9 @@ impl Actor {
         let mut passes = Vec::new();
         let mut actions = Vec::new();
         for seat in 0..4u8 {
-            let person = self.seats.get(seat).is_some_and(|s| !s.is_robot() && !s.ask_every_discard);
-            if !person || self.robot_plays(seat) {
+            // Robots (and robots standing in) answer for themselves.
+            let wants = self.seats.get(seat).is_some_and(|s| !s.ask_every_discard);
+            if !wants || self.robot_plays(seat) {
                 continue;
             }
             actions.clear();

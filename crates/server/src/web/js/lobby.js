@@ -146,8 +146,8 @@ export function showLobby(view) {
     const about = () => {
       const p = list.presets.find((x) => x.name === presetSelect.value);
       const grace = p?.options?.TimeoutGrace;
-      const about = (p?.description ?? '').trim();
-      const sentence = about && !/[.!?]$/.test(about) ? `${about}.` : about;
+      const description = (p?.description ?? '').trim();
+      const sentence = description && !/[.!?]$/.test(description) ? `${description}.` : description;
       presetAbout.textContent = `${sentence}${grace ? ` Time to claim is followed by ${grace} s extra for slow connections.` : ''}`;
     };
     presetSelect.addEventListener('change', about);

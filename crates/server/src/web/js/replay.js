@@ -7,7 +7,6 @@ import { api } from './api.js';
 import { h, fill } from './dom.js';
 import { applyEvent } from './state.js';
 import { TableScreen } from './table.js';
-import { dealtTile } from './log_text.js';
 
 /** An event's type in words, for a step with no sentence of its own ("hand_scored" → "hand scored"). */
 function humanType(type) {
@@ -81,7 +80,7 @@ export async function showReplay(view, id, n) {
   screen.state = states[0];
   const texts = events.map((e) => screen.describe(e.event) ?? humanType(e.event.type));
   const draws = new Map();
-  const logged = events.map((e, i) => (dealtTile(draws, e.event) ? null : texts[i]));
+  const logged = events.map((e) => screen.logLine(draws, e.event));
   let step = 0;
   let timer = null;
   const slider = h('input', { type: 'range', min: 0, max: events.length, value: 0, id: 'replay-slider', 'aria-label': 'Step' });

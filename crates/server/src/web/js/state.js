@@ -9,6 +9,14 @@
 
 import { nextInSuit, WINDS } from './tiles.js';
 
+/** Chat lines a state keeps (the oldest go first). */
+export const CHAT_LINES = 200;
+
+/** The state's entry for a `chat` event sent at `at_us`. */
+export function chatEntry(e, atUs) {
+  return { seat: e.seat, name: e.name, text: e.text, at_us: atUs };
+}
+
 /** A fresh state from a `snapshot` message. */
 export function fromSnapshot(msg) {
   return {
@@ -158,8 +166,8 @@ export function applyEvent(state, msg) {
       table.pause_deciseconds = e.deciseconds;
       break;
     case 'chat':
-      state.chat.push({ seat: e.seat, name: e.name, text: e.text, at_us: msg.at_us });
-      if (state.chat.length > 200) state.chat.shift();
+      state.chat.push(chatEntry(e, msg.at_us));
+      if (state.chat.length > CHAT_LINES) state.chat.shift();
       break;
     case 'penalty':
       break;

@@ -9,7 +9,9 @@ import { api, guestSeats, rememberSeat, guestName } from './api.js';
 import { session } from './session.js';
 import { h, fill, announce, toast, keyButton } from './dom.js';
 import { TableConnection } from './connection.js';
-import { fromSnapshot, applyEvent, seatOf, setTiles, setConcealed, claimWord, chowLow, winnersOf } from './state.js';
+import {
+  fromSnapshot, applyEvent, seatOf, setTiles, setConcealed, claimWord, chowLow, winnersOf, chatEntry, CHAT_LINES,
+} from './state.js';
 import { tileElement, tileName, sortTiles } from './tiles.js';
 import { scoringBody, nameOf } from './scoring.js';
 import { play, soundOn, setSound } from './sound.js';
@@ -17,7 +19,7 @@ import { sit, nameField } from './lobby.js';
 import { arrange, moveTile } from './arrangement.js';
 import { describeEvent, dealtTile, listed as listedNames } from './log_text.js';
 import {
-  EVERY_DISCARD_KEY, VIEW_SETTINGS, HINTS_KEY, viewSetting, setViewSetting, moving, onePool, setOnePool, everyDiscard,
+  VIEW_SETTINGS, HINTS_KEY, viewSetting, setViewSetting, moving, onePool, setOnePool, everyDiscard, setEveryDiscard,
 } from './table_settings.js';
 import { optionCatalogue, optionControl, COMMON_OPTIONS } from './options.js';
 
@@ -148,7 +150,7 @@ export class TableScreen {
   onEvent(msg) {
     const before = this.state.game?.hand?.number;
     // Described before it is applied: "is back" needs to know the seat was away.
-    const text = dealtTile(this.draws, msg.event) ? null : this.describe(msg.event);
+    const text = this.logLine(this.draws, msg.event);
     applyEvent(this.state, msg);
     this.drawnAt.push([msg.at_us, performance.now()]);
     const e = msg.event;
@@ -222,7 +224,15 @@ export class TableScreen {
     return p === this.state?.seat ? 'You' : nameOf(this.state.table, p);
   }
 
-  /** The log's line for event `e` (see log_text.js), as this viewer reads it. */
+  /**
+   * The log's line for event `e`, or null: none for the deal's draws,
+   * counted per hand in `draws` (see log_text.js's dealtTile).
+   */
+  logLine(draws, e) {
+    return dealtTile(draws, e) ? null : this.describe(e);
+  }
+
+  /** The sentence for event `e` (see log_text.js), as this viewer reads it. */
   describe(e) {
     return describeEvent(e, { viewer: this.state?.seat ?? null, everything: this.replay, name: (p) => nameOf(this.state.table, p) });
   }
@@ -247,15 +257,15 @@ export class TableScreen {
       for (const ev of history.events) {
         if (ev.seq > upTo) continue;
         const e = ev.event;
-        if (e.type === 'chat') chat.push({ seat: e.seat, name: e.name, text: e.text, at_us: ev.at_us });
-        const text = dealtTile(draws, e) ? null : this.describe(e);
+        if (e.type === 'chat') chat.push(chatEntry(e, ev.at_us));
+        const text = this.logLine(draws, e);
         if (text) lines.push(text);
       }
     }
     if (!this.state) return;
     this.log = [...lines, ...this.log].slice(-LOG_LINES);
     this.logVersion += 1;
-    this.state.chat = [...chat, ...this.state.chat].slice(-200);
+    this.state.chat = [...chat, ...this.state.chat].slice(-CHAT_LINES);
     this.schedule();
   }
 
@@ -434,7 +444,7 @@ export class TableScreen {
   /** Switches between being asked about every discard and only when a claim is possible. */
   toggleEveryDiscard() {
     const on = !everyDiscard();
-    localStorage.setItem(EVERY_DISCARD_KEY, on ? '1' : '0');
+    setEveryDiscard(on);
     this.send({ type: 'set_claim_prompts', every_discard: on });
     toast(on ? 'You will be asked about every discard.' : 'You will be asked only when you can claim a discard.');
     this.schedule();
@@ -836,6 +846,11 @@ export class TableScreen {
     const { table } = this.state;
     const me = this.state.seat;
     const manager = me != null && (table.manager === me || table.manager == null);
+    const betweenHands = table.state === 'open' || (table.state === 'playing' && table.waiting_for_ready.length && !table.paused);
+    // Built only when something it shows changed: most events change none of it.
+    const key = JSON.stringify([table.state, table.seats, table.manager, me, betweenHands, this.invitedHere, this.state.options]);
+    if (key === this.setupKey) return;
+    this.setupKey = key;
     const parts = [];
     if (table.state === 'open' && me == null && table.seats.some((s) => s.name == null)) {
       // A newcomer (from an invitation or the lobby's list) sits down here.
@@ -857,14 +872,9 @@ export class TableScreen {
       if (manager) parts.push(h('p', {}, h('button', { class: 'primary', id: 'start', disabled: !full, onclick: () => this.start() }, full ? 'Start the game' : 'Start (needs four players)')));
       if (me != null) parts.push(h('p', {}, h('button', { onclick: () => this.leave() }, 'Leave the seat')));
     }
-    const betweenHands = table.state === 'open' || (table.state === 'playing' && table.waiting_for_ready.length && !table.paused);
     if (me != null && table.manager === me && betweenHands) parts.push(this.optionsForm());
     if (table.state === 'over') parts.push(h('p', { class: 'row' }, h('a', { class: 'button', href: '#/' }, 'Back to the lobby'), h('a', { class: 'button', href: `#/replay/${this.id}/1` }, 'Replay this game')));
-    const key = JSON.stringify([table.state, table.seats, table.manager, me, betweenHands, this.invitedHere, this.state.options]);
-    if (key !== this.setupKey) {
-      this.setupKey = key;
-      fill(this.setupBox, parts.length ? h('div', { class: 'card' }, parts) : null);
-    }
+    fill(this.setupBox, parts.length ? h('div', { class: 'card' }, parts) : null);
   }
 
   /**

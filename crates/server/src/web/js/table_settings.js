@@ -4,7 +4,7 @@
 // the first-game hints were read.
 
 /** Where this browser keeps the player's wish to be asked about every discard. */
-export const EVERY_DISCARD_KEY = 'mj.everyDiscard';
+const EVERY_DISCARD_KEY = 'mj.everyDiscard';
 
 /** Where this browser keeps the choice of one pool of discards (xmj's) over discards by player. */
 const ONE_POOL_KEY = 'mj.onePool';
@@ -50,4 +50,9 @@ export function setOnePool(on) {
 /** The player wants to be asked about every discard, even with nothing to claim. */
 export function everyDiscard() {
   return localStorage.getItem(EVERY_DISCARD_KEY) === '1';
+}
+
+/** Keeps the wish to be asked about every discard (the caller tells the table). */
+export function setEveryDiscard(on) {
+  localStorage.setItem(EVERY_DISCARD_KEY, on ? '1' : '0');
 }
