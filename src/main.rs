@@ -4,6 +4,12 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+
+/// mimalloc, not glibc's malloc: a loaded server allocates on every worker
+/// thread at once, and glibc's arenas spent a seventh of its CPU in malloc
+/// and free and their locks (docs/performance.md, "The allocator").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use mahjong::rules::preset_book::PresetBook;
 
 /// The Mah-Jong server and its tools.

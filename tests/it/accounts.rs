@@ -391,9 +391,11 @@ async fn no_password_or_token_is_stored_or_logged(backend: &str) {
         assert!(!rows.contains(secret), "the database holds a secret in clear: {secret}");
     }
     if backend == "sqlite" {
-        // Every byte of the file and its write-ahead log, not just the columns read.
-        let file = probe.db.url.trim_start_matches("sqlite://").split('?').next().unwrap().to_string();
-        for path in [file.clone(), format!("{file}-wal")] {
+        // Every byte of every file of the store and their write-ahead logs,
+        // not just the columns read.
+        let main = mahjong::store::parts::file_of(&probe.db.url);
+        let files = (0..probe.store.files()).map(|k| mahjong::store::parts::part_file(&main, k).display().to_string());
+        for path in files.flat_map(|f| [f.clone(), format!("{f}-wal")]) {
             let bytes = std::fs::read(&path).unwrap_or_default();
             let text = String::from_utf8_lossy(&bytes);
             for secret in secrets {

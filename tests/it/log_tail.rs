@@ -50,6 +50,12 @@ fn ending_hand(mut b: Batch, first: i64) -> Batch {
     b
 }
 
+/// The test's database in one file: the tail is each file's own, and these
+/// tests read the file past the store (`store_parts.rs` covers several).
+fn one_file(db: &TestDb) -> String {
+    format!("{}?parts=1", db.url)
+}
+
 /// A number read straight from the file, past the store.
 async fn count(db: &TestDb, sql: &str) -> i64 {
     let mut conn = sqlx::SqliteConnection::connect(&db.url).await.unwrap();
@@ -69,7 +75,7 @@ async fn seqs(store: &Store, id: &str) -> Vec<i64> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn moves_wait_in_the_tail_and_every_read_sees_them() {
     let db = TestDb::new("sqlite").await;
-    let store = Store::open(&db.url).await.unwrap();
+    let store = Store::open(&one_file(&db)).await.unwrap();
     // A game's first batch is filed at once (the database checks it).
     store.write(batch("g", 1..=2, 1..=1)).await.unwrap();
     assert_eq!(filed_events(&db, "g").await, 2);
@@ -94,13 +100,13 @@ async fn moves_wait_in_the_tail_and_every_read_sees_them() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_store_opened_on_the_file_files_what_the_tail_holds() {
     let db = TestDb::new("sqlite").await;
-    let first = Store::open(&db.url).await.unwrap();
+    let first = Store::open(&one_file(&db)).await.unwrap();
     first.write(batch("g", 1..=2, 1..=1)).await.unwrap();
     first.write(batch("g", 3..=4, 2..=2)).await.unwrap();
     assert_eq!(count(&db, "SELECT COUNT(*) FROM events_tail").await, 2);
     // As after a crash (or from another process on the same file): the
     // tail is filed and emptied before anything reads the log.
-    let second = Store::open(&db.url).await.unwrap();
+    let second = Store::open(&one_file(&db)).await.unwrap();
     assert_eq!(count(&db, "SELECT COUNT(*) FROM events_tail").await, 0);
     assert_eq!(count(&db, "SELECT COUNT(*) FROM inputs_tail").await, 0);
     assert_eq!(filed_events(&db, "g").await, 4);
@@ -119,7 +125,7 @@ async fn a_store_opened_on_the_file_files_what_the_tail_holds() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_hand_end_files_its_game_and_its_blocks_hold_every_row() {
     let db = TestDb::new("sqlite").await;
-    let store = Store::open(&db.url).await.unwrap();
+    let store = Store::open(&one_file(&db)).await.unwrap();
     store.write(batch("g", 1..=2, 1..=1)).await.unwrap();
     store.write(batch("g", 3..=5, 2..=3)).await.unwrap();
     store.write(batch("g", 6..=7, 4..=4)).await.unwrap();
@@ -141,7 +147,7 @@ async fn a_hand_end_files_its_game_and_its_blocks_hold_every_row() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn closing_the_store_files_everything() {
     let db = TestDb::new("sqlite").await;
-    let store = Store::open(&db.url).await.unwrap();
+    let store = Store::open(&one_file(&db)).await.unwrap();
     for game in ["a", "b", "c"] {
         store.write(batch(game, 1..=1, 1..=1)).await.unwrap();
         store.write(batch(game, 2..=4, 2..=2)).await.unwrap();
@@ -158,7 +164,7 @@ async fn closing_the_store_files_everything() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_move_repeating_a_row_still_in_the_tail_is_refused() {
     let db = TestDb::new("sqlite").await;
-    let store = Store::open(&db.url).await.unwrap();
+    let store = Store::open(&one_file(&db)).await.unwrap();
     store.write(batch("g", 1..=2, 1..=1)).await.unwrap();
     store.write(batch("g", 3..=4, 2..=2)).await.unwrap();
     assert_eq!(filed_events(&db, "g").await, 2, "3 and 4 wait in the tail");

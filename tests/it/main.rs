@@ -40,5 +40,6 @@ mod shanghai;
 mod simulate;
 mod store_availability;
 mod store_decode;
+mod store_parts;
 mod tile_swap;
 mod web_logic;

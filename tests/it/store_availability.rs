@@ -139,9 +139,12 @@ async fn sqlite_writes_fail_while_locked_and_resume() {
     let db = TestDb::new("sqlite").await;
     let store = Store::open(&db.url).await.unwrap();
     store.write(batch("g", 1..=2)).await.unwrap();
-    // Another process holds the write lock past the store's busy timeout
-    // (10 s).
-    let mut other = sqlx::SqliteConnection::connect(&db.url).await.unwrap();
+    // Another process holds the write lock of the file that holds the game
+    // (the store may be in several, see store_parts.rs) past the store's
+    // busy timeout (10 s).
+    use mahjong::store::parts::{file_of, part_file, part_of};
+    let file = part_file(&file_of(&db.url), part_of("g", store.files()));
+    let mut other = sqlx::SqliteConnection::connect(&format!("sqlite://{}", file.display())).await.unwrap();
     sqlx::query("BEGIN EXCLUSIVE").execute(&mut other).await.unwrap();
     let started = Instant::now();
     let e = store.write(batch("g", 3..=4)).await.unwrap_err();
@@ -360,7 +363,9 @@ async fn readiness_and_new_tables_follow_the_database_postgres() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn readiness_and_new_tables_follow_the_database_sqlite() {
     let db = TestDb::new("sqlite").await;
-    let store = Store::open(&db.url).await.unwrap();
+    // One file, which the test locks: a new table's game may be in any of
+    // several.
+    let store = Store::open(&format!("{}?parts=1", db.url)).await.unwrap();
     // Another process holds the write lock past the store's busy timeout.
     let other = Arc::new(tokio::sync::Mutex::new(sqlx::SqliteConnection::connect(&db.url).await.unwrap()));
     let (locker, unlocker) = (other.clone(), other.clone());

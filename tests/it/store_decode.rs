@@ -22,7 +22,9 @@ fn batch(id: &str) -> Batch {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn values_that_do_not_read_are_errors() {
     let db = TestDb::new("sqlite").await;
-    let store = Store::open(&db.url).await.unwrap();
+    // One file: the test spoils rows through the store's pool, whose game
+    // tables are views over the files when there are several.
+    let store = Store::open(&format!("{}?parts=1", db.url)).await.unwrap();
     for id in ["typed", "named", "fine"] {
         store.write(batch(id)).await.unwrap();
     }

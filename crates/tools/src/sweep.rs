@@ -66,6 +66,10 @@ pub struct SweepArgs {
     /// or `postgres` (a fresh database per step on `--postgres`).
     #[arg(long, default_value = "sqlite", value_parser = ["sqlite", "postgres"])]
     pub backend: String,
+    /// SQLite: the files each step's database is split over (`?parts=N`,
+    /// 1 to 7); the server's default when not given.
+    #[arg(long)]
+    pub sqlite_parts: Option<usize>,
     /// The Postgres server on which the scratch databases are created and
     /// dropped (its database is only used to connect).
     #[arg(long, default_value = "postgres://postgres@127.0.0.1:5432/postgres")]
@@ -145,7 +149,10 @@ impl Scratch {
         if args.backend == "sqlite" {
             let folder = std::env::temp_dir().join(format!("mahjong-sweep-{tag}"));
             std::fs::create_dir_all(&folder).map_err(|e| format!("cannot make {}: {e}", folder.display()))?;
-            let url = format!("sqlite://{}", folder.join("games.db").display());
+            let mut url = format!("sqlite://{}", folder.join("games.db").display());
+            if let Some(parts) = args.sqlite_parts {
+                url.push_str(&format!("?parts={parts}"));
+            }
             return Ok(Scratch::Sqlite { folder, url });
         }
         let name = format!("mahjong_sweep_{tag}");

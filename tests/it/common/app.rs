@@ -49,11 +49,29 @@ impl TestApp {
         TestApp::spawn_serving(backend, defaults, Serving { limits: exempt_loopback(), ..Serving::default() }).await
     }
 
+    /// As [`TestApp::spawn`], on the store at `url` (a database the test
+    /// made, with options of its own), which the test removes.
+    pub async fn spawn_on(url: &str, defaults: TableDefaults) -> TestApp {
+        let store = Store::open(url).await.unwrap_or_else(|e| panic!("open the store {url}: {e}"));
+        TestApp::serve_store(
+            TestDb::new("memory").await,
+            store,
+            defaults,
+            Serving { limits: exempt_loopback(), ..Serving::default() },
+        )
+        .await
+    }
+
     /// As [`TestApp::spawn`], serving as `serving` says (accounts' limits,
     /// `--require-accounts`).
     pub async fn spawn_serving(backend: &str, defaults: TableDefaults, serving: Serving) -> TestApp {
         let db = TestDb::new(backend).await;
         let store = Store::open(&db.url).await.unwrap_or_else(|e| panic!("open the store {}: {e}", db.url));
+        TestApp::serve_store(db, store, defaults, serving).await
+    }
+
+    /// Serves `store` (on `db`, removed at the end) on a random port.
+    async fn serve_store(db: TestDb, store: Store, defaults: TableDefaults, serving: Serving) -> TestApp {
         let listener = TcpListener::bind("127.0.0.1:0").await.expect("a port on 127.0.0.1");
         let addr = listener.local_addr().expect("the listener's address");
         let config = ServerConfig { defaults, serving, ..ServerConfig::new(listener, store.clone()) };

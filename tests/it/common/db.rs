@@ -94,10 +94,13 @@ impl Drop for TestDb {
     }
 }
 
-/// Removes an SQLite database's file and its WAL files.
+/// Removes an SQLite database's file, its parts and their WAL files.
 fn remove_files(path: &std::path::Path) {
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    for k in 0..mahjong::store::parts::MAX_PARTS {
+        let file = mahjong::store::parts::part_file(path, k);
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
+        }
     }
 }
 

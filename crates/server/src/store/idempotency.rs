@@ -132,7 +132,8 @@ impl Store {
             .bind(oldest_kept(now))
             .execute(self.pool())
             .await?;
-        let id = uuid::Uuid::new_v4().simple().to_string();
+        // In the first part, where the key is (see `new_id_in_first_part`).
+        let id = self.new_id_in_first_part();
         let batch = super::saved::new_game_batch(id.clone(), game);
         let claim = Claim { key, game_id: &id, state: batch.game.state.as_str(), hands: batch.game.hands, now };
         if !self.writer().commit_claimed(&claim, &batch).await.map_err(written)? {

@@ -84,8 +84,8 @@ enum Job {
 /// The journal's handle.
 #[derive(Clone, Debug)]
 pub struct Journal {
-    /// One writer task per shard; a game always goes to the same one, so its
-    /// batches are committed in order.
+    /// One writer task per shard (on SQLite, per file); a game always goes
+    /// to the same one, so its batches are committed in order.
     shards: Vec<mpsc::Sender<Job>>,
     /// Whether the writers keep a log tail (SQLite): without one there is
     /// never anything to file.
@@ -128,25 +128,27 @@ impl Health {
 }
 
 impl Journal {
-    /// Starts the journal's `writers` tasks on `writer`'s connections (at
-    /// least one task), and the probe that watches the database while it is
-    /// unreachable. SQLite has a single writer anyway; Postgres commits
-    /// several groups at once, each on its own connection.
+    /// Starts one task per writer of `writers` (at least one), and the
+    /// probe that watches the database while it is unreachable. SQLite has
+    /// a writer per file (see [`super::parts`]); Postgres commits several
+    /// groups at once, each on its own connection of one writer's pool.
     ///
     /// On SQLite the writer puts moves in the log's tail first (see
     /// [`super::tail`]); on Postgres every row goes to its table at once.
-    pub fn start(writer: Writer, writers: usize) -> Journal {
+    pub fn start(writers: Vec<Writer>) -> Journal {
+        assert!(!writers.is_empty(), "a journal needs a writer");
         let health = Arc::new(Health { up: watch::Sender::new(true), why: Mutex::new(None) });
-        let shards = (0..writers.max(1))
-            .map(|_| {
+        let tailed = writers[0].has_tail();
+        let shards = writers
+            .iter()
+            .map(|writer| {
                 let (sender, receiver) = mpsc::channel(QUEUE);
                 let tail = writer.has_tail().then(Tail::new);
                 tokio::spawn(run(writer.clone(), health.clone(), receiver, tail));
                 sender
             })
             .collect();
-        let tailed = writer.has_tail();
-        tokio::spawn(probe(writer, health.clone()));
+        tokio::spawn(probe(writers, health.clone()));
         Journal { shards, tailed, health }
     }
 
@@ -155,12 +157,10 @@ impl Journal {
         &self.shards[self.shard_of(game_id)]
     }
 
-    /// The number of the writer of a game's batches.
+    /// The number of the writer of a game's batches: on SQLite, the part
+    /// (file) the game lives in.
     fn shard_of(&self, game_id: &str) -> usize {
-        use std::hash::{Hash, Hasher};
-        let mut hasher = std::collections::hash_map::DefaultHasher::new();
-        game_id.hash(&mut hasher);
-        (hasher.finish() % self.shards.len() as u64) as usize
+        super::parts::part_of(game_id, self.shards.len())
     }
 
     /// Writes a batch; returns once it is committed, or why it could not be
@@ -424,20 +424,23 @@ async fn isolate(writer: &Writer, health: &Health, group: &mut Vec<(Box<Batch>, 
 }
 
 /// While the database is down, asks it every [`PROBE_EVERY`] whether it
-/// answers; ends when the writer closes.
-async fn probe(writer: Writer, health: Arc<Health>) {
+/// answers (every writer: each SQLite file); ends when the writers close.
+async fn probe(writers: Vec<Writer>, health: Arc<Health>) {
     let mut up = health.up.subscribe();
     let watch = async {
         loop {
             if up.wait_for(|up| !*up).await.is_err() {
                 return;
             }
-            loop {
+            'probe: loop {
                 tokio::time::sleep(PROBE_EVERY).await;
-                match writer.ping().await {
-                    Ok(()) => break,
-                    Err(e) => tracing::debug!("the database still does not answer: {e}"),
+                for writer in &writers {
+                    if let Err(e) = writer.ping().await {
+                        tracing::debug!("the database still does not answer: {e}");
+                        continue 'probe;
+                    }
                 }
+                break;
             }
             *health.why.lock().unwrap_or_else(|e| e.into_inner()) = None;
             health.up.send_replace(true);
@@ -446,6 +449,6 @@ async fn probe(writer: Writer, health: Arc<Health>) {
     };
     tokio::select! {
         _ = watch => {}
-        _ = writer.closed() => {}
+        _ = writers[0].closed() => {}
     }
 }

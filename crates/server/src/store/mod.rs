@@ -15,7 +15,9 @@
 //! until it is committed before they send its events to anyone, so an event
 //! a client has seen is never lost. The journal commits whatever batches are
 //! waiting in one transaction (group commit), which is what lets one SQLite
-//! file keep up with thousands of tables.
+//! file keep up with thousands of tables; a new SQLite database is split over
+//! several files, each with its own writer, so that commits are made on as
+//! many threads ([`parts`]).
 
 pub mod accounts;
 pub mod cluster;
@@ -24,6 +26,7 @@ pub mod error;
 pub mod idempotency;
 pub mod journal;
 pub mod options;
+pub mod parts;
 pub mod projection;
 pub mod queries;
 pub mod records;
@@ -69,7 +72,12 @@ pub struct Store {
     pool: AnyPool,
     backend: Backend,
     journal: Journal,
-    writer: writer::Writer,
+    /// Each part's writer (SQLite, see [`parts`]); Postgres: the same
+    /// writer for each of the journal's tasks.
+    writers: Vec<writer::Writer>,
+    /// The SQLite files the games are split over (see [`parts`]); 1 on
+    /// Postgres.
+    files: usize,
     /// An SQLite file standing for `sqlite::memory:`, removed with the last
     /// clone of the store.
     _scratch: Option<std::sync::Arc<ScratchFile>>,
@@ -80,26 +88,74 @@ pub struct Store {
     fences: Option<std::sync::Arc<std::sync::Mutex<std::collections::HashMap<String, i64>>>>,
 }
 
-/// A temporary SQLite file, removed (with its WAL) when dropped.
+/// A temporary SQLite file, removed with its parts (and their WALs) when
+/// dropped.
 #[derive(Debug)]
 struct ScratchFile(std::path::PathBuf);
 
 impl Drop for ScratchFile {
     fn drop(&mut self) {
-        for suffix in ["", "-wal", "-shm"] {
-            let mut path = self.0.clone().into_os_string();
-            path.push(suffix);
-            let _ = std::fs::remove_file(path);
+        // Whatever number of parts it was given.
+        for k in 0..parts::MAX_PARTS {
+            for suffix in ["", "-wal", "-shm"] {
+                let mut path = parts::part_file(&self.0, k).into_os_string();
+                path.push(suffix);
+                let _ = std::fs::remove_file(path);
+            }
         }
     }
 }
 
+/// The store's pool for reads (and for the writes that are not a game's),
+/// each SQLite connection set up as the store's are and then running
+/// `attach` (the other parts, see [`parts::attach_sql`]).
+async fn read_pool(url: &str, backend: Backend, attach: String) -> Result<AnyPool, StoreError> {
+    let options = AnyConnectOptions::from_str(url)?;
+    let mut pool = AnyPoolOptions::new();
+    pool = match backend {
+        Backend::Sqlite => pool.max_connections(4),
+        Backend::Postgres => pool.max_connections(8),
+    };
+    let attach = std::sync::Arc::new(attach);
+    let pool = pool
+        .acquire_timeout(Duration::from_secs(10))
+        .after_connect(move |conn, _| {
+            let attach = attach.clone();
+            Box::pin(async move {
+                if backend == Backend::Sqlite {
+                    // WAL: readers do not block the journal. `synchronous =
+                    // NORMAL` keeps every committed transaction through a
+                    // crash of the server process (a power cut may lose
+                    // the last ones); see docs/architecture.md.
+                    conn.execute(
+                        "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
+                         PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON;",
+                    )
+                    .await?;
+                    if !attach.is_empty() {
+                        conn.execute(attach.as_str()).await?;
+                    }
+                }
+                Ok(())
+            })
+        })
+        .connect_with(options)
+        .await?;
+    Ok(pool)
+}
+
 impl Store {
     /// Opens (creating an SQLite file if needed) the database at `url`,
-    /// applies its migrations and starts the journal.
+    /// applies its migrations and starts the journal. An SQLite URL may say
+    /// in how many files a new database is split (`?parts=N`, see
+    /// [`parts`]).
     pub async fn open(url: &str) -> Result<Store, StoreError> {
         sqlx::any::install_default_drivers();
         let (backend, mut url) = normalise_url(url)?;
+        let mut asked_parts = None;
+        if backend == Backend::Sqlite {
+            (url, asked_parts) = parts::take_parts(&url)?;
+        }
         // The journal writes through a connection of its own, which an
         // SQLite database in memory (one per connection) cannot share: such
         // a database (tests, throwaway servers) is a temporary file instead.
@@ -109,46 +165,49 @@ impl Store {
             url = format!("sqlite://{}?mode=rwc", file.display());
             scratch = Some(std::sync::Arc::new(ScratchFile(file)));
         }
-        let options = AnyConnectOptions::from_str(&url)?;
-        let mut pool = AnyPoolOptions::new();
-        pool = match backend {
-            Backend::Sqlite => pool.max_connections(4),
-            Backend::Postgres => pool.max_connections(8),
-        };
-        let pool = pool
-            .acquire_timeout(Duration::from_secs(10))
-            .after_connect(move |conn, _| {
-                Box::pin(async move {
-                    if backend == Backend::Sqlite {
-                        // WAL: readers do not block the journal. `synchronous =
-                        // NORMAL` keeps every committed transaction through a
-                        // crash of the server process (a power cut may lose
-                        // the last ones); see docs/architecture.md.
-                        conn.execute(
-                            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
-                             PRAGMA busy_timeout = 10000; PRAGMA foreign_keys = ON;",
-                        )
-                        .await?;
-                    }
-                    Ok(())
-                })
-            })
-            .connect_with(options)
-            .await?;
+        let mut pool = read_pool(&url, backend, String::new()).await?;
+        let mut files = 1;
         match backend {
-            Backend::Sqlite => sqlx::migrate!("../../migrations/sqlite").run(&pool).await?,
+            Backend::Sqlite => {
+                sqlx::migrate!("../../migrations/sqlite").run(&pool).await?;
+                files = parts::settle(&pool, &url, asked_parts).await?;
+                // Each other part migrated on its own, then attached to
+                // every reading connection.
+                for k in 1..files {
+                    let part = read_pool(&parts::part_url(&url, k), backend, String::new()).await?;
+                    sqlx::migrate!("../../migrations/sqlite").run(&part).await?;
+                    part.close().await;
+                }
+                if files > 1 {
+                    pool.close().await;
+                    pool = read_pool(&url, backend, parts::attach_sql(&parts::file_of(&url), files)).await?;
+                }
+            }
             Backend::Postgres => sqlx::migrate!("../../migrations/postgres").run(&pool).await?,
         }
         let writers = match backend {
-            Backend::Sqlite => 1,
+            Backend::Sqlite => {
+                let mut writers = Vec::with_capacity(files);
+                for k in 0..files {
+                    writers.push(writer::Writer::open_sqlite(&parts::part_url(&url, k), files).await?);
+                }
+                writers
+            }
             // Four writers keep up with a heavy load (docs/performance.md,
-            // "Four writers on Postgres").
-            Backend::Postgres => 4,
+            // "Four writers on Postgres"), each on a connection of one pool.
+            Backend::Postgres => vec![writer::Writer::open_postgres(&url, 4)?; 4],
         };
-        let writer = writer::Writer::open(&url, backend, writers as u32).await?;
-        let journal = Journal::start(writer.clone(), writers);
-        let store =
-            Store { pool, backend, journal, writer, _scratch: scratch, answered: Default::default(), fences: None };
+        let journal = Journal::start(writers.clone());
+        let store = Store {
+            pool,
+            backend,
+            journal,
+            writers,
+            files,
+            _scratch: scratch,
+            answered: Default::default(),
+            fences: None,
+        };
         store.fill_look_alike_keys().await?;
         Ok(store)
     }
@@ -195,9 +254,29 @@ impl Store {
         &self.pool
     }
 
-    /// The journal's connections.
+    /// The writer of the first part (SQLite), which holds what is not a
+    /// game's; Postgres: the journal's connections.
     pub(crate) fn writer(&self) -> &writer::Writer {
-        &self.writer
+        &self.writers[0]
+    }
+
+    /// The SQLite files the store's games are split over (see [`parts`]);
+    /// 1 on Postgres.
+    pub fn files(&self) -> usize {
+        self.files
+    }
+
+    /// A new game's id that lives in the first part, beside what is not a
+    /// game's (SQLite commits each file on its own, so a transaction that
+    /// writes a game with another row, such as an import's idempotency key,
+    /// must find both in one file).
+    pub(crate) fn new_id_in_first_part(&self) -> String {
+        loop {
+            let id = uuid::Uuid::new_v4().simple().to_string();
+            if parts::part_of(&id, self.files) == 0 {
+                return id;
+            }
+        }
     }
 
     /// Which database this is.
@@ -264,7 +343,9 @@ impl Store {
     /// the pool.
     pub async fn close(&self) {
         self.journal.stop().await;
-        self.writer.close().await;
+        for writer in &self.writers {
+            writer.close().await;
+        }
         self.pool.close().await;
     }
 }

@@ -4,7 +4,8 @@
 //! is in its own module and does what [`Write`] asks; [`Writer`] is the one
 //! the store opened.
 //!
-//! - **SQLite** ([`sqlite`]): one connection, the only one that writes games.
+//! - **SQLite** ([`sqlite`]): one connection per file (see [`super::parts`]),
+//!   the only one that writes that file's games.
 //!   A group is one transaction of multi-row `INSERT`s of a few fixed sizes
 //!   (each prepared once, then found in the connection's statement cache).
 //! - **Postgres** ([`postgres`]): one connection per writer. A group is one
@@ -23,7 +24,6 @@
 use std::sync::LazyLock;
 use std::time::Duration;
 
-use super::Backend;
 use super::idempotency::Claim;
 use super::now_us;
 use super::records::{Batch, EventRow, GameRow, HandRow, InputRow, SeatChange};
@@ -91,13 +91,16 @@ macro_rules! each {
 }
 
 impl Writer {
-    /// Connects to `url` (already normalised by the store) with `connections`
-    /// connections (SQLite: always one).
-    pub async fn open(url: &str, backend: Backend, connections: u32) -> Result<Writer, sqlx::Error> {
-        match backend {
-            Backend::Sqlite => sqlite::SqliteWriter::open(url).await.map(Writer::Sqlite),
-            Backend::Postgres => postgres::PostgresWriter::open(url, connections).map(Writer::Postgres),
-        }
+    /// Opens the writer of one SQLite file (a part of a store split in
+    /// `parts`, see [`super::parts`]) at `url`, already normalised by the
+    /// store.
+    pub async fn open_sqlite(url: &str, parts: usize) -> Result<Writer, sqlx::Error> {
+        sqlite::SqliteWriter::open(url, parts).await.map(Writer::Sqlite)
+    }
+
+    /// Connects to Postgres at `url` with `connections` connections.
+    pub fn open_postgres(url: &str, connections: u32) -> Result<Writer, sqlx::Error> {
+        postgres::PostgresWriter::open(url, connections).map(Writer::Postgres)
     }
 
     /// Writes `batches` in one transaction, on a connection got within

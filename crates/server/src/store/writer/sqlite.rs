@@ -1,4 +1,5 @@
-//! The SQLite writer: one connection, the only one that writes games, and a
+//! The SQLite writer of one file: one connection, the only one that writes
+//! the file's games (see [`crate::store::parts`]), and a
 //! checkpointer beside it (see [`Wal`]). A group is one transaction of
 //! multi-row `INSERT`s of a few fixed sizes.
 
@@ -32,9 +33,9 @@ pub struct SqliteWriter {
 }
 
 impl SqliteWriter {
-    /// Opens the writing connection to `url`, files what the log's tail
-    /// still holds, and starts the checkpointer.
-    pub(super) async fn open(url: &str) -> Result<SqliteWriter, sqlx::Error> {
+    /// Opens the writing connection to `url` (one of `parts` files), files
+    /// what the log's tail still holds, and starts the checkpointer.
+    pub(super) async fn open(url: &str, parts: usize) -> Result<SqliteWriter, sqlx::Error> {
         // As the store's own connections: WAL, and `synchronous =
         // NORMAL`, which keeps every committed transaction through a
         // crash of the process (see docs/architecture.md).
@@ -46,8 +47,9 @@ impl SqliteWriter {
             // A group's pages stay in memory until it commits (the
             // default 2 MiB cache spilled them to the WAL mid-way),
             // and statement journals are kept in memory, not in
-            // temporary files.
-            .pragma("cache_size", "-65536")
+            // temporary files. A part's groups are smaller: its cache is
+            // its share of 64 MiB, and at least 16 MiB.
+            .pragma("cache_size", format!("-{}", (65536 / parts.max(1)).max(16384)))
             .pragma("temp_store", "MEMORY");
         // Checkpoints (copying the WAL back into the database file,
         // with an fsync) took much of the writer's time when each
