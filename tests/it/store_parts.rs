@@ -57,6 +57,15 @@ async fn each_game_lives_in_its_part_and_reads_see_every_part() {
     assert_eq!(again.files(), 3);
     assert_eq!(again.unfinished_games().await.unwrap().len(), ids.len());
     again.close().await;
+    // A file gone: refused, naming it (opening would make an empty one).
+    let gone = part_file(&main_file(&db), 2);
+    let kept = gone.with_extension("kept");
+    std::fs::rename(&gone, &kept).unwrap();
+    let e = Store::open(&db.url).await.unwrap_err();
+    assert!(matches!(e, StoreError::MissingPart { parts: 3, .. }), "{e}");
+    assert!(e.to_string().contains(&format!("'{}' is missing", gone.display())), "{e}");
+    assert!(!gone.exists());
+    std::fs::rename(&kept, &gone).unwrap();
     // With another number: refused, saying what to write.
     let e = Store::open(&format!("{}?parts=2", db.url)).await.unwrap_err();
     assert!(matches!(e, StoreError::Url { .. }), "{e}");

@@ -31,6 +31,15 @@ pub enum StoreError {
         /// The missing folder.
         folder: PathBuf,
     },
+    /// One of the files an SQLite database was split over (see
+    /// [`super::parts`]) is gone: its games would be missing.
+    #[error("the database is split over {parts} files and '{}' is missing: restore it beside the others", file.display())]
+    MissingPart {
+        /// The missing file.
+        file: PathBuf,
+        /// The database's number of files.
+        parts: usize,
+    },
     /// The database cannot be reached now, or cannot take the work now (see
     /// [`is_transient`]). Nothing of the failed write was stored; the same
     /// request may succeed later ([`super::Store::available`] says when the

@@ -141,11 +141,33 @@ pub fn attach_sql(main: &Path, parts: usize) -> String {
     sql
 }
 
-/// The parts of the database `pool` reads (part 0, migrated): as recorded;
-/// else `asked` (or [`default_parts`]) for a database without games, one
-/// for a database with games from before parts; recorded now. An `asked`
-/// that differs from the record is refused.
+/// The parts of the database `pool` reads (part 0, migrated): as recorded,
+/// each of their files there; else `asked` (or [`default_parts`]) for a
+/// database without games, one for a database with games from before parts;
+/// recorded now. An `asked` that differs from the record is refused, and so
+/// is a recorded part whose file is gone while there are games (opening it
+/// would make an empty one, and its games would be missing).
 pub async fn settle(pool: &sqlx::AnyPool, url: &str, asked: Option<usize>) -> Result<usize, StoreError> {
+    let (parts, recorded_now) = recorded_or_new(pool, url, asked).await?;
+    for k in 1..parts {
+        let file = part_file(&file_of(url), k);
+        if !recorded_now && !file.exists() {
+            return Err(StoreError::MissingPart { file, parts });
+        }
+    }
+    Ok(parts)
+}
+
+/// Whether the database (its first file) holds no game yet.
+async fn fresh(pool: &sqlx::AnyPool) -> Result<bool, StoreError> {
+    let games: i64 =
+        sqlx::query_scalar("SELECT COUNT(*) FROM (SELECT 1 FROM games LIMIT 1) AS one").fetch_one(pool).await?;
+    Ok(games == 0)
+}
+
+/// The parts recorded, or those of a database recorded now (see [`settle`]),
+/// and whether this call recorded them (its files are yet to be made).
+async fn recorded_or_new(pool: &sqlx::AnyPool, url: &str, asked: Option<usize>) -> Result<(usize, bool), StoreError> {
     let recorded: Option<i64> = sqlx::query_scalar("SELECT parts FROM store_parts").fetch_optional(pool).await?;
     if let Some(recorded) = recorded {
         let recorded = recorded as usize;
@@ -158,11 +180,9 @@ pub async fn settle(pool: &sqlx::AnyPool, url: &str, asked: Option<usize>) -> Re
                 ),
             });
         }
-        return Ok(recorded);
+        return Ok((recorded, false));
     }
-    let games: i64 =
-        sqlx::query_scalar("SELECT COUNT(*) FROM (SELECT 1 FROM games LIMIT 1) AS one").fetch_one(pool).await?;
-    let parts = if games > 0 {
+    let parts = if !fresh(pool).await? {
         if asked.is_some_and(|a| a != 1) {
             return Err(StoreError::Url {
                 url: url.to_string(),
@@ -174,13 +194,15 @@ pub async fn settle(pool: &sqlx::AnyPool, url: &str, asked: Option<usize>) -> Re
     } else {
         asked.unwrap_or_else(default_parts)
     };
-    sqlx::query("INSERT INTO store_parts (only_row, parts) VALUES (TRUE, $1) ON CONFLICT (only_row) DO NOTHING")
-        .bind(parts as i64)
-        .execute(pool)
-        .await?;
+    let inserted =
+        sqlx::query("INSERT INTO store_parts (only_row, parts) VALUES (TRUE, $1) ON CONFLICT (only_row) DO NOTHING")
+            .bind(parts as i64)
+            .execute(pool)
+            .await?
+            .rows_affected();
     // Another process may have recorded its own meanwhile: the record wins.
     let recorded: i64 = sqlx::query_scalar("SELECT parts FROM store_parts").fetch_one(pool).await?;
-    Ok(recorded as usize)
+    Ok((recorded as usize, inserted == 1))
 }
 
 #[cfg(test)]
