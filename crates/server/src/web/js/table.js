@@ -401,7 +401,9 @@ export class TableScreen {
     ];
     // The controls are redrawn only when they change: a redraw for every
     // event would swallow a click that lands mid-redraw.
-    const scores = !!hand?.seats.some((s) => s.score);
+    // Whenever the scoring window has something to show: a washed-out
+    // hand has no scores, but its window (the hands laid out) opens too.
+    const scores = !!hand && (hand.phase === 'finished' || hand.seats.some((s) => s.score));
     const pause = me != null && table.state === 'playing' && hand && hand.phase !== 'finished' && !table.waiting_for_ready.length;
     const key = JSON.stringify([scores, pause, me, table.state, this.status, this.settingsOpen, everyDiscard(), soundOn(), onePool(),
       Object.keys(VIEW_SETTINGS).map(viewSetting)]);
