@@ -398,10 +398,9 @@ async fn games_read_together_read_as_each_alone(backend: &str) {
         // (An SQLite store in several files reads each game table through
         // a view: the rows are deleted from the file that holds the game.)
         let files = app.store.files();
-        let log = match mahjong::store::parts::part_of(finished, files) {
-            _ if files == 1 => log.to_string(),
-            0 => format!("main.{log}"),
-            k => format!("part{k}.{log}"),
+        let log = match files {
+            1 => log.to_string(),
+            _ => format!("{}.{log}", mahjong::store::parts::schema(mahjong::store::parts::part_of(finished, files))),
         };
         sqlx::query(&format!("DELETE FROM {log} WHERE game_id = $1 AND {key} <= $2"))
             .bind(finished)

@@ -64,7 +64,7 @@ impl TestDb {
     /// without blocking the test's runtime.
     pub async fn remove(mut self) {
         match std::mem::replace(&mut self.cleanup, Cleanup::Nothing) {
-            Cleanup::File(path) => remove_files(&path),
+            Cleanup::File(path) => mahjong::store::parts::remove_files(&path),
             Cleanup::Database(name) => drop_database(&name).await,
             Cleanup::Nothing => {}
         }
@@ -77,7 +77,7 @@ impl TestDb {
 impl Drop for TestDb {
     fn drop(&mut self) {
         match std::mem::replace(&mut self.cleanup, Cleanup::Nothing) {
-            Cleanup::File(path) => remove_files(&path),
+            Cleanup::File(path) => mahjong::store::parts::remove_files(&path),
             // On a thread of its own: a runtime cannot be started (nor
             // blocked on) inside the test's.
             Cleanup::Database(name) => {
@@ -90,16 +90,6 @@ impl Drop for TestDb {
                 .join();
             }
             Cleanup::Nothing => {}
-        }
-    }
-}
-
-/// Removes an SQLite database's file, its parts and their WAL files.
-fn remove_files(path: &std::path::Path) {
-    for k in 0..mahjong::store::parts::MAX_PARTS {
-        let file = mahjong::store::parts::part_file(path, k);
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
         }
     }
 }

@@ -95,14 +95,7 @@ struct ScratchFile(std::path::PathBuf);
 
 impl Drop for ScratchFile {
     fn drop(&mut self) {
-        // Whatever number of parts it was given.
-        for k in 0..parts::MAX_PARTS {
-            for suffix in ["", "-wal", "-shm"] {
-                let mut path = parts::part_file(&self.0, k).into_os_string();
-                path.push(suffix);
-                let _ = std::fs::remove_file(path);
-            }
-        }
+        parts::remove_files(&self.0);
     }
 }
 

@@ -113,9 +113,15 @@ pub fn part_url(main_url: &str, k: usize) -> String {
     }
 }
 
+/// The name a reading connection knows part `k` by: `main` (the first
+/// file, the connection's own) or `part{k}` (attached).
+pub fn schema(k: usize) -> String {
+    if k == 0 { "main".to_string() } else { format!("part{k}") }
+}
+
 /// What a reading connection runs to see every part: each other part
-/// attached as `part{k}`, and each game table as a temporary view over all
-/// of them. Empty for one part.
+/// attached as [`schema`] names it, and each game table as a temporary view
+/// over all of them. Empty for one part.
 pub fn attach_sql(main: &Path, parts: usize) -> String {
     if parts <= 1 {
         return String::new();
@@ -123,35 +129,39 @@ pub fn attach_sql(main: &Path, parts: usize) -> String {
     let mut sql = String::new();
     for k in 1..parts {
         let file = part_file(main, k).display().to_string().replace('\'', "''");
-        sql.push_str(&format!("ATTACH DATABASE '{file}' AS part{k}; "));
+        sql.push_str(&format!("ATTACH DATABASE '{file}' AS {}; ", schema(k)));
     }
     for table in GAME_TABLES {
-        let each: Vec<String> =
-            (0..parts)
-                .map(|k| {
-                    if k == 0 {
-                        format!("SELECT * FROM main.{table}")
-                    } else {
-                        format!("SELECT * FROM part{k}.{table}")
-                    }
-                })
-                .collect();
+        let each: Vec<String> = (0..parts).map(|k| format!("SELECT * FROM {}.{table}", schema(k))).collect();
         sql.push_str(&format!("CREATE TEMP VIEW {table} AS {}; ", each.join(" UNION ALL ")));
     }
     sql
+}
+
+/// Removes an SQLite database's files, whatever its number of parts, with
+/// their WAL and shared-memory files (a scratch database, a test's).
+pub fn remove_files(main: &Path) {
+    for k in 0..MAX_PARTS {
+        for suffix in ["", "-wal", "-shm"] {
+            let mut path = part_file(main, k).into_os_string();
+            path.push(suffix);
+            let _ = std::fs::remove_file(path);
+        }
+    }
 }
 
 /// The parts of the database `pool` reads (part 0, migrated): as recorded,
 /// each of their files there; else `asked` (or [`default_parts`]) for a
 /// database without games, one for a database with games from before parts;
 /// recorded now. An `asked` that differs from the record is refused, and so
-/// is a recorded part whose file is gone while there are games (opening it
-/// would make an empty one, and its games would be missing).
+/// is a part whose file is gone when the parts were recorded before this
+/// opening (opening it would make an empty one, and its games would be
+/// missing).
 pub async fn settle(pool: &sqlx::AnyPool, url: &str, asked: Option<usize>) -> Result<usize, StoreError> {
     let (parts, recorded_now) = recorded_or_new(pool, url, asked).await?;
-    for k in 1..parts {
-        let file = part_file(&file_of(url), k);
-        if !recorded_now && !file.exists() {
+    if !recorded_now {
+        let main = file_of(url);
+        if let Some(file) = (1..parts).map(|k| part_file(&main, k)).find(|f| !f.exists()) {
             return Err(StoreError::MissingPart { file, parts });
         }
     }
