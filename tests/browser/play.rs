@@ -362,13 +362,15 @@ async fn a_refresh_and_a_dropped_connection_in_the_middle_of_a_hand_miss_nothing
     me.click("#ready").await;
     let mut played = Played::default();
     // Play to our second turn to discard (the wall shorter than at our first),
-    // and stop there: the table waits for us.
+    // and stop there: the table waits for us. A flower or season drawn is
+    // declared first: a refreshed page selects the tile just drawn, and a
+    // bonus tile cannot be discarded.
     let deadline = Instant::now() + GAME_WAIT;
     let mut wall_at_first = None;
     loop {
         assert!(Instant::now() < deadline, "no second discard came: {played:?}");
         let offer = me.eval(OFFER).await;
-        let ours = flag(&offer, "discard") && flag(&offer, "prompt_current");
+        let ours = flag(&offer, "discard") && flag(&offer, "prompt_current") && !flag(&offer, "declare");
         if ours && wall_at_first.is_some_and(|w| offer["wall"].as_u64() < Some(w)) {
             break;
         }
