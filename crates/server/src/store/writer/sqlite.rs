@@ -24,6 +24,10 @@ use crate::store::saved::ROW_SEPARATOR;
 /// "SQLite's writer").
 const CHUNKS: [usize; 4] = [64, 16, 4, 1];
 
+/// The writer's page cache of clean pages, in KiB (SQLite's default); dirty
+/// pages may take more before they spill (see [`SqliteWriter::open`]).
+const CLEAN_CACHE_KIB: usize = 2048;
+
 /// SQLite's writing connection (a pool of one) and the flag its checkpointer
 /// raises after each checkpoint (see [`Wal`]).
 #[derive(Clone, Debug)]
@@ -44,12 +48,18 @@ impl SqliteWriter {
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(Duration::from_secs(10))
             .foreign_keys(true)
-            // A group's pages stay in memory until it commits (the
-            // default 2 MiB cache spilled them to the WAL mid-way),
-            // and statement journals are kept in memory, not in
-            // temporary files. A part's groups are smaller: its cache is
-            // its share of 64 MiB, and at least 16 MiB.
-            .pragma("cache_size", format!("-{}", (65536 / parts.max(1)).max(16384)))
+            // A group's pages stay in memory until it commits (a 2 MiB
+            // cache spilled them to the WAL mid-way): dirty pages spill
+            // only past the part's share of 64 MiB, at least 16 MiB. The
+            // cache of clean pages stays SQLite's 2 MiB: every commit
+            // walks the whole cache's hash table (a B-tree split parks a
+            // page at the lock page's number, far past the file's end, and
+            // the commit then drops every page past the end), which took
+            // 3 % of the server's time with a 16 MiB cache
+            // (docs/performance.md, "SQLite's page cache"). Statement
+            // journals are kept in memory, not in temporary files.
+            .pragma("cache_size", format!("-{CLEAN_CACHE_KIB}"))
+            .pragma("cache_spill", format!("-{}", (65536 / parts.max(1)).max(16384)))
             .pragma("temp_store", "MEMORY");
         // Checkpoints (copying the WAL back into the database file,
         // with an fsync) took much of the writer's time when each
