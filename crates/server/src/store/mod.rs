@@ -350,7 +350,7 @@ fn normalise_url(url: &str) -> Result<(Backend, String), StoreError> {
         return Ok((Backend::Postgres, url.to_string()));
     }
     if let Some(rest) = url.strip_prefix("sqlite:") {
-        if let Some(folder) = missing_folder(rest) {
+        if let Some(folder) = missing_folder(url) {
             return Err(StoreError::NoFolder { url: url.to_string(), folder });
         }
         let url = if rest.contains("mode=") || rest.contains(":memory:") {
@@ -371,15 +371,13 @@ fn normalise_url(url: &str) -> Result<(Backend, String), StoreError> {
     Err(StoreError::Url { url: url.to_string(), hint })
 }
 
-/// The folder of an SQLite URL's file (what follows `sqlite:`), if it names
-/// one that does not exist.
-fn missing_folder(rest: &str) -> Option<std::path::PathBuf> {
-    // As sqlx reads it: `sqlite://FILE` or `sqlite:FILE`, then `?options`.
-    let file = rest.strip_prefix("//").unwrap_or(rest).split('?').next().unwrap_or_default();
-    if file.is_empty() || file == ":memory:" || rest.contains("mode=memory") {
+/// The folder of an SQLite URL's file, if it names one that does not exist.
+fn missing_folder(url: &str) -> Option<std::path::PathBuf> {
+    let file = parts::file_of(url);
+    if file.as_os_str().is_empty() || file.as_os_str() == ":memory:" || url.contains("mode=memory") {
         return None;
     }
-    let folder = std::path::Path::new(file).parent()?;
+    let folder = file.parent()?;
     (!folder.as_os_str().is_empty() && !folder.is_dir()).then(|| folder.to_path_buf())
 }
 

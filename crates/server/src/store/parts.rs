@@ -84,7 +84,8 @@ pub fn take_parts(url: &str) -> Result<(String, Option<usize>), StoreError> {
     Ok((url, parts))
 }
 
-/// The file of an SQLite URL (`sqlite://FILE?...` or `sqlite:FILE?...`).
+/// The file of an SQLite URL, as sqlx reads it (`sqlite://FILE?...` or
+/// `sqlite:FILE?...`).
 pub fn file_of(url: &str) -> PathBuf {
     let rest = url.strip_prefix("sqlite:").unwrap_or(url);
     PathBuf::from(rest.strip_prefix("//").unwrap_or(rest).split('?').next().unwrap_or_default())
