@@ -238,8 +238,15 @@ async fn a_refresh_keeps_the_log_and_the_chat() {
     for line in &hand_lines {
         assert!(rest.any(|l| l == *line), "{line:?} lost or out of order after the refresh:\n{after:#?}");
     }
-    let chat = me.text("#game-log").await;
-    assert!(chat.contains("hello from before the refresh"), "the chat after the refresh: {chat}");
+    // The page draws the restored log on its next frame: wait for the box,
+    // not the model (reading it at once raced the drawing).
+    me.wait_until(
+        "[...document.querySelectorAll('#game-log .chat-line')].some((p) => p.textContent.includes('hello from before the refresh'))",
+        UI_WAIT,
+    )
+    .await;
+    let shown = me.text("#game-log").await;
+    assert!(shown.contains("Hand 1, East round:"), "the log after the refresh: {shown}");
     me.screenshot("after-refresh").await;
     me.assert_no_console_errors().await;
 }
