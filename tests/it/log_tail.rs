@@ -5,7 +5,8 @@
 //! the tail holds; a hand's end files its game with the hand's row, and the
 //! hand's blocks hold every row; closing the store files everything; a move
 //! that repeats a number still waiting in the tail is refused, as one that
-//! repeats a filed row. (Postgres has no tail: the other store tests cover
+//! repeats a filed row; a group of moves the database refuses half-way
+//! leaves nothing of it. (Postgres has no tail: the other store tests cover
 //! it.)
 
 use crate::common;
@@ -182,6 +183,60 @@ async fn a_move_repeating_a_row_still_in_the_tail_is_refused() {
     store.write(batch("g", 5..=5, 3..=3)).await.unwrap();
     assert_eq!(seqs(&store, "g").await, vec![1, 2, 3, 4, 5]);
     assert!(*store.available().borrow(), "a refusal is not an outage");
+    store.close().await;
+    db.remove().await;
+}
+
+/// A group of moves is one query on SQLite (its transaction, its rows in the
+/// tail and its commit): when a statement in it fails, nothing of the batch
+/// is stored, and the writer's connection is not left inside the failed
+/// transaction: the next batch goes in.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_the_database_refuses_mid_way_leaves_nothing_and_the_next_goes_in() {
+    let db = TestDb::new("sqlite").await;
+    let store = Store::open(&one_file(&db)).await.unwrap();
+    store.write(batch("g", 1..=2, 1..=1)).await.unwrap();
+    store.write(batch("g", 3..=4, 2..=2)).await.unwrap();
+    // The events' statement fails after the inputs' one went in.
+    let mut side = sqlx::SqliteConnection::connect(&db.url).await.unwrap();
+    sqlx::query(
+        "CREATE TRIGGER refuse_event_6 BEFORE INSERT ON events_tail WHEN NEW.seq = 6 \
+         BEGIN SELECT RAISE(ABORT, 'refused for the test'); END",
+    )
+    .execute(&mut side)
+    .await
+    .unwrap();
+    match store.write(batch("g", 5..=6, 3..=3)).await {
+        Err(StoreError::Rejected(_)) => {}
+        other => panic!("the database refused the batch, not {other:?}"),
+    }
+    assert_eq!(count(&db, "SELECT COUNT(*) FROM inputs_tail WHERE n = 3").await, 0, "its input was rolled back");
+    assert_eq!(seqs(&store, "g").await, vec![1, 2, 3, 4]);
+    sqlx::query("DROP TRIGGER refuse_event_6").execute(&mut side).await.unwrap();
+    side.close().await.unwrap();
+    store.write(batch("g", 5..=6, 3..=3)).await.unwrap();
+    assert_eq!(seqs(&store, "g").await, vec![1, 2, 3, 4, 5, 6]);
+    assert!(*store.available().borrow(), "a refusal is not an outage");
+    store.close().await;
+    db.remove().await;
+}
+
+/// A move with events and no input (a table's own timer, say) waits in the
+/// tail as the others do.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_move_without_an_input_waits_in_the_tail_too() {
+    let db = TestDb::new("sqlite").await;
+    let store = Store::open(&one_file(&db)).await.unwrap();
+    store.write(batch("g", 1..=2, 1..=1)).await.unwrap();
+    // Its game's row unchanged: a group of moves alone.
+    let mut timer = events_batch("g", "tail", 3..=4);
+    timer.game_changed = false;
+    store.write(timer).await.unwrap();
+    store.write(batch("g", 5..=5, 2..=2)).await.unwrap();
+    assert_eq!(count(&db, "SELECT COUNT(*) FROM events_tail").await, 3, "3, 4 and 5 wait in the tail");
+    assert_eq!(seqs(&store, "g").await, vec![1, 2, 3, 4, 5]);
+    let saved = store.load_game("g", 0).await.unwrap().unwrap();
+    assert_eq!(saved.inputs.iter().map(|i| (i.n, i.seq)).collect::<Vec<_>>(), vec![(1, 0), (2, 4)]);
     store.close().await;
     db.remove().await;
 }

@@ -7,7 +7,8 @@
 //! - **SQLite** ([`sqlite`]): one connection per file (see [`super::parts`]),
 //!   the only one that writes that file's games.
 //!   A group is one transaction of multi-row `INSERT`s of a few fixed sizes
-//!   (each prepared once, then found in the connection's statement cache).
+//!   (each prepared once, then found in the connection's statement cache);
+//!   a group of moves alone is one query, `BEGIN` to `COMMIT`.
 //! - **Postgres** ([`postgres`]): one connection per writer. A group is one
 //!   transaction of one `INSERT ... SELECT FROM UNNEST($1, $2, ...)` per
 //!   table, whatever the number of rows: the rows travel as arrays, so a

@@ -1,7 +1,9 @@
 //! The SQLite writer of one file: one connection, the only one that writes
 //! the file's games (see [`crate::store::parts`]), and a
 //! checkpointer beside it (see [`Wal`]). A group is one transaction of
-//! multi-row `INSERT`s of a few fixed sizes.
+//! multi-row `INSERT`s of a few fixed sizes; a group of moves alone (nearly
+//! every group) is one query, its transaction and commit included
+//! ([`SqliteWriter::moves`]).
 
 use std::str::FromStr;
 use std::sync::Arc;
@@ -12,17 +14,11 @@ use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePool, SqlitePo
 use sqlx::{Connection, Sqlite};
 
 use super::{
-    Claim, Committed, EVENT_COLUMNS, EVENT_TAIL_COLUMNS, GAME_COLUMNS, GAME_CONFLICT, INPUT_COLUMNS,
-    INPUT_TAIL_COLUMNS, NOT_AGAIN, PACK_EVENTS, PACK_INPUTS, Rows, SeatChange, Write, acquire, claim_then_rows,
-    hands_ended, json, pack_blocks, rare_writes,
+    Claim, Committed, EVENT_COLUMNS, EVENT_TAIL_COLUMNS, EventRow, GAME_COLUMNS, GAME_CONFLICT, INPUT_COLUMNS,
+    INPUT_TAIL_COLUMNS, InputRow, NOT_AGAIN, PACK_EVENTS, PACK_INPUTS, Rows, SeatChange, Write, acquire,
+    claim_then_rows, hands_ended, json, pack_blocks, rare_writes,
 };
 use crate::store::saved::ROW_SEPARATOR;
-
-/// The sizes of SQLite's multi-row `INSERT`s, largest first. Up to 64 rows
-/// of at most 14 parameters stays far under SQLite's limit of 32,766
-/// parameters; larger statements were no faster (docs/performance.md,
-/// "SQLite's writer").
-const CHUNKS: [usize; 4] = [64, 16, 4, 1];
 
 /// The writer's page cache of clean pages, in KiB (SQLite's default); dirty
 /// pages may take more before they spill (see [`SqliteWriter::open`]).
@@ -77,10 +73,41 @@ impl SqliteWriter {
         tokio::spawn(checkpoint(checkpoints, pool.clone(), wal.clone()));
         Ok(SqliteWriter { pool, wal })
     }
+
+    /// Writes a group that only puts moves in the tail ([`only_moves`]):
+    /// its transaction, `moves` ([`moves_sql`]) and the commit in one query,
+    /// one round trip to SQLite's thread where sqlx's own transaction takes
+    /// three (docs/performance.md, "SQLite's writer"). A statement that
+    /// fails leaves the transaction open: it is rolled back here.
+    async fn moves(&self, moves: &str, rows: &Rows<'_>) -> Result<Committed, sqlx::Error> {
+        let mut conn = acquire(self.pool.acquire()).await?;
+        self.wal.finish_checkpoint(&mut conn).await;
+        let sql = format!("BEGIN IMMEDIATE;\n{moves}COMMIT");
+        if let Err(e) = bind_moves(sqlx::query(&sql), rows).execute(&mut *conn).await {
+            if sqlx::query("ROLLBACK").execute(&mut *conn).await.is_err() {
+                // No transaction was open (`BEGIN` failed), or one is and
+                // cannot end: never hand the pool a connection that might
+                // be inside one.
+                let _ = conn.detach().close().await;
+            }
+            return Err(e);
+        }
+        Ok(Committed::Written)
+    }
 }
 
 impl Write for SqliteWriter {
     async fn transaction(&self, claim: Option<&Claim<'_>>, rows: &Rows<'_>) -> Result<Committed, sqlx::Error> {
+        if claim.is_none()
+            && only_moves(rows)
+            && let Some(moves) = moves_sql(rows)
+        {
+            if moves.is_empty() {
+                // Nothing to write: no transaction either.
+                return Ok(Committed::Written);
+            }
+            return self.moves(&moves, rows).await;
+        }
         let wal = &self.wal;
         claim_then_rows!(self.pool, claim, rows, unfenced, sqlite_rows, sqlite_rare_and_blocks, |conn| wal
             .finish_checkpoint(conn))
@@ -193,10 +220,15 @@ async fn checkpoint(checkpoints: SqlitePool, writer: SqlitePool, wal: Arc<Wal>) 
     checkpoints.close().await;
 }
 
-// ----- multi-row VALUES ---------------------------------------------------------------
+// ----- a group's rows in one query ----------------------------------------------------
 
 type SqliteQuery<'q> = sqlx::query::Query<'q, Sqlite, sqlx::sqlite::SqliteArguments<'q>>;
 
+/// Writes a group's games, inputs and events. Each statement is a round
+/// trip between the journal's task and SQLite's thread, waking both, so the
+/// statements are few: multi-row `INSERT`s of up to [`CHUNK`] rows, and a
+/// group's moves (its rows in the tail, the most frequent) in one query of
+/// two statements when they fit (docs/performance.md, "SQLite's writer").
 async fn sqlite_rows(tx: &mut sqlx::SqliteConnection, rows: &Rows<'_>) -> Result<(), sqlx::Error> {
     let now = rows.now;
     sqlite_insert(tx, GAME_COLUMNS, 14, GAME_CONFLICT, &rows.games, |q, (id, g, settings)| {
@@ -219,33 +251,149 @@ async fn sqlite_rows(tx: &mut sqlx::SqliteConnection, rows: &Rows<'_>) -> Result
     // The rows that waited first: a batch's row that repeats one of them is
     // then refused, as it would have been had they been filed already.
     for (inputs, suffix) in [(&rows.waited_inputs, NOT_AGAIN), (&rows.inputs, "")] {
-        sqlite_insert(tx, INPUT_COLUMNS, 4, suffix, inputs, |q, (id, r)| {
-            q.bind(*id).bind(r.n).bind(r.seq).bind(json(&r.input))
-        })
-        .await?;
+        sqlite_insert(tx, INPUT_COLUMNS, 4, suffix, inputs, |q, (id, r)| bind_input(q.bind(*id), r)).await?;
     }
     for (events, suffix) in [(&rows.waited_events, NOT_AGAIN), (&rows.events, "")] {
-        sqlite_insert(tx, EVENT_COLUMNS, 7, suffix, events, |q, (id, r)| {
-            let (kind, player) = r.audience_columns();
-            q.bind(*id).bind(r.seq).bind(r.at_us).bind(r.hand).bind(kind).bind(player).bind(r.body.as_str())
-        })
-        .await?;
+        sqlite_insert(tx, EVENT_COLUMNS, 7, suffix, events, |q, (id, r)| bind_event(q.bind(*id), r)).await?;
     }
-    sqlite_insert(tx, INPUT_TAIL_COLUMNS, 5, "", &rows.tail_inputs, |q, (n, id, r)| {
-        q.bind(*n).bind(*id).bind(r.n).bind(r.seq).bind(json(&r.input))
-    })
-    .await?;
-    sqlite_insert(tx, EVENT_TAIL_COLUMNS, 8, "", &rows.tail_events, |q, (n, id, r)| {
-        let (kind, player) = r.audience_columns();
-        q.bind(*n).bind(*id).bind(r.seq).bind(r.at_us).bind(r.hand).bind(kind).bind(player).bind(r.body.as_str())
-    })
-    .await?;
+    // The group's moves: their inputs and events in one query, when each
+    // fits in one statement.
+    let (inputs, events) = (&rows.tail_inputs, &rows.tail_events);
+    match moves_sql(rows) {
+        Some(sql) if sql.is_empty() => {}
+        Some(sql) => bind_moves(sqlx::query(&sql), rows).execute(&mut *tx).await.map(drop)?,
+        None => {
+            sqlite_insert(tx, INPUT_TAIL_COLUMNS, 5, "", inputs, bind_tail_input).await?;
+            sqlite_insert(tx, EVENT_TAIL_COLUMNS, 8, "", events, bind_tail_event).await?;
+        }
+    }
     if let Some(below) = rows.truncate_below {
         for table in ["inputs_tail", "events_tail"] {
             sqlx::query(&format!("DELETE FROM {table} WHERE id < ?")).bind(below).execute(&mut *tx).await?;
         }
     }
     Ok(())
+}
+
+/// An input's columns after its game's id.
+fn bind_input<'q>(q: SqliteQuery<'q>, r: &'q InputRow) -> SqliteQuery<'q> {
+    q.bind(r.n).bind(r.seq).bind(json(&r.input))
+}
+
+/// An event's columns after its game's id.
+fn bind_event<'q>(q: SqliteQuery<'q>, r: &'q EventRow) -> SqliteQuery<'q> {
+    let (kind, player) = r.audience_columns();
+    q.bind(r.seq).bind(r.at_us).bind(r.hand).bind(kind).bind(player).bind(r.body.as_str())
+}
+
+/// The statements that put a group's moves in the tail (its inputs, then
+/// its events), when each table's rows fit in one (empty when there are
+/// none).
+fn moves_sql(rows: &Rows<'_>) -> Option<String> {
+    let (inputs, events) = (rows.tail_inputs.len(), rows.tail_events.len());
+    if inputs > CHUNK || events > CHUNK {
+        return None;
+    }
+    let mut sql = String::new();
+    for (into, columns, n) in [(INPUT_TAIL_COLUMNS, 5, inputs), (EVENT_TAIL_COLUMNS, 8, events)] {
+        if n > 0 {
+            sql.push_str(&insert_sql(into, columns, padded(n)));
+            sql.push_str(";\n");
+        }
+    }
+    Some(sql)
+}
+
+/// Binds the parameters of [`moves_sql`]'s statements.
+fn bind_moves<'q>(query: SqliteQuery<'q>, rows: &'q Rows<'_>) -> SqliteQuery<'q> {
+    let query = bind_padded(query, &rows.tail_inputs, 5, bind_tail_input);
+    bind_padded(query, &rows.tail_events, 8, bind_tail_event)
+}
+
+/// Whether a group only puts moves in the tail (its games' rows unchanged,
+/// nothing filed, no seat, hand or fence): the group of nearly every move.
+fn only_moves(rows: &Rows<'_>) -> bool {
+    rows.games.is_empty()
+        && rows.seats.is_empty()
+        && rows.inputs.is_empty()
+        && rows.events.is_empty()
+        && rows.waited_inputs.is_empty()
+        && rows.waited_events.is_empty()
+        && rows.hands.is_empty()
+        && rows.fences.is_empty()
+        && rows.truncate_below.is_none()
+}
+
+/// A tail row's columns: its number there, its game's id, then the rest.
+fn bind_tail_input<'q>(q: SqliteQuery<'q>, (n, id, r): &'q (i64, &str, &InputRow)) -> SqliteQuery<'q> {
+    bind_input(q.bind(*n).bind(*id), r)
+}
+
+/// A tail row's columns: its number there, its game's id, then the rest.
+fn bind_tail_event<'q>(q: SqliteQuery<'q>, (n, id, r): &'q (i64, &str, &EventRow)) -> SqliteQuery<'q> {
+    bind_event(q.bind(*n).bind(*id), r)
+}
+
+/// The largest multi-row `INSERT`: up to 64 rows of at most 14 parameters
+/// stays far under SQLite's limit of 32,766 parameters; larger statements
+/// were no faster (docs/performance.md, "SQLite's writer").
+const CHUNK: usize = 64;
+
+/// The rows of the statement that writes `n` rows (at most [`CHUNK`]): the
+/// next power of two, the rest padding rows of NULLs that it leaves out. A
+/// statement is then one of a few texts, each prepared once (sqlx keeps it
+/// in the connection's cache).
+fn padded(n: usize) -> usize {
+    // (`0.next_power_of_two()` is 1.)
+    if n == 0 { 0 } else { n.next_power_of_two() }
+}
+
+/// Inserts rows with multi-row `INSERT`s of `columns` parameters per row
+/// (see [`insert_sql`]), each statement ending with `suffix` (an `ON
+/// CONFLICT` clause, or nothing).
+async fn sqlite_insert<'r, T>(
+    tx: &mut sqlx::SqliteConnection,
+    into: &str,
+    columns: usize,
+    suffix: &str,
+    rows: &'r [T],
+    bind: impl for<'q> Fn(SqliteQuery<'q>, &'q T) -> SqliteQuery<'q>,
+) -> Result<(), sqlx::Error> {
+    for chunk in rows.chunks(CHUNK) {
+        let mut sql = insert_sql(into, columns, padded(chunk.len()));
+        sql.push_str(suffix);
+        bind_padded(sqlx::query(&sql), chunk, columns, &bind).execute(&mut *tx).await?;
+    }
+    Ok(())
+}
+
+/// Binds `rows` (at most [`CHUNK`]), `columns` parameters a row, and NULLs
+/// for the padding [`padded`] adds.
+fn bind_padded<'q, T>(
+    mut query: SqliteQuery<'q>,
+    rows: &'q [T],
+    columns: usize,
+    bind: impl Fn(SqliteQuery<'q>, &'q T) -> SqliteQuery<'q>,
+) -> SqliteQuery<'q> {
+    for row in rows {
+        query = bind(query, row);
+    }
+    for _ in 0..(padded(rows.len()) - rows.len()) * columns {
+        query = query.bind(None::<i64>);
+    }
+    query
+}
+
+/// `INSERT INTO {into} SELECT * FROM (VALUES (?, ..), (..)) WHERE column1
+/// IS NOT NULL` for `rows` rows: a padding row (all NULL) is not written
+/// (the first column is never NULL in a real row). Anonymous parameters,
+/// not `$N`: sqlx asks SQLite each numbered parameter's name, which SQLite
+/// finds by a linear search, so binding `$N` parameters costs the square of
+/// their number (docs/performance.md, "SQLite's writer"). (The `WHERE` also
+/// lets SQLite read an upsert after the `SELECT`.)
+fn insert_sql(into: &str, columns: usize, rows: usize) -> String {
+    let row = format!("({})", vec!["?"; columns].join(", "));
+    format!("INSERT INTO {into} SELECT * FROM (VALUES {}) WHERE column1 IS NOT NULL", vec![row; rows].join(", "))
 }
 
 /// Files what SQLite's tail still holds (the store stopped before the
@@ -268,43 +416,6 @@ async fn file_what_is_left(pool: &SqlitePool) -> Result<(), sqlx::Error> {
         sqlx::query(&format!("DELETE FROM {tail}")).execute(&mut *tx).await?;
     }
     tx.commit().await
-}
-
-/// Inserts rows with multi-row `INSERT`s of `columns` parameters per row,
-/// each statement ending with `suffix` (an `ON CONFLICT` clause, or nothing).
-async fn sqlite_insert<'r, T>(
-    tx: &mut sqlx::SqliteConnection,
-    into: &str,
-    columns: usize,
-    suffix: &str,
-    rows: &'r [T],
-    bind: impl for<'q> Fn(SqliteQuery<'q>, &'q T) -> SqliteQuery<'q>,
-) -> Result<(), sqlx::Error> {
-    let mut rest = rows;
-    while !rest.is_empty() {
-        // Statements of a few fixed sizes only, so that each is prepared
-        // once and then found in the connection's statement cache.
-        let size = CHUNKS.iter().copied().find(|&c| c <= rest.len()).unwrap_or(1);
-        let (chunk, tail) = rest.split_at(size);
-        rest = tail;
-        let mut sql = insert_sql(into, columns, chunk.len());
-        sql.push_str(suffix);
-        let mut query = sqlx::query(&sql);
-        for row in chunk {
-            query = bind(query, row);
-        }
-        query.execute(&mut *tx).await?;
-    }
-    Ok(())
-}
-
-/// `INSERT INTO {into} VALUES (?, ..), (..)` for `rows` rows. Anonymous
-/// parameters, not `$N`: sqlx asks SQLite each numbered parameter's name,
-/// which SQLite finds by a linear search, so binding `$N` parameters costs
-/// the square of their number (docs/performance.md, "SQLite's writer").
-fn insert_sql(into: &str, columns: usize, rows: usize) -> String {
-    let row = format!("({})", vec!["?"; columns].join(", "));
-    format!("INSERT INTO {into} VALUES {}", vec![row; rows].join(", "))
 }
 
 rare_writes!(sqlite_rare, sqlx::SqliteConnection);
@@ -331,7 +442,20 @@ async fn unfenced(_: &mut sqlx::SqliteConnection, rows: &Rows<'_>) -> Result<Vec
 #[cfg(test)]
 mod tests {
     #[test]
-    fn multi_row_inserts_number_their_parameters() {
-        assert_eq!(super::insert_sql("t (a, b)", 2, 2), "INSERT INTO t (a, b) VALUES (?, ?), (?, ?)");
+    fn multi_row_inserts_leave_out_their_padding() {
+        assert_eq!(
+            super::insert_sql("t (a, b)", 2, 2),
+            "INSERT INTO t (a, b) SELECT * FROM (VALUES (?, ?), (?, ?)) WHERE column1 IS NOT NULL"
+        );
+    }
+
+    #[test]
+    fn statements_have_a_few_sizes() {
+        let sizes: Vec<usize> = (1..=super::CHUNK).map(super::padded).collect();
+        assert_eq!(sizes[..5], [1, 2, 4, 4, 8]);
+        assert_eq!(super::padded(0), 0, "no rows, no statement and no padding");
+        let mut distinct = sizes.clone();
+        distinct.dedup();
+        assert_eq!(distinct, [1, 2, 4, 8, 16, 32, 64]);
     }
 }
