@@ -231,7 +231,7 @@ type SqliteQuery<'q> = sqlx::query::Query<'q, Sqlite, sqlx::sqlite::SqliteArgume
 /// two statements when they fit (docs/performance.md, "SQLite's writer").
 async fn sqlite_rows(tx: &mut sqlx::SqliteConnection, rows: &Rows<'_>) -> Result<(), sqlx::Error> {
     let now = rows.now;
-    sqlite_insert(tx, GAME_COLUMNS, 14, GAME_CONFLICT, &rows.games, |q, (id, g, settings)| {
+    sqlite_insert(tx, GAME_COLUMNS, GAME_CONFLICT, &rows.games, |q, (id, g, settings)| {
         q.bind(*id)
             .bind(&g.name)
             .bind(&g.preset)
@@ -251,10 +251,10 @@ async fn sqlite_rows(tx: &mut sqlx::SqliteConnection, rows: &Rows<'_>) -> Result
     // The rows that waited first: a batch's row that repeats one of them is
     // then refused, as it would have been had they been filed already.
     for (inputs, suffix) in [(&rows.waited_inputs, NOT_AGAIN), (&rows.inputs, "")] {
-        sqlite_insert(tx, INPUT_COLUMNS, 4, suffix, inputs, |q, (id, r)| bind_input(q.bind(*id), r)).await?;
+        sqlite_insert(tx, INPUT_COLUMNS, suffix, inputs, |q, (id, r)| bind_input(q.bind(*id), r)).await?;
     }
     for (events, suffix) in [(&rows.waited_events, NOT_AGAIN), (&rows.events, "")] {
-        sqlite_insert(tx, EVENT_COLUMNS, 7, suffix, events, |q, (id, r)| bind_event(q.bind(*id), r)).await?;
+        sqlite_insert(tx, EVENT_COLUMNS, suffix, events, |q, (id, r)| bind_event(q.bind(*id), r)).await?;
     }
     // The group's moves: their inputs and events in one query, when each
     // fits in one statement.
@@ -263,8 +263,8 @@ async fn sqlite_rows(tx: &mut sqlx::SqliteConnection, rows: &Rows<'_>) -> Result
         Some(sql) if sql.is_empty() => {}
         Some(sql) => bind_moves(sqlx::query(&sql), rows).execute(&mut *tx).await.map(drop)?,
         None => {
-            sqlite_insert(tx, INPUT_TAIL_COLUMNS, 5, "", inputs, bind_tail_input).await?;
-            sqlite_insert(tx, EVENT_TAIL_COLUMNS, 8, "", events, bind_tail_event).await?;
+            sqlite_insert(tx, INPUT_TAIL_COLUMNS, "", inputs, bind_tail_input).await?;
+            sqlite_insert(tx, EVENT_TAIL_COLUMNS, "", events, bind_tail_event).await?;
         }
     }
     if let Some(below) = rows.truncate_below {
@@ -295,9 +295,9 @@ fn moves_sql(rows: &Rows<'_>) -> Option<String> {
         return None;
     }
     let mut sql = String::new();
-    for (into, columns, n) in [(INPUT_TAIL_COLUMNS, 5, inputs), (EVENT_TAIL_COLUMNS, 8, events)] {
+    for (into, n) in [(INPUT_TAIL_COLUMNS, inputs), (EVENT_TAIL_COLUMNS, events)] {
         if n > 0 {
-            sql.push_str(&insert_sql(into, columns, padded(n)));
+            sql.push_str(&insert_sql(into, padded(n)));
             sql.push_str(";\n");
         }
     }
@@ -306,8 +306,8 @@ fn moves_sql(rows: &Rows<'_>) -> Option<String> {
 
 /// Binds the parameters of [`moves_sql`]'s statements.
 fn bind_moves<'q>(query: SqliteQuery<'q>, rows: &'q Rows<'_>) -> SqliteQuery<'q> {
-    let query = bind_padded(query, &rows.tail_inputs, 5, bind_tail_input);
-    bind_padded(query, &rows.tail_events, 8, bind_tail_event)
+    let query = bind_padded(query, &rows.tail_inputs, INPUT_TAIL_COLUMNS, bind_tail_input);
+    bind_padded(query, &rows.tail_events, EVENT_TAIL_COLUMNS, bind_tail_event)
 }
 
 /// Whether a group only puts moves in the tail (its games' rows unchanged,
@@ -348,51 +348,57 @@ fn padded(n: usize) -> usize {
     if n == 0 { 0 } else { n.next_power_of_two() }
 }
 
-/// Inserts rows with multi-row `INSERT`s of `columns` parameters per row
-/// (see [`insert_sql`]), each statement ending with `suffix` (an `ON
-/// CONFLICT` clause, or nothing).
+/// Inserts rows into `into` (a table and its columns) with multi-row
+/// `INSERT`s (see [`insert_sql`]), each statement ending with `suffix` (an
+/// `ON CONFLICT` clause, or nothing).
 async fn sqlite_insert<'r, T>(
     tx: &mut sqlx::SqliteConnection,
     into: &str,
-    columns: usize,
     suffix: &str,
     rows: &'r [T],
     bind: impl for<'q> Fn(SqliteQuery<'q>, &'q T) -> SqliteQuery<'q>,
 ) -> Result<(), sqlx::Error> {
     for chunk in rows.chunks(CHUNK) {
-        let mut sql = insert_sql(into, columns, padded(chunk.len()));
+        let mut sql = insert_sql(into, padded(chunk.len()));
         sql.push_str(suffix);
-        bind_padded(sqlx::query(&sql), chunk, columns, &bind).execute(&mut *tx).await?;
+        bind_padded(sqlx::query(&sql), chunk, into, &bind).execute(&mut *tx).await?;
     }
     Ok(())
 }
 
-/// Binds `rows` (at most [`CHUNK`]), `columns` parameters a row, and NULLs
-/// for the padding [`padded`] adds.
+/// Binds `rows` (at most [`CHUNK`]) for a statement into `into`, and NULLs
+/// for the padding [`padded`] adds, a parameter for each of `into`'s
+/// columns.
 fn bind_padded<'q, T>(
     mut query: SqliteQuery<'q>,
     rows: &'q [T],
-    columns: usize,
+    into: &str,
     bind: impl Fn(SqliteQuery<'q>, &'q T) -> SqliteQuery<'q>,
 ) -> SqliteQuery<'q> {
     for row in rows {
         query = bind(query, row);
     }
-    for _ in 0..(padded(rows.len()) - rows.len()) * columns {
+    for _ in 0..(padded(rows.len()) - rows.len()) * columns_of(into) {
         query = query.bind(None::<i64>);
     }
     query
 }
 
+/// The number of columns `into` lists (`table (a, b, ..)`): a statement's
+/// parameters a row, read from the list itself so that they cannot differ.
+fn columns_of(into: &str) -> usize {
+    into.split(',').count()
+}
+
 /// `INSERT INTO {into} SELECT * FROM (VALUES (?, ..), (..)) WHERE column1
-/// IS NOT NULL` for `rows` rows: a padding row (all NULL) is not written
+/// IS NOT NULL` for `rows` rows, a parameter for each of `into`'s columns: a padding row (all NULL) is not written
 /// (the first column is never NULL in a real row). Anonymous parameters,
 /// not `$N`: sqlx asks SQLite each numbered parameter's name, which SQLite
 /// finds by a linear search, so binding `$N` parameters costs the square of
 /// their number (docs/performance.md, "SQLite's writer"). (The `WHERE` also
 /// lets SQLite read an upsert after the `SELECT`.)
-fn insert_sql(into: &str, columns: usize, rows: usize) -> String {
-    let row = format!("({})", vec!["?"; columns].join(", "));
+fn insert_sql(into: &str, rows: usize) -> String {
+    let row = format!("({})", vec!["?"; columns_of(into)].join(", "));
     format!("INSERT INTO {into} SELECT * FROM (VALUES {}) WHERE column1 IS NOT NULL", vec![row; rows].join(", "))
 }
 
@@ -444,9 +450,17 @@ mod tests {
     #[test]
     fn multi_row_inserts_leave_out_their_padding() {
         assert_eq!(
-            super::insert_sql("t (a, b)", 2, 2),
+            super::insert_sql("t (a, b)", 2),
             "INSERT INTO t (a, b) SELECT * FROM (VALUES (?, ?), (?, ?)) WHERE column1 IS NOT NULL"
         );
+    }
+
+    #[test]
+    fn each_table_has_as_many_parameters_a_row_as_columns() {
+        use super::{EVENT_COLUMNS, EVENT_TAIL_COLUMNS, GAME_COLUMNS, INPUT_COLUMNS, INPUT_TAIL_COLUMNS, columns_of};
+        let counts =
+            [GAME_COLUMNS, INPUT_COLUMNS, EVENT_COLUMNS, INPUT_TAIL_COLUMNS, EVENT_TAIL_COLUMNS].map(columns_of);
+        assert_eq!(counts, [14, 4, 7, 5, 8]);
     }
 
     #[test]
