@@ -117,6 +117,11 @@ enum Commands {
         #[arg(short = 'o', long)]
         output: Option<PathBuf>,
     },
+    /// Cluster mode: the key that seals every message between nodes on NATS.
+    ClusterKey {
+        #[command(subcommand)]
+        command: ClusterKeyCommand,
+    },
     /// Manage accounts from the command line (the first admin).
     Admin {
         #[command(subcommand)]
@@ -141,6 +146,18 @@ enum ExportFormat {
     GameFile,
     /// An mj-server game log.
     MjServer,
+}
+
+#[derive(Subcommand)]
+enum ClusterKeyCommand {
+    /// Make a new key: every node seals with it 30 seconds from now (each has
+    /// read it by then) and accepts the old one for a minute after. Run it
+    /// after a leak, or on a schedule.
+    Rotate {
+        /// The cluster's database (as `serve --database`).
+        #[arg(long, env = "DATABASE_URL")]
+        database: String,
+    },
 }
 
 #[derive(Subcommand)]
@@ -189,6 +206,7 @@ fn main() -> ExitCode {
             export(&database, &game_id, output.as_deref(), format)
         }
         Commands::Import { database, file } => import(&database, &file),
+        Commands::ClusterKey { command: ClusterKeyCommand::Rotate { database } } => rotate_cluster_key(&database),
         Commands::Admin { command: AdminCommand::CreateUser { database, name, role } } => {
             create_user(&database, &name, &role)
         }
@@ -458,6 +476,31 @@ fn create_user(database: &str, name: &str, role: &str) -> ExitCode {
     })
 }
 
+/// `cluster-key rotate`: the cluster's next key.
+fn rotate_cluster_key(database: &str) -> ExitCode {
+    block_on(async {
+        let store = match open_store(database).await {
+            Ok(s) => s,
+            Err(code) => return code,
+        };
+        let rotated = mahjong::cluster::rotate_key(&store).await;
+        store.close().await;
+        match rotated {
+            Ok(id) => {
+                println!(
+                    "cluster key {id} made: the nodes seal with it in {} s",
+                    mahjong::cluster::KEY_ANNOUNCED.as_secs()
+                );
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("cannot make a new cluster key: {e}");
+                ExitCode::FAILURE
+            }
+        }
+    })
+}
+
 /// `export`: a stored game as a game file or an mj-server log.
 fn export(database: &str, game_id: &str, output: Option<&std::path::Path>, format: ExportFormat) -> ExitCode {
     block_on(async {
@@ -565,7 +608,7 @@ fn cluster_config(
     args: &mahjong::server::ServeArgs,
     listener: &tokio::net::TcpListener,
 ) -> Result<Option<mahjong::cluster::ClusterConfig>, String> {
-    let Some(nats) = &args.nats else { return Ok(None) };
+    let Some(nats) = args.nats_access()? else { return Ok(None) };
     let database = args.database.trim();
     if !(database.starts_with("postgres://") || database.starts_with("postgresql://")) {
         return Err(mahjong::server::CLUSTER_NEEDS_POSTGRES.to_string());
@@ -577,7 +620,7 @@ fn cluster_config(
         format!("{}:{port}", host.ok().filter(|h| !h.is_empty()).unwrap_or_else(|| "localhost".into()))
     });
     let name = mahjong::text::node_name(&name).map_err(|e| format!("--node-name: {e}"))?;
-    let mut config = mahjong::cluster::ClusterConfig::new(nats.clone(), name, address);
+    let mut config = mahjong::cluster::ClusterConfig::new(nats, name, address);
     config.lease = std::time::Duration::from_secs(args.lease_seconds);
     config.heartbeat = config.lease / 5;
     Ok(Some(config))

@@ -14,7 +14,9 @@ use std::sync::Arc;
 
 use futures_util::StreamExt;
 use mahjong::auth::{AccountSettings, Accounts, Role};
+use mahjong::cluster::bus::Bus;
 use mahjong::cluster::relay;
+use mahjong::cluster::seal::{ClusterKey, Seal};
 use mahjong::limits::Permit;
 use mahjong::protocol::ws::ServerMessage;
 use mahjong::table::{Asker, Connection, Lobby, RobotSeat, TableCommand, TableSettings, TableSetup};
@@ -25,11 +27,11 @@ use crate::common::app::Api;
 use crate::common::db::TestDb;
 use crate::common::process::{ServerProcess, listener};
 
-const NATS: &str = "nats://127.0.0.1:4222";
+pub(crate) const NATS: &str = "nats://127.0.0.1:4222";
 const UP: Duration = Duration::from_secs(60);
 
 /// Fails at once, saying what to install, when no NATS listens.
-fn nats_is_there() {
+pub(crate) fn nats_is_there() {
     if std::net::TcpStream::connect_timeout(&"127.0.0.1:4222".parse().unwrap(), Duration::from_secs(2)).is_err() {
         panic!(
             "the cluster tests need a NATS server on 127.0.0.1:4222: install nats-server (Debian: apt install \
@@ -39,25 +41,25 @@ fn nats_is_there() {
 }
 
 /// A node: its socket (kept across restarts) and its process.
-struct Node {
-    name: String,
+pub(crate) struct Node {
+    pub(crate) name: String,
     /// `--nats`.
     nats: String,
     /// `--pause` (deciseconds between robots' moves).
     pause: String,
     listener: TcpListener,
-    addr: SocketAddr,
-    process: Option<ServerProcess>,
+    pub(crate) addr: SocketAddr,
+    pub(crate) process: Option<ServerProcess>,
 }
 
 impl Node {
     /// A node on the machine's NATS whose robots wait `pause` deciseconds between moves.
-    async fn start(name: &str, database: &str, pause: u32, flags: &[&str]) -> Node {
+    pub(crate) async fn start(name: &str, database: &str, pause: u32, flags: &[&str]) -> Node {
         Node::start_on(NATS, name, database, pause, flags).await
     }
 
     /// A node on the NATS at `nats`.
-    async fn start_on(nats: &str, name: &str, database: &str, pause: u32, flags: &[&str]) -> Node {
+    pub(crate) async fn start_on(nats: &str, name: &str, database: &str, pause: u32, flags: &[&str]) -> Node {
         let listener = listener();
         let addr = listener.local_addr().unwrap();
         let (name, nats, pause) = (name.into(), nats.into(), pause.to_string());
@@ -76,24 +78,24 @@ impl Node {
     }
 
     /// Starts the node's process (again) and waits until it is a member.
-    async fn restart(&mut self, database: &str, flags: &[&str]) {
+    pub(crate) async fn restart(&mut self, database: &str, flags: &[&str]) {
         let mut all = vec!["--nats", &self.nats, "--node-name", &self.name, "--pause", &self.pause];
         all.extend_from_slice(flags);
         self.process = Some(ServerProcess::start_with(&self.listener, database, 7, UP, &all).await);
         wait_for(UP, "the node to be ready", || self.is_ready()).await;
     }
 
-    fn api(&self) -> Api {
+    pub(crate) fn api(&self) -> Api {
         Api::at(self.addr)
     }
 
     /// Whether `/readyz` answers 200 (a member of the cluster).
-    async fn is_ready(&self) -> bool {
+    pub(crate) async fn is_ready(&self) -> bool {
         http(self.addr, "GET", "/readyz", None, None).await.is_ok_and(|a| a.status == 200)
     }
 
     /// Waits until this node shows `table` past sequence number `seq`.
-    async fn wait_seq(&self, table: &str, seq: u64, within: Duration, what: &str) {
+    pub(crate) async fn wait_seq(&self, table: &str, seq: u64, within: Duration, what: &str) {
         wait_for(within, what, || async {
             let a = self.api().request("GET", &format!("/api/v1/tables/{table}"), None, None).await;
             a.status == 200 && a.body["seq"].as_u64().is_some_and(|s| s > seq)
@@ -106,7 +108,7 @@ impl Node {
     }
 }
 
-async fn wait_for<F, Fut>(within: Duration, what: &str, mut check: F)
+pub(crate) async fn wait_for<F, Fut>(within: Duration, what: &str, mut check: F)
 where
     F: FnMut() -> Fut,
     Fut: std::future::Future<Output = bool>,
@@ -131,7 +133,7 @@ async fn playing_robot_table(api: Api, name: &str) -> String {
 }
 
 /// A tile of someone's concealed hand that an event shows, with its owner.
-fn concealed_tile_owner(event: &Value) -> Option<i64> {
+pub(crate) fn concealed_tile_owner(event: &Value) -> Option<i64> {
     let shows_tile = !event["tile"].is_null();
     match event["type"].as_str()? {
         "drew" | "tile_passed" if shows_tile => event["player"].as_i64(),
@@ -144,7 +146,7 @@ fn concealed_tile_owner(event: &Value) -> Option<i64> {
 /// lets it in), reconnecting with `since` whenever the socket closes, until
 /// it has seen `until` or the game is over. Every event seen, by sequence
 /// number; a number seen twice must carry the same text.
-async fn follow(addrs: Vec<SocketAddr>, table: String, until: u64) -> BTreeMap<u64, String> {
+pub(crate) async fn follow(addrs: Vec<SocketAddr>, table: String, until: u64) -> BTreeMap<u64, String> {
     let mut seen: BTreeMap<u64, String> = BTreeMap::new();
     let mut last: Option<u64> = None;
     let deadline = Instant::now() + Duration::from_secs(180);
@@ -175,13 +177,13 @@ async fn follow(addrs: Vec<SocketAddr>, table: String, until: u64) -> BTreeMap<u
 }
 
 /// A stream [`follow`] saw went on to `until`, or to the end of its game.
-fn followed_to(seen: &BTreeMap<u64, String>, until: u64) {
+pub(crate) fn followed_to(seen: &BTreeMap<u64, String>, until: u64) {
     let last = *seen.keys().last().expect("events");
     assert!(last >= until || seen.values().any(|t| t.contains("game_over")), "the stream stopped at {last}");
 }
 
 /// An admin's token on the cluster's database, logged in through `api`.
-async fn admin(database: &str, api: Api) -> String {
+pub(crate) async fn admin(database: &str, api: Api) -> String {
     let store = mahjong::store::Store::open(database).await.unwrap();
     let accounts = Accounts::new(store.clone(), AccountSettings::default()).unwrap();
     accounts.create("root", "correct horse battery", Role::Admin).await.unwrap();
@@ -190,7 +192,7 @@ async fn admin(database: &str, api: Api) -> String {
 }
 
 /// The value of a metric without labels in `/metrics`.
-async fn metric(addr: SocketAddr, name: &str) -> f64 {
+pub(crate) async fn metric(addr: SocketAddr, name: &str) -> f64 {
     let a = http(addr, "GET", "/metrics", None, None).await.unwrap();
     let text = a.body.as_str().unwrap_or_default().to_string();
     text.lines()
@@ -428,14 +430,20 @@ async fn a_rolling_restart_loses_nothing() {
 
 /// A NATS server of the test's own on a free port (the machine's is not the
 /// test's to restart), killed when dropped.
-struct OwnNats {
+pub(crate) struct OwnNats {
     child: std::process::Child,
 }
 
 impl OwnNats {
-    fn start(port: u16) -> OwnNats {
+    pub(crate) fn start(port: u16) -> OwnNats {
+        OwnNats::start_with(port, &[])
+    }
+
+    /// A NATS server on `port` with more flags (its authentication, say).
+    pub(crate) fn start_with(port: u16, flags: &[&str]) -> OwnNats {
         let child = std::process::Command::new("nats-server")
             .args(["-a", "127.0.0.1", "-p", &port.to_string()])
+            .args(flags)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
             .spawn()
@@ -502,13 +510,16 @@ async fn until_game_over(connection: &mut Connection) -> Vec<Arc<str>> {
 async fn a_relayed_stream_that_misses_a_message_is_filled_from_the_log() {
     nats_is_there();
     let nats = async_nats::connect(NATS).await.unwrap();
+    // Both sides hold the same cluster key, as two nodes do.
+    let key = ClusterKey { id: 1, secret: [7; 32], active_in_ms: -1 };
+    let bus = Bus::new(nats.clone(), Arc::new(Seal::new(std::slice::from_ref(&key))));
     let tag = uuid::Uuid::new_v4().simple().to_string();
     let (owner_id, me) = (format!("owner{tag}"), format!("socket{tag}"));
     // The owner's side: a lobby with one table of robots, answering on its subject.
     let store = mahjong::store::Store::open("sqlite::memory:").await.unwrap();
     let lobby = Arc::new(Lobby::new(store.clone(), Default::default()));
-    let owner = relay::Owner::new(nats.clone(), lobby.clone());
-    tokio::spawn(owner.serve(nats.subscribe(relay::node_subject(&owner_id)).await.unwrap()));
+    let owner = relay::Owner::new(bus.clone(), lobby.clone());
+    tokio::spawn(owner.serve(bus.subscribe(relay::node_subject(&owner_id)).await.unwrap()));
     let options = mahjong::rules::presets::preset(mahjong::rules::presets::DEFAULT_PRESET).unwrap();
     let mut settings = TableSettings::new("relayed", options, 11);
     settings.options.num_rounds = 1;
@@ -525,7 +536,7 @@ async fn a_relayed_stream_that_misses_a_message_is_filled_from_the_log() {
     // A spectator at the table itself, and one through a stand-in (another node's, as it were).
     let mut direct = connect(table.clone()).await;
     let mut frames = nats.subscribe(format!("mj.relay.{me}.>")).await.unwrap();
-    let remote = relay::Remote::start(nats.clone(), table.id.clone(), owner_id, me, 1024, Default::default());
+    let remote = relay::Remote::start(bus.clone(), table.id.clone(), owner_id, me, 1024, Default::default());
     let mut relayed = connect(remote.handle.clone()).await;
     let subject = tokio::time::timeout(Duration::from_secs(10), frames.next()).await.unwrap().unwrap().subject;
     table
@@ -539,7 +550,7 @@ async fn a_relayed_stream_that_misses_a_message_is_filled_from_the_log() {
     while through.len() < 40 {
         through.push(relayed.outbound.recv().await.unwrap());
     }
-    nats.publish(subject, "1000000 m{}".into()).await.unwrap();
+    bus.publish(subject.to_string(), b"1000000 m{}").await.unwrap();
     through.extend(until_game_over(&mut relayed).await);
     let seen = until_game_over(&mut direct).await;
     assert!(seen.len() > 100, "{} messages", seen.len());

@@ -13,6 +13,7 @@ mod classic_protocol;
 mod classic_server;
 mod client_state;
 mod cluster;
+mod cluster_trust;
 mod conformance;
 mod deployment;
 mod engine_scenarios;

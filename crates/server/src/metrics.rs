@@ -66,10 +66,15 @@ pub const CLUSTER_NATS_MESSAGES: &str = "mahjong_cluster_nats_messages_total";
 pub const CLUSTER_GAPS_FILLED: &str = "mahjong_cluster_gaps_filled_total";
 /// Cluster mode: 1 while this node holds a live lease, 0 otherwise: a gauge.
 pub const CLUSTER_MEMBER: &str = "mahjong_cluster_member";
+/// Cluster mode: NATS messages refused (not sealed by a node of the
+/// cluster, or replayed), by `why` ([`REFUSED_WHY`]): a counter.
+pub const CLUSTER_REFUSED: &str = "mahjong_cluster_refused_messages_total";
+/// Cluster mode: 1 while this node is connected to NATS: a gauge.
+pub const CLUSTER_NATS_CONNECTED: &str = "mahjong_cluster_nats_connected";
 
 /// Every metric of the server's own (the process's, `process_*`, come from
 /// `metrics-process`).
-pub const ALL: [&str; 22] = [
+pub const ALL: [&str; 24] = [
     TABLES,
     WEBSOCKETS,
     EVENTS_SENT,
@@ -92,7 +97,12 @@ pub const ALL: [&str; 22] = [
     CLUSTER_NATS_MESSAGES,
     CLUSTER_GAPS_FILLED,
     CLUSTER_MEMBER,
+    CLUSTER_REFUSED,
+    CLUSTER_NATS_CONNECTED,
 ];
+
+/// The values of [`CLUSTER_REFUSED`]'s `why` label (`cluster::seal::Refused`).
+pub const REFUSED_WHY: [&str; 5] = ["unsealed", "unknown_key", "forged", "stale", "replayed"];
 
 /// The values of [`TABLES`]' `state` label (`TableState::as_str`).
 pub const TABLE_STATES: [&str; 3] = ["open", "playing", "over"];
@@ -198,6 +208,11 @@ fn describe() {
         "Cluster mode: relayed streams that missed a message, resumed from the store"
     );
     describe_gauge!(CLUSTER_MEMBER, "Cluster mode: 1 while this node holds a live lease");
+    describe_counter!(
+        CLUSTER_REFUSED,
+        "Cluster mode: NATS messages refused (not sealed by a node, or replayed), by why"
+    );
+    describe_gauge!(CLUSTER_NATS_CONNECTED, "Cluster mode: 1 while this node is connected to NATS");
     for state in TABLE_STATES {
         gauge!(TABLES, "state" => state).increment(0.0);
     }
@@ -222,7 +237,10 @@ fn describe() {
     for direction in ["in", "out"] {
         counter!(CLUSTER_NATS_MESSAGES, "direction" => direction).increment(0);
     }
-    for name in [CLUSTER_OWNED_TABLES, CLUSTER_MEMBER] {
+    for why in REFUSED_WHY {
+        counter!(CLUSTER_REFUSED, "why" => why).increment(0);
+    }
+    for name in [CLUSTER_OWNED_TABLES, CLUSTER_MEMBER, CLUSTER_NATS_CONNECTED] {
         gauge!(name).increment(0.0);
     }
 }
@@ -349,6 +367,16 @@ pub fn cluster_lost(n: usize) {
 /// A NATS message went `out` (or came in).
 pub fn nats_message(out: bool) {
     counter!(CLUSTER_NATS_MESSAGES, "direction" => if out { "out" } else { "in" }).increment(1);
+}
+
+/// A NATS message was refused, for `why` (one of [`REFUSED_WHY`]).
+pub fn cluster_refused(why: &'static str) {
+    counter!(CLUSTER_REFUSED, "why" => why).increment(1);
+}
+
+/// Whether this node is connected to NATS.
+pub fn nats_connected(connected: bool) {
+    gauge!(CLUSTER_NATS_CONNECTED).set(if connected { 1.0 } else { 0.0 });
 }
 
 /// A relayed stream missed a message and was filled from the store.

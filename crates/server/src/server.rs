@@ -81,9 +81,36 @@ pub struct ServeArgs {
     #[arg(long, env = "MAHJONG_LISTEN", default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
     /// Cluster mode: join every node on the same Postgres database and this
-    /// NATS server (`nats://127.0.0.1:4222`). Needs `--database postgres://...`.
-    #[arg(long, env = "MAHJONG_NATS")]
+    /// NATS server (`nats://127.0.0.1:4222`; `tls://` for TLS; several
+    /// comma-separated). Needs `--database postgres://...`. Credentials may
+    /// be in the URL (`nats://USER:PASSWORD@HOST:PORT`, `nats://TOKEN@HOST:PORT`),
+    /// but the variables below keep them out of the process list.
+    #[arg(long, env = "MAHJONG_NATS", hide_env_values = true)]
     pub nats: Option<String>,
+    /// Cluster mode: the NATS user (with `--nats-password`).
+    #[arg(long, env = "MAHJONG_NATS_USER", requires = "nats")]
+    pub nats_user: Option<String>,
+    /// Cluster mode: the NATS user's password (better given as MAHJONG_NATS_PASSWORD).
+    #[arg(long, env = "MAHJONG_NATS_PASSWORD", hide_env_values = true, requires = "nats")]
+    pub nats_password: Option<String>,
+    /// Cluster mode: a NATS token (better given as MAHJONG_NATS_TOKEN).
+    #[arg(long, env = "MAHJONG_NATS_TOKEN", hide_env_values = true, requires = "nats")]
+    pub nats_token: Option<String>,
+    /// Cluster mode: a file holding the node's NATS nkey seed (`SU...`).
+    #[arg(long, env = "MAHJONG_NATS_NKEY", requires = "nats")]
+    pub nats_nkey: Option<PathBuf>,
+    /// Cluster mode: a NATS credentials file (a user JWT and its seed).
+    #[arg(long, env = "MAHJONG_NATS_CREDS", requires = "nats")]
+    pub nats_creds: Option<PathBuf>,
+    /// Cluster mode: the CA that signed the NATS servers' certificates (TLS required).
+    #[arg(long, env = "MAHJONG_NATS_CA", requires = "nats")]
+    pub nats_ca: Option<PathBuf>,
+    /// Cluster mode: a client certificate for NATS (with `--nats-key`).
+    #[arg(long, env = "MAHJONG_NATS_CERT", requires = "nats")]
+    pub nats_cert: Option<PathBuf>,
+    /// Cluster mode: the client certificate's key.
+    #[arg(long, env = "MAHJONG_NATS_KEY", requires = "nats")]
+    pub nats_key: Option<PathBuf>,
     /// Cluster mode: this node's name (default: the host's name and the port).
     #[arg(long, env = "MAHJONG_NODE_NAME", requires = "nats")]
     pub node_name: Option<String>,
@@ -314,12 +341,36 @@ fn parse_penalties(text: &str) -> Result<Penalties, ConfigError> {
 }
 
 impl ServeArgs {
+    /// How to reach NATS (`--nats` and its companions), if in cluster mode.
+    pub fn nats_access(&self) -> Result<Option<crate::cluster::access::NatsAccess>, String> {
+        let Some(urls) = &self.nats else { return Ok(None) };
+        let flags = crate::cluster::access::NatsFlags {
+            user: self.nats_user.clone(),
+            password: self.nats_password.clone(),
+            token: self.nats_token.clone(),
+            nkey_file: self.nats_nkey.clone(),
+            creds_file: self.nats_creds.clone(),
+            ca: self.nats_ca.clone(),
+            cert: self.nats_cert.clone(),
+            key: self.nats_key.clone(),
+        };
+        crate::cluster::access::NatsAccess::new(urls, flags).map(Some)
+    }
+
     /// The flags' defaults, as a bare `mahjong-server` uses them.
     pub fn defaults() -> ServeArgs {
         ServeArgs {
             listen: SocketAddr::from(([127, 0, 0, 1], 8080)),
             database: crate::store::DEFAULT_DATABASE.to_string(),
             nats: None,
+            nats_user: None,
+            nats_password: None,
+            nats_token: None,
+            nats_nkey: None,
+            nats_creds: None,
+            nats_ca: None,
+            nats_cert: None,
+            nats_key: None,
             node_name: None,
             lease_seconds: 5,
             timeout: None,

@@ -18,19 +18,27 @@
 //!   `mj.<cluster id>.lobby` with its own.
 //!
 //! Nothing of a game is kept in NATS: it only carries commands and the
-//! messages of streams already stored.
+//! messages of streams already stored. Nothing heard there is trusted
+//! either: every message is sealed with a key only the nodes hold
+//! ([`seal`], through [`bus::Bus`]), and the node reaches NATS with its own
+//! credentials and TLS ([`access`]).
 
+pub mod access;
+pub mod bus;
 pub mod relay;
+pub mod seal;
 
 use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use futures_util::StreamExt;
 use futures_util::future::BoxFuture;
 use tokio::sync::{Notify, watch};
 
+use self::access::NatsAccess;
+use self::bus::{Bus, Heard};
+use self::seal::Seal;
 use crate::protocol::ws::TableInfo;
 use crate::store::cluster::NodeRow;
 use crate::store::{Store, StoreError};
@@ -61,6 +69,24 @@ impl Shared {
     }
 }
 
+/// How long a new cluster key is announced before nodes seal with it: more
+/// than the longest heartbeat (a fifth of the longest lease, 24 s), so that
+/// every live node has read it first.
+pub const KEY_ANNOUNCED: Duration = Duration::from_secs(30);
+
+/// Keys replaced this long ago are forgotten at the next rotation.
+const KEY_FORGOTTEN_AFTER: Duration = Duration::from_secs(3600);
+
+/// Makes the cluster's next key (`mahjong-server cluster-key rotate`); its number.
+pub async fn rotate_key(store: &Store) -> Result<u32, String> {
+    if store.backend() != crate::store::Backend::Postgres {
+        return Err("cluster keys live in a cluster's Postgres database (--database postgres://...)".into());
+    }
+    // The first key too, if no node has made it yet.
+    store.cluster_keys(&seal::new_secret()).await.map_err(|e| e.to_string())?;
+    store.rotate_cluster_key(&seal::new_secret(), KEY_ANNOUNCED, KEY_FORGOTTEN_AFTER).await.map_err(|e| e.to_string())
+}
+
 /// How long a listing waits for the other nodes' answers.
 const LIST_WITHIN: Duration = Duration::from_millis(500);
 
@@ -71,8 +97,8 @@ const FORGET_DEAD_AFTER: Duration = Duration::from_secs(60);
 /// How a node joins the cluster.
 #[derive(Clone, Debug)]
 pub struct ClusterConfig {
-    /// The NATS server (`--nats`).
-    pub nats_url: String,
+    /// The NATS servers and how to get in (`--nats` and its companions).
+    pub nats: NatsAccess,
     /// The node's name (`--node-name`).
     pub node_name: String,
     /// Where this node's HTTP listener is, as it sees it.
@@ -90,9 +116,9 @@ pub struct ClusterConfig {
 impl ClusterConfig {
     /// The default lease (5 s) and heartbeat (1 s): a dead node's tables are
     /// playing again elsewhere within about 7 s (docs/architecture.md).
-    pub fn new(nats_url: String, node_name: String, address: String) -> ClusterConfig {
+    pub fn new(nats: NatsAccess, node_name: String, address: String) -> ClusterConfig {
         ClusterConfig {
-            nats_url,
+            nats,
             node_name,
             address,
             lease: Duration::from_secs(5),
@@ -106,10 +132,10 @@ impl ClusterConfig {
 #[derive(Debug, thiserror::Error)]
 pub enum JoinError {
     /// NATS could not be reached.
-    #[error("cannot connect to NATS at {url}: {why}")]
+    #[error("cannot connect to NATS at {servers}: {why}")]
     Nats {
-        /// `--nats`.
-        url: String,
+        /// `--nats`, without its secrets.
+        servers: String,
         /// Why.
         why: String,
     },
@@ -123,7 +149,7 @@ pub enum JoinError {
 pub struct Cluster {
     node_id: String,
     config: ClusterConfig,
-    nats: async_nats::Client,
+    bus: Bus,
     store: Store,
     lobby: Arc<Lobby>,
     owner: Arc<relay::Owner>,
@@ -150,31 +176,41 @@ impl Cluster {
     /// answers the other nodes until `shutdown`.
     pub async fn join(config: ClusterConfig, store: Store, lobby: Arc<Lobby>) -> Result<Arc<Cluster>, JoinError> {
         let node_id = uuid::Uuid::new_v4().simple().to_string();
-        let nats = async_nats::ConnectOptions::new()
-            .name(format!("mahjong-server {}", config.node_name))
-            .connection_timeout(Duration::from_secs(5))
-            .request_timeout(Some(relay::ANSWER_WITHIN))
-            .connect(config.nats_url.as_str())
+        let servers = config.nats.shown();
+        let unreachable = |why: String| JoinError::Nats { servers: servers.clone(), why };
+        let addresses = config.nats.addresses().map_err(unreachable)?;
+        let nats = config
+            .nats
+            .options()
             .await
-            .map_err(|e| JoinError::Nats { url: config.nats_url.clone(), why: e.to_string() })?;
-        let node_subject = relay::node_subject(&node_id);
+            .map_err(unreachable)?
+            .name(format!("mahjong-server {}", config.node_name))
+            .request_timeout(Some(relay::ANSWER_WITHIN))
+            .connect(addresses)
+            .await
+            .map_err(|e| unreachable(e.to_string()))?;
+        // The cluster's keys (the first node makes one): nothing is said on
+        // NATS, or heard, without them.
+        let keys = store.cluster_keys(&seal::new_secret()).await?;
+        let bus = Bus::new(nats, Arc::new(Seal::new(&keys)));
         let subscribe = |subject: String| {
-            let nats = nats.clone();
-            let url = config.nats_url.clone();
-            async move { nats.subscribe(subject).await.map_err(|e| JoinError::Nats { url, why: e.to_string() }) }
+            let bus = bus.clone();
+            let unreachable = &unreachable;
+            async move { bus.subscribe(subject).await.map_err(|e| unreachable(e.to_string())) }
         };
         let shared = Shared::of(&store.cluster_id().await?);
-        let commands = subscribe(node_subject).await?;
+        let commands = subscribe(relay::node_subject(&node_id)).await?;
         let listings = subscribe(shared.lobby.clone()).await?;
         let orphans = subscribe(shared.orphans.clone()).await?;
         let revoked = subscribe(shared.revoked.clone()).await?;
         store.join_cluster(&node_id, &config.node_name, &config.address, config.lease).await?;
         crate::metrics::cluster_member(true);
-        let owner = relay::Owner::new(nats.clone(), lobby.clone());
+        crate::metrics::nats_connected(true);
+        let owner = relay::Owner::new(bus.clone(), lobby.clone());
         let cluster = Arc::new(Cluster {
             node_id,
             config,
-            nats,
+            bus,
             store,
             lobby: lobby.clone(),
             owner: owner.clone(),
@@ -188,7 +224,13 @@ impl Cluster {
             shared,
         });
         lobby.join(cluster.clone());
-        tracing::info!(node = %cluster.config.node_name, id = %cluster.node_id, "joined the cluster");
+        tracing::info!(
+            node = %cluster.config.node_name,
+            id = %cluster.node_id,
+            nats = %servers,
+            key = ?cluster.bus.seal().sealing_key(),
+            "joined the cluster"
+        );
         cluster.spawn(owner.serve(commands));
         cluster.spawn(cluster.clone().answer_listings(listings));
         cluster.spawn(cluster.clone().hear_orphans(orphans));
@@ -220,6 +262,12 @@ impl Cluster {
         *self.member.borrow() && !self.leaving.load(Ordering::SeqCst)
     }
 
+    /// Whether this node is connected to NATS now (`/readyz`): without it
+    /// the other nodes' tables cannot be reached from here.
+    pub fn nats_connected(&self) -> bool {
+        self.bus.connected()
+    }
+
     /// Every node with a lease row (`GET /api/v1/cluster`).
     pub async fn nodes(&self) -> Result<Vec<NodeRow>, StoreError> {
         self.store.nodes().await
@@ -238,6 +286,7 @@ impl Cluster {
             if self.leaving.load(Ordering::SeqCst) {
                 return;
             }
+            crate::metrics::nats_connected(self.bus.connected());
             let tables = self.store.fences().len() as i64;
             let sockets = crate::metrics::SocketCount::now();
             match self.store.renew_lease(&self.node_id, self.config.lease, tables, sockets).await {
@@ -268,6 +317,11 @@ impl Cluster {
             }
             if let Err(e) = self.check_ownership().await {
                 tracing::warn!("cannot check this node's tables: {e}");
+            }
+            // A rotated key is announced before it is used: every node reads it in time.
+            match self.store.read_cluster_keys().await {
+                Ok(keys) => self.bus.seal().use_keys(&keys),
+                Err(e) => tracing::warn!("cannot read the cluster's keys: {e}"),
             }
             match self.store.nodes().await {
                 Ok(nodes) => {
@@ -321,7 +375,7 @@ impl Cluster {
         let c = &self.config;
         self.store.join_cluster(&self.node_id, &c.node_name, &c.address, c.lease).await?;
         self.set_member(true);
-        let _ = self.nats.publish(self.shared.orphans.clone(), Vec::new().into()).await;
+        let _ = self.bus.publish(self.shared.orphans.clone(), b"").await;
         Ok(())
     }
 
@@ -401,9 +455,8 @@ impl Cluster {
         Ok(())
     }
 
-    async fn hear_orphans(self: Arc<Self>, mut orphans: async_nats::Subscriber) {
+    async fn hear_orphans(self: Arc<Self>, mut orphans: Heard) {
         while orphans.next().await.is_some() {
-            crate::metrics::nats_message(false);
             self.orphans.notify_one();
         }
     }
@@ -414,15 +467,13 @@ impl Cluster {
     /// with them end at their tables too.
     pub async fn revoked(&self, revoked: &crate::store::Revoked) {
         let payload = serde_json::to_vec(&(&self.node_id, revoked)).unwrap_or_default();
-        crate::metrics::nats_message(true);
-        if let Err(e) = self.nats.publish(self.shared.revoked.clone(), payload.into()).await {
+        if let Err(e) = self.bus.publish(self.shared.revoked.clone(), &payload).await {
             tracing::warn!("cannot tell the other nodes of ended sessions: {e}");
         }
     }
 
-    async fn hear_revoked(self: Arc<Self>, mut news: async_nats::Subscriber) {
+    async fn hear_revoked(self: Arc<Self>, mut news: Heard) {
         while let Some(message) = news.next().await {
-            crate::metrics::nats_message(false);
             let Ok((from, revoked)) = serde_json::from_slice::<(String, crate::store::Revoked)>(&message.payload)
             else {
                 continue;
@@ -457,7 +508,7 @@ impl Cluster {
 
     async fn place_table(&self, setup: TableSetup) -> Result<Result<TableHandle, OpenError>, TableSetup> {
         let Some(node) = self.least_loaded() else { return Err(setup) };
-        match relay::open_on(&self.nats, &node, &setup).await {
+        match relay::open_on(&self.bus, &node, &setup).await {
             Ok(id) => {
                 let mut remotes = self.remotes.lock().unwrap_or_else(|e| e.into_inner());
                 let mut remote = self.stand_in(&id, node);
@@ -474,7 +525,7 @@ impl Cluster {
 
     fn stand_in(&self, id: &str, owner: String) -> relay::Remote {
         relay::Remote::start(
-            self.nats.clone(),
+            self.bus.clone(),
             id.to_string(),
             owner,
             self.node_id.clone(),
@@ -507,8 +558,8 @@ impl Cluster {
             }
         });
         futures_util::future::join_all(handovers).await;
-        let _ = self.nats.publish(self.shared.orphans.clone(), Vec::new().into()).await;
-        let _ = self.nats.flush().await;
+        let _ = self.bus.publish(self.shared.orphans.clone(), b"").await;
+        self.bus.flush().await;
         if let Err(e) = self.store.forget_node(&self.node_id).await {
             tracing::warn!("cannot remove this node's lease: {e}");
         }
@@ -586,10 +637,9 @@ impl Cluster {
         if others.is_empty() {
             return Vec::new();
         }
-        let inbox = self.nats.new_inbox();
-        let Ok(mut answers) = self.nats.subscribe(inbox.clone()).await else { return Vec::new() };
-        crate::metrics::nats_message(true);
-        if self.nats.publish_with_reply(self.shared.lobby.clone(), inbox, self.node_id.clone().into()).await.is_err() {
+        let inbox = self.bus.new_inbox();
+        let Ok(mut answers) = self.bus.subscribe(inbox.clone()).await else { return Vec::new() };
+        if self.bus.publish_with_reply(self.shared.lobby.clone(), inbox, self.node_id.as_bytes()).await.is_err() {
             return Vec::new();
         }
         let mut tables = Vec::new();
@@ -597,7 +647,6 @@ impl Cluster {
         let deadline = tokio::time::Instant::now() + LIST_WITHIN;
         while heard.len() < others.len() {
             let Ok(Some(answer)) = tokio::time::timeout_at(deadline, answers.next()).await else { break };
-            crate::metrics::nats_message(false);
             match serde_json::from_slice::<(String, Vec<TableInfo>)>(&answer.payload) {
                 Ok((node, listed)) => {
                     if others.contains(&node) && heard.insert(node) {
@@ -612,11 +661,10 @@ impl Cluster {
     }
 
     /// Answers the other nodes' listings with this node's tables.
-    async fn answer_listings(self: Arc<Self>, mut listings: async_nats::Subscriber) {
+    async fn answer_listings(self: Arc<Self>, mut listings: Heard) {
         while let Some(ask) = listings.next().await {
-            crate::metrics::nats_message(false);
             // Our own question: we list ourselves without it.
-            if ask.payload.as_ref() == self.node_id.as_bytes() {
+            if ask.payload == self.node_id.as_bytes() {
                 continue;
             }
             let Some(reply) = ask.reply else { continue };
@@ -624,8 +672,7 @@ impl Cluster {
             tokio::spawn(async move {
                 let tables = cluster.lobby.list_here().await;
                 let payload = serde_json::to_vec(&(&cluster.node_id, tables)).unwrap_or_default();
-                crate::metrics::nats_message(true);
-                let _ = cluster.nats.publish(reply, payload.into()).await;
+                let _ = cluster.bus.publish(reply.to_string(), &payload).await;
             });
         }
     }

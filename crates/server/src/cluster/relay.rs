@@ -24,11 +24,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
 use tokio::sync::{mpsc, oneshot};
 use tokio_util::sync::CancellationToken;
 
+use super::bus::{Bus, Heard};
 use crate::bots::strategy::Strategy;
 use crate::limits::Permit;
 use crate::protocol::ws::{ClientMessage, WsErrorCode};
@@ -91,15 +91,14 @@ pub struct Connected {
 }
 
 /// Asks node `owner` to open a table as `setup` says; its id.
-pub async fn open_on(nats: &async_nats::Client, owner: &str, setup: &TableSetup) -> Result<String, OpenError> {
+pub async fn open_on(bus: &Bus, owner: &str, setup: &TableSetup) -> Result<String, OpenError> {
     let ask =
         Ask::Open { settings: Box::new(setup.settings.clone()), robots: setup.robots.clone(), start: setup.start };
-    crate::metrics::nats_message(true);
     let payload = serde_json::to_vec(&ask).unwrap_or_default();
-    let asked = tokio::time::timeout(ANSWER_WITHIN, nats.request(node_subject(owner), payload.into())).await;
-    let Ok(Ok(message)) = asked else { return Err(OpenError::Table(TableError::Recovering)) };
-    crate::metrics::nats_message(false);
-    let answer: Result<String, TableError> = serde_json::from_slice(&message.payload)
+    let Ok(answer) = bus.request(node_subject(owner), &payload, ANSWER_WITHIN).await else {
+        return Err(OpenError::Table(TableError::Recovering));
+    };
+    let answer: Result<String, TableError> = serde_json::from_slice(&answer)
         .unwrap_or_else(|e| Err(TableError::Invalid(format!("the table's node answered oddly: {e}"))));
     answer.map_err(OpenError::Table)
 }
@@ -167,23 +166,22 @@ struct Relayed {
 /// The owner's side: answers other nodes' commands for its tables.
 #[derive(Debug)]
 pub struct Owner {
-    nats: async_nats::Client,
+    bus: Bus,
     lobby: Arc<Lobby>,
     relays: Mutex<HashMap<String, Relayed>>,
 }
 
 impl Owner {
     /// Serves the commands sent to this node.
-    pub fn new(nats: async_nats::Client, lobby: Arc<Lobby>) -> Arc<Owner> {
-        Arc::new(Owner { nats, lobby, relays: Mutex::default() })
+    pub fn new(bus: Bus, lobby: Arc<Lobby>) -> Arc<Owner> {
+        Arc::new(Owner { bus, lobby, relays: Mutex::default() })
     }
 
     /// Handles the messages of `subscriber` (this node's subject) until it
     /// ends. Moves and disconnections are handled in the order they came;
     /// requests each in a task of its own.
-    pub async fn serve(self: Arc<Self>, mut subscriber: async_nats::Subscriber) {
+    pub async fn serve(self: Arc<Self>, mut subscriber: Heard) {
         while let Some(message) = subscriber.next().await {
-            crate::metrics::nats_message(false);
             let ask: Ask = match serde_json::from_slice(&message.payload) {
                 Ok(ask) => ask,
                 Err(e) => {
@@ -215,8 +213,7 @@ impl Owner {
                     let owner = self.clone();
                     tokio::spawn(async move {
                         let answer = owner.answer(ask).await;
-                        crate::metrics::nats_message(true);
-                        let _ = owner.nats.publish(reply, answer.into()).await;
+                        let _ = owner.bus.publish(reply.to_string(), &answer).await;
                     });
                 }
             }
@@ -314,7 +311,7 @@ impl Owner {
                             relay.clone(),
                             Relayed { table: handle.clone(), connection: connection.id, from, stop: stop.clone() },
                         );
-                        tokio::spawn(pump(self.nats.clone(), relay, connection, handle, stop));
+                        tokio::spawn(pump(self.bus.clone(), relay, connection, handle, stop));
                         json(&Ok(answer))
                     }
                     Err(e) => json::<Connected>(&Err(e)),
@@ -328,13 +325,7 @@ impl Owner {
 
 /// Publishes what the table queues for a relayed connection, numbered, then
 /// why it ended.
-async fn pump(
-    nats: async_nats::Client,
-    relay: String,
-    connection: Connection,
-    table: TableHandle,
-    stop: CancellationToken,
-) {
+async fn pump(bus: Bus, relay: String, connection: Connection, table: TableHandle, stop: CancellationToken) {
     let Connection { mut outbound, farewell, .. } = connection;
     let mut n = 0u64;
     loop {
@@ -343,17 +334,16 @@ async fn pump(
             _ = stop.cancelled() => return,
         };
         n += 1;
-        crate::metrics::nats_message(true);
         match next {
             Some(text) => {
-                if nats.publish(relay.clone(), frame(n, 'm', &text).into()).await.is_err() {
+                if bus.publish(relay.clone(), &frame(n, 'm', &text)).await.is_err() {
                     return;
                 }
             }
             None => {
                 let closed = tokio::time::timeout(Duration::from_millis(200), table.closed()).await.is_ok();
                 let word = farewell_word(farewell.get().copied(), closed);
-                let _ = nats.publish(relay, frame(n, 'e', word).into()).await;
+                let _ = bus.publish(relay, &frame(n, 'e', word)).await;
                 return;
             }
         }
@@ -385,18 +375,11 @@ impl Remote {
     /// this node's id; `queue` the messages a relayed stream may hold for a
     /// slow socket. It ends when `gone` is cancelled, or when the owner says
     /// it does not have the table.
-    pub fn start(
-        nats: async_nats::Client,
-        id: String,
-        owner: String,
-        me: String,
-        queue: usize,
-        unanswering: Unanswering,
-    ) -> Remote {
+    pub fn start(bus: Bus, id: String, owner: String, me: String, queue: usize, unanswering: Unanswering) -> Remote {
         let (handle, commands) = TableHandle::channel(id.clone());
         let gone = CancellationToken::new();
         let stand_in = StandIn {
-            nats,
+            bus,
             table: id,
             subject: node_subject(&owner),
             owner: owner.clone(),
@@ -447,7 +430,7 @@ pub type Unanswering = Arc<Mutex<HashMap<String, std::time::Instant>>>;
 
 #[derive(Clone)]
 struct StandIn {
-    nats: async_nats::Client,
+    bus: Bus,
     table: String,
     subject: String,
     owner: String,
@@ -526,9 +509,8 @@ impl StandIn {
 
     /// Publishes a command that needs no answer.
     async fn tell(&self, ask: &Ask) {
-        crate::metrics::nats_message(true);
         let payload = serde_json::to_vec(ask).unwrap_or_default();
-        let _ = self.nats.publish(self.subject.clone(), payload.into()).await;
+        let _ = self.bus.publish(self.subject.clone(), &payload).await;
     }
 
     /// Asks the owner, in a task of its own, and answers `reply` with the
@@ -546,15 +528,11 @@ impl StandIn {
     /// or no longer has the table, ends the stand-in: the table is moving,
     /// and the next request finds where it went.
     async fn request<T: serde::de::DeserializeOwned>(&self, ask: &Ask) -> Result<T, TableError> {
-        crate::metrics::nats_message(true);
         let payload = serde_json::to_vec(ask).unwrap_or_default();
-        let asked = tokio::time::timeout(ANSWER_WITHIN, self.nats.request(self.subject.clone(), payload.into())).await;
+        let asked = self.bus.request(self.subject.clone(), &payload, ANSWER_WITHIN).await;
         let answer: Result<T, TableError> = match asked {
-            Ok(Ok(message)) => {
-                crate::metrics::nats_message(false);
-                serde_json::from_slice(&message.payload)
-                    .unwrap_or_else(|e| Err(TableError::Invalid(format!("the table's node answered oddly: {e}"))))
-            }
+            Ok(answer) => serde_json::from_slice(&answer)
+                .unwrap_or_else(|e| Err(TableError::Invalid(format!("the table's node answered oddly: {e}")))),
             // No answer: the owner is gone or going; the table is on its way elsewhere.
             _ => {
                 self.unanswering
@@ -599,10 +577,10 @@ impl StandIn {
         account: Option<i64>,
         since: Option<u64>,
         replay_hand: bool,
-    ) -> Result<(String, async_nats::Subscriber, Connected), TableError> {
+    ) -> Result<(String, Heard, Connected), TableError> {
         let relay = format!("mj.relay.{}.{}", self.me, RELAYS.fetch_add(1, Ordering::Relaxed));
         // Subscribed before asking: nothing the owner sends is missed.
-        let frames = self.nats.subscribe(relay.clone()).await.map_err(|_| TableError::Recovering)?;
+        let frames = self.bus.subscribe(relay.clone()).await.map_err(|_| TableError::Recovering)?;
         let table = self.table.clone();
         let ask =
             Ask::Connect { table, token, account, since, replay_hand, relay: relay.clone(), from: self.me.clone() };
@@ -631,7 +609,6 @@ impl StandIn {
                 _ = self.gone.cancelled() => break Some(Farewell::Moved),
             };
             let Some(message) = next else { break Some(Farewell::Moved) };
-            crate::metrics::nats_message(false);
             let Some((n, kind, body)) = read_frame(&message.payload) else { continue };
             if n != expected {
                 match self.resume(&mut relayed, local).await {
@@ -694,7 +671,7 @@ impl StandIn {
 /// it comes on, the connection at the owner, and what reattaches it.
 struct Attached {
     relay: String,
-    frames: async_nats::Subscriber,
+    frames: Heard,
     /// The connection's id at the owner now.
     connection: u64,
     token: Option<String>,

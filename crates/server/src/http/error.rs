@@ -67,6 +67,8 @@ api_error_codes! {
         "only the game manager may do that";
     NotMember = "not_member", SERVICE_UNAVAILABLE,
         "cluster mode: this node holds no live lease, so it plays no table now";
+    NatsUnavailable = "nats_unavailable", SERVICE_UNAVAILABLE,
+        "cluster mode: this node cannot reach NATS, so the other nodes' tables cannot be reached from it";
     NoSuchTable = "no_such_table", NOT_FOUND,
         "no table has this id";
     NoSuchGame = "no_such_game", NOT_FOUND,

@@ -58,7 +58,7 @@ impl From<RecoveryProgress> for Readiness {
 
 refusals!(
     /// Why the server is not ready.
-    ReadyRefusals: StoreUnavailable, NotMember, Recovering
+    ReadyRefusals: StoreUnavailable, NotMember, NatsUnavailable, Recovering
 );
 
 /// The answer of `GET /readyz` while games are still coming back: the
@@ -72,7 +72,8 @@ struct NotReady<'a> {
 
 /// Readiness: `200` once the tables of the stored games are back after a
 /// (re)start and while the database answers (in a cluster, also while the
-/// node holds a live lease: `503 not_member` otherwise); `503 recovering`, with
+/// node holds a live lease and is connected to NATS: `503 not_member` or
+/// `503 nats_unavailable` otherwise); `503 recovering`, with
 /// `Retry-After`, while they come back; `503 store_unavailable` while the
 /// database does not answer (asked at most once a second, within 2 s).
 ///
@@ -93,23 +94,20 @@ struct NotReady<'a> {
     )
 )]
 pub async fn readyz(State(state): State<AppState>) -> Response {
-    if let Some(cluster) = &state.cluster
-        && !cluster.is_member()
-    {
-        let message = "this node holds no live lease in its cluster (it is joining, rejoining or leaving)";
-        let code = ApiErrorCode::NotMember;
-        let mut response = super::error::error_body(code.status(), code, message);
-        response.headers_mut().insert(axum::http::header::RETRY_AFTER, 1.into());
-        return response;
+    if let Some(cluster) = &state.cluster {
+        if !cluster.is_member() {
+            let message = "this node holds no live lease in its cluster (it is joining, rejoining or leaving)";
+            return unready(ApiErrorCode::NotMember, message);
+        }
+        if !cluster.nats_connected() {
+            let message = "this node cannot reach NATS: the other nodes' tables cannot be reached from it";
+            return unready(ApiErrorCode::NatsUnavailable, message);
+        }
     }
     let progress = Readiness::from(state.lobby.recovery());
     if progress.ready {
         if !state.lobby.store().answers().await {
-            let message = "the game store does not answer: games wait for it";
-            let code = ApiErrorCode::StoreUnavailable;
-            let mut response = super::error::error_body(code.status(), code, message);
-            response.headers_mut().insert(axum::http::header::RETRY_AFTER, 1.into());
-            return response;
+            return unready(ApiErrorCode::StoreUnavailable, "the game store does not answer: games wait for it");
         }
         return Json(progress).into_response();
     }
@@ -123,5 +121,12 @@ pub async fn readyz(State(state): State<AppState>) -> Response {
     if let Some(seconds) = code.retry_after() {
         response.headers_mut().insert(axum::http::header::RETRY_AFTER, seconds.into());
     }
+    response
+}
+
+/// A `503` that asks to be tried again in a second.
+fn unready(code: ApiErrorCode, message: &str) -> Response {
+    let mut response = super::error::error_body(code.status(), code, message);
+    response.headers_mut().insert(axum::http::header::RETRY_AFTER, 1.into());
     response
 }

@@ -287,4 +287,98 @@ impl Store {
             .await?;
         Ok(())
     }
+
+    // ----- the keys that seal cluster messages -------------------------------------------
+
+    /// The cluster's keys, oldest first; key 1 is made with `secret` when
+    /// there is none yet (by the first node that asks).
+    pub async fn cluster_keys(&self, secret: &[u8; 32]) -> Result<Vec<ClusterKey>, StoreError> {
+        sqlx::query(
+            "INSERT INTO cluster_keys (id, secret, active_at) SELECT 1, $1, clock_timestamp() \
+             WHERE NOT EXISTS (SELECT 1 FROM cluster_keys) ON CONFLICT (id) DO NOTHING",
+        )
+        .bind(hex(secret))
+        .execute(self.pool())
+        .await?;
+        self.read_cluster_keys().await
+    }
+
+    /// The cluster's keys, oldest first.
+    pub async fn read_cluster_keys(&self) -> Result<Vec<ClusterKey>, StoreError> {
+        let rows: Vec<(i64, String, i64)> = sqlx::query_as(
+            "SELECT id, secret, (EXTRACT(EPOCH FROM (active_at - clock_timestamp())) * 1000)::BIGINT \
+             FROM cluster_keys ORDER BY id",
+        )
+        .fetch_all(self.pool())
+        .await?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(id, secret, active_in_ms)| {
+                Some(ClusterKey { id: u32::try_from(id).ok()?, secret: unhex(&secret)?, active_in_ms })
+            })
+            .collect())
+    }
+
+    /// Adds the next key, used by every node `announce` from now (each has
+    /// read it by then), and forgets keys replaced more than `forget` ago;
+    /// the new key's number.
+    pub async fn rotate_cluster_key(
+        &self,
+        secret: &[u8; 32],
+        announce: Duration,
+        forget: Duration,
+    ) -> Result<u32, StoreError> {
+        let id: i64 = sqlx::query_scalar(
+            "INSERT INTO cluster_keys (id, secret, active_at) \
+             SELECT coalesce(max(id), 0) + 1, $1, clock_timestamp() + $2::float8 * INTERVAL '1 millisecond' \
+             FROM cluster_keys RETURNING id",
+        )
+        .bind(hex(secret))
+        .bind(millis(announce))
+        .fetch_one(self.pool())
+        .await?;
+        // A key is replaced once a later one is in use.
+        sqlx::query(
+            "DELETE FROM cluster_keys k WHERE EXISTS (SELECT 1 FROM cluster_keys n WHERE n.id > k.id \
+             AND n.active_at < clock_timestamp() - $1::float8 * INTERVAL '1 millisecond')",
+        )
+        .bind(millis(forget))
+        .execute(self.pool())
+        .await?;
+        Ok(u32::try_from(id).unwrap_or(u32::MAX))
+    }
+}
+
+/// A key that seals cluster messages, as the store keeps it.
+#[derive(Clone, PartialEq, Eq)]
+pub struct ClusterKey {
+    /// Its number: a later key has a higher one.
+    pub id: u32,
+    /// The 32 bytes of the key.
+    pub secret: [u8; 32],
+    /// Milliseconds until nodes seal with it (zero or less: in use, or
+    /// replaced), by the database's clock.
+    pub active_in_ms: i64,
+}
+
+/// Never shows the secret.
+impl std::fmt::Debug for ClusterKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ClusterKey").field("id", &self.id).field("active_in_ms", &self.active_in_ms).finish()
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn unhex(text: &str) -> Option<[u8; 32]> {
+    let mut out = [0u8; 32];
+    if text.len() != 64 {
+        return None;
+    }
+    for (i, byte) in out.iter_mut().enumerate() {
+        *byte = u8::from_str_radix(text.get(2 * i..2 * i + 2)?, 16).ok()?;
+    }
+    Some(out)
 }

@@ -1,0 +1,292 @@
+//! A cluster trusts nothing on its NATS: three nodes on a NATS server with
+//! authentication, and a stranger on the same NATS (it has the broker's
+//! credentials, as anyone sharing the broker would) that listens to every
+//! subject and publishes forged and replayed commands. It reads no
+//! concealed tile and no token, and every forgery is refused and counted.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use mahjong_tools::client::{SeatPlan, TableSocket, play_seat};
+use serde_json::{Value, json};
+
+use crate::cluster::{Node, OwnNats, concealed_tile_owner, metric, nats_is_there, wait_for};
+use crate::common::db::TestDb;
+
+/// A connection to the cluster's database, to read what the nodes keep.
+async fn pool(url: &str) -> sqlx::PgPool {
+    sqlx::PgPool::connect(url).await.unwrap()
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+/// A refused-message count of one node, by why.
+async fn refused(node: &Node, why: &str) -> f64 {
+    metric(node.addr, &format!("mahjong_cluster_refused_messages_total{{why=\"{why}\"}}")).await
+}
+
+/// Everything published on a NATS server, as the stranger heard it.
+type Heard = Arc<Mutex<Vec<(String, Vec<u8>)>>>;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_stranger_on_nats_reads_nothing_and_forges_nothing() {
+    nats_is_there();
+    let port = free_port();
+    let (user, password) = ("mahjong", "a-long-nats-password");
+    let _nats = OwnNats::start_with(port, &["--user", user, "--pass", password]);
+    let url = format!("nats://{user}:{password}@127.0.0.1:{port}");
+    let db = TestDb::new("postgres").await;
+    let mut nodes = Vec::new();
+    for name in ["east", "south", "west"] {
+        nodes.push(Node::start_on(&url, name, &db.url, 0, &[]).await);
+    }
+    // The stranger listens to everything.
+    let spy = async_nats::ConnectOptions::with_user_and_password(user.into(), password.into())
+        .connect(format!("127.0.0.1:{port}"))
+        .await
+        .unwrap();
+    let mut everything = spy.subscribe(">").await.unwrap();
+    let heard: Heard = Arc::default();
+    let keeper = heard.clone();
+    tokio::spawn(async move {
+        while let Some(message) = everything.next().await {
+            keeper.lock().unwrap().push((message.subject.to_string(), message.payload.to_vec()));
+        }
+    });
+
+    // A person sits through one node at a table another plays, and plays from the third.
+    let table = nodes[0].api().table(&[1, 2, 3], json!({"NumRounds": 1})).await;
+    let owner_name = nodes[0].api().table_info(&table).await["node"].as_str().unwrap().to_string();
+    let owner = nodes.iter().position(|n| n.name == owner_name).unwrap();
+    let (sits_at, plays_at) = ((owner + 1) % 3, (owner + 2) % 3);
+    let token = nodes[sits_at].api().sit(&table, "Eve", 0).await;
+    nodes[sits_at].api().start(&table, Some(&token)).await;
+    let mut player = TableSocket::connect(nodes[plays_at].addr, &table, Some(&token), None).await.unwrap();
+    let game = tokio::spawn(async move { play_seat(&mut player, SeatPlan::new(0)).await });
+    // Some play crosses NATS before the stranger strikes.
+    wait_for(Duration::from_secs(30), "the relayed game to be under way", || async {
+        heard.lock().unwrap().iter().filter(|(s, _)| s.starts_with("mj.relay.")).count() > 20
+    })
+    .await;
+
+    // 1. The forged connect of the report, in clear, to the owner's subject:
+    //    no token, an account, a relay of the stranger's.
+    let owner_id: String = sqlx::query_scalar("SELECT id FROM cluster_nodes WHERE name = $1")
+        .bind(&owner_name)
+        .fetch_one(&pool(&db.url).await)
+        .await
+        .unwrap();
+    let forged = json!({"op": "connect", "table": table, "token": null, "account": 1, "since": null,
+        "replay_hand": false, "relay": format!("mj.relay.{owner_id}.777"), "from": owner_id});
+    let subject = format!("mj.node.{owner_id}");
+    let mut mine: Vec<Vec<u8>> = vec![forged.to_string().into_bytes()];
+    let answer =
+        tokio::time::timeout(Duration::from_secs(2), spy.request(subject.clone(), forged.to_string().into())).await;
+    assert!(!matches!(answer, Ok(Ok(_))), "a forged connect was answered: {answer:?}");
+    // A forged move and a forged chat, published without a reply.
+    let act = json!({"op": "message", "table": table, "connection": 1, "message": {"type": "chat", "text": "forged"}});
+    spy.publish(subject.clone(), act.to_string().into()).await.unwrap();
+    mine.push(act.to_string().into_bytes());
+    // 2. A sealed command a node sent, replayed as it was, and altered.
+    let captured = heard
+        .lock()
+        .unwrap()
+        .iter()
+        .find(|(s, _)| s == &subject)
+        .cloned()
+        .expect("the stand-ins' commands to the owner were heard");
+    spy.publish(subject.clone(), captured.1.clone().into()).await.unwrap();
+    let mut altered = captured.1.clone();
+    *altered.last_mut().unwrap() ^= 0x55;
+    spy.publish(subject.clone(), altered.clone().into()).await.unwrap();
+    mine.extend([captured.1.clone(), altered]);
+    // 3. A sealed message moved to another subject (the lobby's).
+    let lobby = heard.lock().unwrap().iter().map(|(s, _)| s.clone()).find(|s| s.ends_with(".lobby"));
+    if let Some(lobby) = lobby {
+        spy.publish(lobby, captured.1.clone().into()).await.unwrap();
+    }
+    spy.flush().await.unwrap();
+    let watcher = &nodes[owner];
+    wait_for(Duration::from_secs(5), "the forgeries to be refused and counted", || async {
+        refused(watcher, "unsealed").await >= 2.0
+            && refused(watcher, "replayed").await >= 1.0
+            && refused(watcher, "forged").await >= 1.0
+    })
+    .await;
+
+    // The player was not disturbed: it played its game to the end.
+    let log = game.await.unwrap().unwrap();
+    assert!(log.game_over && log.moves > 10, "the game was played: {} moves", log.moves);
+    assert!(log.errors.is_empty(), "{:?}", log.errors);
+    assert!(!log.received.iter().any(|t| t.contains("forged")), "a forged chat was shown");
+    let mut own = 0;
+    for text in &log.received {
+        let value: Value = serde_json::from_str(text).unwrap();
+        if concealed_tile_owner(&value["event"]) == Some(0) {
+            own += 1;
+        }
+    }
+    assert!(own > 10, "the player saw its own draws through two other nodes ({own})");
+
+    // What the stranger heard: many messages, none readable.
+    let heard = heard.lock().unwrap().clone();
+    let relayed = heard.iter().filter(|(s, _)| s.starts_with("mj.relay.")).count();
+    assert!(relayed > 100, "the game's stream crossed NATS ({relayed} relayed messages)");
+    for (subject, payload) in &heard {
+        let readable = |needle: &[u8]| payload.windows(needle.len()).any(|w| w == needle);
+        // The stranger's own publications aside.
+        if mine.contains(payload) {
+            continue;
+        }
+        for needle in [token.as_bytes(), b"\"tile\"", b"\"drew\"", b"\"token\"", b"\"op\"", b"\"type\""] {
+            assert!(!readable(needle), "{subject}: {:?} readable on NATS", String::from_utf8_lossy(needle));
+        }
+    }
+    drop(nodes);
+    db.remove().await;
+}
+
+/// The output of `serve` started once, in the foreground, until it exits
+/// (or for at most `within`).
+fn serve_once(args: &[&str], env: &[(&str, &str)], within: Duration) -> (Option<i32>, String) {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_mahjong-server"))
+        .arg("serve")
+        .args(args)
+        .envs(env.iter().copied())
+        .env("RUST_LOG", "info")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + within;
+    let code = loop {
+        if let Ok(Some(status)) = child.try_wait() {
+            break status.code();
+        }
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let output = child.wait_with_output().unwrap();
+    let said = format!("{}{}", String::from_utf8_lossy(&output.stdout), String::from_utf8_lossy(&output.stderr));
+    (code, said)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn nats_credentials_are_used_and_never_shown() {
+    nats_is_there();
+    let db = TestDb::new("postgres").await;
+    // A user and its password.
+    let port = free_port();
+    let _nats = OwnNats::start_with(port, &["--user", "mahjong", "--pass", "right-horse-battery"]);
+    let wrong = format!("nats://mahjong:wrong-horse-battery@127.0.0.1:{port}");
+    let (code, said) =
+        serve_once(&["--database", &db.url, "--nats", &wrong, "--listen", "127.0.0.1:0"], &[], Duration::from_secs(30));
+    assert_ne!(code, Some(0), "{said}");
+    assert!(code.is_some(), "a node that cannot get into NATS stops: {said}");
+    assert!(said.contains("cannot connect to NATS") && said.contains("127.0.0.1"), "{said}");
+    assert!(!said.contains("wrong-horse-battery"), "the password was shown: {said}");
+    // The right one, from the environment.
+    let plain = format!("nats://127.0.0.1:{port}");
+    let mut node = Node::start_on(
+        &plain,
+        "with a password",
+        &db.url,
+        0,
+        &["--nats-user", "mahjong", "--nats-password", "right-horse-battery"],
+    )
+    .await;
+    assert!(node.is_ready().await);
+    node.process.take();
+
+    // A token, in the URL.
+    let port = free_port();
+    let _nats = OwnNats::start_with(port, &["--auth", "s3cret-t0ken-for-nats"]);
+    let with_token = format!("nats://s3cret-t0ken-for-nats@127.0.0.1:{port}");
+    let node = Node::start_on(&with_token, "with a token", &db.url, 0, &[]).await;
+    assert!(node.is_ready().await);
+    // Given twice over, refused before anything starts, showing neither.
+    let (code, said) = serve_once(
+        &["--database", &db.url, "--nats", &with_token, "--listen", "127.0.0.1:0"],
+        &[("MAHJONG_NATS_PASSWORD", "pw-from-env"), ("MAHJONG_NATS_USER", "someone")],
+        Duration::from_secs(30),
+    );
+    assert_eq!(code, Some(2), "{said}");
+    assert!(said.contains("one kind of credentials"), "{said}");
+    assert!(!said.contains("s3cret-t0ken") && !said.contains("pw-from-env"), "{said}");
+    drop(node);
+    db.remove().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_rotated_key_takes_over_without_losing_a_message() {
+    nats_is_there();
+    let db = TestDb::new("postgres").await;
+    let nats = crate::cluster::NATS;
+    let nodes = [
+        Node::start_on(nats, "keeper", &db.url, 2, &["--lease-seconds", "2"]).await,
+        Node::start_on(nats, "follower", &db.url, 2, &["--lease-seconds", "2"]).await,
+    ];
+    let table = nodes[0].api().table(&[0, 1, 2, 3], json!({"NumRounds": 2})).await;
+    nodes[0].api().start(&table, None).await;
+    let owner = nodes[0].api().table_info(&table).await["node"].as_str().unwrap().to_string();
+    let other = nodes.iter().find(|n| n.name != owner).unwrap();
+    // Which key seals what the nodes say, as a listener on NATS sees it (the
+    // key's number is in clear in every message's header).
+    let spy = async_nats::connect(nats).await.unwrap();
+    let mut said = spy.subscribe("mj.>").await.unwrap();
+    let rotated = std::process::Command::new(env!("CARGO_BIN_EXE_mahjong-server"))
+        .args(["cluster-key", "rotate", "--database", &db.url])
+        .output()
+        .unwrap();
+    assert!(rotated.status.success(), "{}", String::from_utf8_lossy(&rotated.stderr));
+    assert!(String::from_utf8_lossy(&rotated.stdout).contains("cluster key 2"));
+    // The key the nodes seal with now: the other node is asked for the lobby,
+    // which it asks the owner for over NATS.
+    let mut key_now = async || loop {
+        let _ = other.api().get("/api/v1/tables").await;
+        let heard = tokio::time::timeout(Duration::from_millis(500), async {
+            while let Some(message) = said.next().await {
+                if message.payload.len() > 5 {
+                    return u32::from_be_bytes(message.payload[1..5].try_into().unwrap());
+                }
+            }
+            0
+        });
+        if let Ok(key) = heard.await {
+            return key;
+        }
+    };
+    assert_eq!(key_now().await, 1, "the new key is not used before its time");
+    // Announced 30 s ahead: then it seals what the nodes say.
+    let switched = tokio::time::timeout(Duration::from_secs(60), async {
+        while key_now().await != 2 {
+            tokio::time::sleep(Duration::from_millis(500)).await;
+        }
+    })
+    .await;
+    assert!(switched.is_ok(), "the nodes sealed with key 2 within a minute");
+    // A spectator through the node that does not play the table follows it on.
+    let seq = other.api().table_info(&table).await["seq"].as_u64().unwrap();
+    let seen = crate::cluster::follow(vec![other.addr], table.clone(), seq + 20).await;
+    crate::cluster::followed_to(&seen, seq + 20);
+    let keys: Vec<(i64, bool)> =
+        sqlx::query_as("SELECT id, active_at <= clock_timestamp() FROM cluster_keys ORDER BY id")
+            .fetch_all(&pool(&db.url).await)
+            .await
+            .unwrap();
+    assert_eq!(keys, [(1, true), (2, true)]);
+    for node in &nodes {
+        for why in ["unknown_key", "forged", "stale", "replayed"] {
+            assert_eq!(refused(node, why).await, 0.0, "{}: {why}", node.name);
+        }
+    }
+    drop(nodes);
+    db.remove().await;
+}
