@@ -688,7 +688,19 @@ fn serve(args: mahjong::server::ServeArgs) -> ExitCode {
             },
             None => None,
         };
+        let metrics_listener = match args.metrics_listen {
+            Some(address) => match tokio::net::TcpListener::bind(address).await {
+                Ok(l) => Some(l),
+                Err(e) => {
+                    eprintln!("cannot listen for /metrics on {address}: {e}");
+                    return ExitCode::from(2);
+                }
+            },
+            None => None,
+        };
         let serving = mahjong::server::Serving {
+            metrics_token: args.metrics_token.clone(),
+            metrics_listener,
             limits: args.limits.limits(),
             accounts: args.limits.accounts(),
             require_accounts: args.require_accounts,

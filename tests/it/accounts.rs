@@ -38,6 +38,7 @@ on_both_backends!(
     expired_and_unknown_tokens_are_refused,
     admins_manage_users_and_players_may_not,
     a_disabled_account_loses_its_websocket,
+    every_end_of_a_session_closes_its_seat_s_websocket,
     logins_are_limited_per_address_and_per_name,
     no_password_or_token_is_stored_or_logged,
 );
@@ -415,4 +416,45 @@ async fn no_password_or_token_is_stored_or_logged(backend: &str) {
         assert!(!logs.contains(secret), "the log holds a secret in clear: {secret}");
     }
     probe.db.remove().await;
+}
+
+/// Each of the five ways a session ends closes, within a second, the
+/// WebSocket opened with the seat token it was given (the token alone, no
+/// session on the socket), and ends the token.
+async fn every_end_of_a_session_closes_its_seat_s_websocket(backend: &str) {
+    let app = TestApp::spawn(backend, TableDefaults::default()).await;
+    let api = app.api;
+    let admin = app.admin_token().await;
+    for (n, way) in ["logout", "logout-everywhere", "password", "disabled", "admin-ended"].into_iter().enumerate() {
+        let name = format!("Ivy{n}");
+        let session = api.register(&name, PASSWORD).await;
+        let user = me(api, &session).await.body["user"]["id"].as_i64().unwrap();
+        let table = api.table(&[1, 2, 3], json!({})).await;
+        let grant =
+            post(api, &format!("/api/v1/tables/{table}/seats"), json!({"name": name, "seat": 0}), Some(&session)).await;
+        assert_eq!(grant.status, 201, "{}", grant.body);
+        let token = grant.body["token"].as_str().unwrap().to_string();
+        let mut socket = TableSocket::connect(app.addr, &table, Some(&token), None).await.unwrap();
+        socket.next(WAIT).await.expect("the snapshot");
+        let ended = match way {
+            "logout" => post(api, "/api/v1/auth/logout", json!({}), Some(&session)).await,
+            "logout-everywhere" => post(api, "/api/v1/auth/logout-everywhere", json!({}), Some(&session)).await,
+            // From another session: the one that changes it lives on, the others end.
+            "password" => {
+                let other = api.login(&name, PASSWORD).await;
+                let change = json!({"current": PASSWORD, "new": "another horse battery"});
+                post(api, "/api/v1/auth/password", change, Some(&other)).await
+            }
+            "disabled" => {
+                let path = format!("/api/v1/admin/users/{user}");
+                api.request("PATCH", &path, Some(&json!({"disabled": true})), Some(&admin)).await
+            }
+            _ => api.request("DELETE", &format!("/api/v1/admin/users/{user}/sessions"), None, Some(&admin)).await,
+        };
+        assert!(ended.status < 300, "{way}: {} {}", ended.status, ended.body);
+        assert_eq!(socket.close_code(Duration::from_secs(1)).await.unwrap(), Some(4001), "{way}");
+        let again = TableSocket::connect(app.addr, &table, Some(&token), None).await;
+        assert!(again.is_err(), "{way}: the ended seat token opened a WebSocket again");
+    }
+    app.finish().await;
 }

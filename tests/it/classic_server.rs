@@ -540,7 +540,15 @@ async fn a_guest_who_gave_a_password_gets_its_seat_back_with_it_from_anywhere() 
     assert!(id > 0, "{first}");
     let wrong = until_away(addr, "127.0.0.2", id, Some("guess")).await;
     assert_eq!(refusal(&wrong), Some("Authentication failure"), "{wrong}");
-    let right = reconnect(addr, "127.0.0.2", id, "Eve", Some("open sesame")).await;
+    // Guesses are limited as logins are: five wrong ones from an address,
+    // then that address waits, even with the right password; another does not.
+    for n in 2..=5 {
+        let wrong = reconnect(addr, "127.0.0.2", id, "Eve", Some(&format!("guess {n}"))).await;
+        assert_eq!(refusal(&wrong), Some("Authentication failure"), "{wrong}");
+    }
+    let limited = reconnect(addr, "127.0.0.2", id, "Eve", Some("open sesame")).await;
+    assert!(refusal(&limited).is_some_and(|r| r.contains("too many attempts")), "{limited}");
+    let right = reconnect(addr, "127.0.0.3", id, "Eve", Some("open sesame")).await;
     assert!(matches!(right, ControllerMessage::ConnectReply { id: back, .. } if back == id), "{right}");
     app.finish().await;
 }

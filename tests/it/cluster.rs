@@ -481,8 +481,16 @@ async fn games_go_on_when_nats_restarts() {
     let follower = tokio::spawn(follow(vec![nodes[1].addr], table.clone(), 300));
     nodes[0].wait_seq(&table, 30, Duration::from_secs(30), "some play").await;
     drop(nats);
-    tokio::time::sleep(Duration::from_secs(2)).await;
+    // Without NATS a node says it is not ready (the other nodes' tables
+    // cannot be reached from it), and why.
+    wait_for(Duration::from_secs(5), "readyz to say NATS is away", || async {
+        let a = nodes[1].api().request("GET", "/readyz", None, None).await;
+        a.status == 503 && a.body["error"]["code"] == "nats_unavailable"
+    })
+    .await;
+    tokio::time::sleep(Duration::from_secs(1)).await;
     let _nats = OwnNats::start(port);
+    wait_for(Duration::from_secs(15), "the node to be ready again", || nodes[1].is_ready()).await;
     // The game never stopped (its node and Postgres did not), and the relayed stream resumes.
     followed_to(&follower.await.unwrap(), 300);
     assert_eq!(nodes[1].api().table_info(&table).await["node"], "left");

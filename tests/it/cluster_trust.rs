@@ -290,3 +290,50 @@ async fn a_rotated_key_takes_over_without_losing_a_message() {
     drop(nodes);
     db.remove().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn an_ended_session_closes_its_sockets_on_every_node() {
+    nats_is_there();
+    let db = TestDb::new("postgres").await;
+    let mut nodes = Vec::new();
+    for name in ["one", "two", "three"] {
+        nodes.push(Node::start_on(crate::cluster::NATS, name, &db.url, 0, &[]).await);
+    }
+    let session = nodes[0].api().register("Uma", "correct horse battery").await;
+    let table = nodes[0].api().table(&[1, 2, 3], json!({})).await;
+    let owner_name = nodes[0].api().table_info(&table).await["node"].as_str().unwrap().to_string();
+    // The sockets on a node that neither plays the table nor ends the session, if there is one.
+    let socket_node = nodes.iter().skip(1).find(|n| n.name != owner_name).unwrap();
+    let grant = socket_node
+        .api()
+        .request(
+            "POST",
+            &format!("/api/v1/tables/{table}/seats"),
+            Some(&json!({"name": "Uma", "seat": 0})),
+            Some(&session),
+        )
+        .await;
+    assert_eq!(grant.status, 201, "{}", grant.body);
+    let token = grant.body["token"].as_str().unwrap().to_string();
+    let mut by_token = TableSocket::connect(socket_node.addr, &table, Some(&token), None).await.unwrap();
+    by_token.next(Duration::from_secs(5)).await.expect("the snapshot");
+    // A socket of the session itself, watching another table (at this one it
+    // would play the seat, in the token's socket's place).
+    let other_table = nodes[0].api().table(&[0, 1, 2, 3], json!({})).await;
+    let cookie = format!("mj_session={session}");
+    let mut by_cookie =
+        TableSocket::connect_with(socket_node.addr, &other_table, None, None, &[("cookie", &cookie)]).await.unwrap();
+    by_cookie.next(Duration::from_secs(5)).await.expect("the snapshot");
+    let mut guest = TableSocket::connect(socket_node.addr, &table, None, None).await.unwrap();
+    guest.next(Duration::from_secs(5)).await.expect("the snapshot");
+    // Logged out through the first node: both sockets close within a second.
+    let out = nodes[0].api().request("POST", "/api/v1/auth/logout", Some(&json!({})), Some(&session)).await;
+    assert_eq!(out.status, 204, "{}", out.body);
+    let within = Duration::from_secs(1);
+    assert_eq!(by_token.close_code(within).await.unwrap(), Some(4001), "the seat token's socket");
+    assert_eq!(by_cookie.close_code(within).await.unwrap(), Some(4001), "the session's socket");
+    assert!(guest.close_code(Duration::from_millis(500)).await.is_err(), "a guest's socket stays");
+    assert!(TableSocket::connect(socket_node.addr, &table, Some(&token), None).await.is_err());
+    drop(nodes);
+    db.remove().await;
+}

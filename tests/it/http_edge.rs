@@ -161,3 +161,81 @@ async fn the_server_stops_in_order() {
     assert_eq!(games.unwrap().games.len(), 1);
     store.close().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn health_probes_are_answered_when_the_connections_are_full() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let store = mahjong::store::Store::open("sqlite::memory:").await.unwrap();
+    let mut config = mahjong::server::ServerConfig::new(listener, store);
+    config.serving.limits = mahjong::limits::Limits { connections: Some(2), ..Default::default() };
+    tokio::spawn(common::app::serve(config, std::future::pending()));
+    // Two idle connections fill the server.
+    let mut held = Vec::new();
+    for _ in 0..2 {
+        held.push(TcpStream::connect(addr).await.unwrap());
+    }
+    let full = async {
+        loop {
+            if let Ok(a) = http_raw(addr, b"GET /api/v1/tables HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n").await
+                && a.status == 429
+            {
+                return a;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    let refused = tokio::time::timeout(WAIT, full).await.expect("the server fills up");
+    assert_eq!(refusal(&refused), (429, "quota_exceeded"));
+    // A load balancer still hears how the server is.
+    assert_eq!(get(addr, "/healthz").await.status, 200);
+    assert_eq!(get(addr, "/readyz").await.status, 200);
+    assert_eq!(get(addr, "/readyz?verbose=1").await.status, 200);
+    // Anything else waits for a connection to close, said in the API's JSON.
+    assert_eq!(refusal(&get(addr, "/metrics").await), (429, "quota_exceeded"));
+    let sneaky =
+        http_raw(addr, b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\nGET /api/v1/tables HTTP/1.1\r\nHost: x\r\n\r\n")
+            .await
+            .unwrap();
+    assert_eq!(sneaky.status, 200, "the probe, and the connection closed after it");
+    drop(held);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_metrics_can_ask_for_a_token_or_live_on_a_listener_of_their_own() {
+    // Behind a token.
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let store = mahjong::store::Store::open("sqlite::memory:").await.unwrap();
+    let mut config = mahjong::server::ServerConfig::new(listener, store);
+    config.serving.metrics_token = Some("scrape me please".into());
+    tokio::spawn(common::app::serve(config, std::future::pending()));
+    assert_eq!(refusal(&get(addr, "/metrics").await), (401, "unauthenticated"));
+    let wrong = http(addr, "GET", "/metrics", None, Some("scrape me")).await.unwrap();
+    assert_eq!(refusal(&wrong), (401, "unauthenticated"));
+    let right = http(addr, "GET", "/metrics", None, Some("scrape me please")).await.unwrap();
+    assert_eq!(right.status, 200);
+    assert!(right.body.as_str().is_some_and(|t| t.contains("mahjong_tables")), "{}", right.body);
+    assert_eq!(get(addr, "/healthz").await.status, 200, "the probes ask for nothing");
+
+    // On a listener of its own: not beside the API.
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let private = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let private_addr = private.local_addr().unwrap();
+    let store = mahjong::store::Store::open("sqlite::memory:").await.unwrap();
+    let mut config = mahjong::server::ServerConfig::new(listener, store);
+    config.serving.metrics_listener = Some(private);
+    tokio::spawn(common::app::serve(config, std::future::pending()));
+    let wait_up = async {
+        while get(addr, "/healthz").await.status != 200 {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    };
+    tokio::time::timeout(WAIT, wait_up).await.unwrap();
+    assert_eq!(refusal(&get(addr, "/metrics").await), (404, "not_found"));
+    let there = get(private_addr, "/metrics").await;
+    assert_eq!(there.status, 200);
+    assert!(there.body.as_str().is_some_and(|t| t.contains("mahjong_tables")));
+    assert_eq!(get(private_addr, "/api/v1/tables").await.status, 404, "only the metrics there");
+}

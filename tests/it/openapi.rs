@@ -110,6 +110,7 @@ async fn served_paths() -> BTreeSet<String> {
         quotas: mahjong::limits::Quotas::unlimited(),
         allowed_origins: Arc::new(Vec::new()),
         cluster: None,
+        metrics_access: Default::default(),
     };
     let text = format!("{:?}", router(state));
     let paths: BTreeSet<String> = text

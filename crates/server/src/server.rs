@@ -201,6 +201,14 @@ pub struct ServeArgs {
     /// own; comma-separated.
     #[arg(long, env = "MAHJONG_ALLOWED_ORIGIN", value_delimiter = ',')]
     pub allowed_origin: Vec<String>,
+    /// `GET /metrics` asks for this token (`Authorization: Bearer TOKEN`);
+    /// better given as MAHJONG_METRICS_TOKEN.
+    #[arg(long, env = "MAHJONG_METRICS_TOKEN", hide_env_values = true)]
+    pub metrics_token: Option<String>,
+    /// Serve `/metrics` on this address only (a private one, say
+    /// `10.0.0.5:9090`), not beside the API.
+    #[arg(long, env = "MAHJONG_METRICS_LISTEN")]
+    pub metrics_listen: Option<SocketAddr>,
     /// What one client may hold and how fast it may ask.
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -393,6 +401,8 @@ impl ServeArgs {
             load_game: None,
             classic_guest_passwords: false,
             allowed_origin: Vec::new(),
+            metrics_token: None,
+            metrics_listen: None,
             limits: LimitArgs::default(),
         }
     }
@@ -532,6 +542,11 @@ pub struct Serving {
     pub classic: Option<crate::classic::ClassicListener>,
     /// `--classic-no-accounts`: classic logins naming an account are refused.
     pub classic_refuses_accounts: bool,
+    /// `--metrics-token`: `/metrics` asks for it.
+    pub metrics_token: Option<String>,
+    /// `--metrics-listen`: `/metrics` is served there (bound already), and
+    /// not beside the API.
+    pub metrics_listener: Option<TcpListener>,
 }
 
 /// What a server is made of: the listener it answers on (bound already:
@@ -697,6 +712,9 @@ impl Server {
         });
         forget_expired_sessions(accounts.clone(), &shutdown);
         end_seat_tokens_with_sessions(&accounts, lobby.clone(), cluster.clone(), &shutdown);
+        if let Some(cluster) = &cluster {
+            hear_sessions_ended_elsewhere(cluster, accounts.clone(), &shutdown);
+        }
         if let Some(listener) = serving.classic {
             let front =
                 crate::classic::ClassicFront::new(lobby.clone(), rulebook.clone(), defaults.clone(), quotas.clone())
@@ -716,7 +734,22 @@ impl Server {
             quotas: quotas.clone(),
             allowed_origins: Arc::new(serving.allowed_origins),
             cluster: cluster.clone(),
+            metrics_access: Arc::new(crate::http::metrics::MetricsAccess::new(
+                serving.metrics_token.as_deref(),
+                serving.metrics_listener.is_some(),
+            )),
         };
+        if let Some(listener) = serving.metrics_listener {
+            let metrics = crate::http::metrics::own_listener(state.clone());
+            let stopping = shutdown.clone();
+            shutdown.spawn(async move {
+                let served =
+                    axum::serve(listener, metrics).with_graceful_shutdown(async move { stopping.stopped().await });
+                if let Err(e) = served.await {
+                    tracing::error!("the metrics' listener failed: {e}");
+                }
+            });
+        }
         Ok(Server { listener, addr, router: router(state), lobby, store, quotas, shutdown, cluster })
     }
 
@@ -802,7 +835,7 @@ fn end_seat_tokens_with_sessions(
     cluster: Option<Arc<Cluster>>,
     shutdown: &Shutdown,
 ) {
-    let mut news = accounts.revocations();
+    let mut news = accounts.revocations_here();
     let stopping = shutdown.clone();
     shutdown.spawn(async move {
         loop {
@@ -824,6 +857,28 @@ fn end_seat_tokens_with_sessions(
             // The other nodes' tables too.
             if let Some(cluster) = &cluster {
                 cluster.revoked(&revoked).await;
+            }
+        }
+    });
+}
+
+/// Sessions another node ended close the connections made here with them
+/// (the cluster tells this node's tables itself).
+fn hear_sessions_ended_elsewhere(cluster: &Cluster, accounts: Arc<Accounts>, shutdown: &Shutdown) {
+    let mut news = cluster.revocations_heard();
+    let stopping = shutdown.clone();
+    shutdown.spawn(async move {
+        loop {
+            let revoked = tokio::select! {
+                revoked = news.recv() => revoked,
+                _ = stopping.stopped() => return,
+            };
+            match revoked {
+                Ok(revoked) => accounts.revoked_elsewhere(revoked),
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(missed)) => {
+                    tracing::warn!("{missed} ends of sessions at other nodes missed");
+                }
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
             }
         }
     });

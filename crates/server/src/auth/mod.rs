@@ -112,9 +112,21 @@ pub enum AuthError {
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
+    /// Too many passwords are being checked: try again in a second.
+    #[error("{0}")]
+    Busy(HashError),
     /// Hashing failed.
     #[error(transparent)]
-    Hash(#[from] HashError),
+    Hash(HashError),
+}
+
+impl From<HashError> for AuthError {
+    fn from(e: HashError) -> AuthError {
+        match e {
+            HashError::Busy => AuthError::Busy(e),
+            e => AuthError::Hash(e),
+        }
+    }
 }
 
 /// A session just made: its token is told to the client once, here.
@@ -155,7 +167,11 @@ pub struct Accounts {
     password_changes: Strikes<i64>,
     registrations: Limit<AddressKey>,
     lifetime_us: i64,
+    /// Every ended session, here or (in a cluster) at another node: what
+    /// the connections made with a session watch.
     revoked: broadcast::Sender<Revoked>,
+    /// The sessions ended here, for the tables and the other nodes.
+    revoked_here: broadcast::Sender<Revoked>,
 }
 
 impl Accounts {
@@ -171,6 +187,7 @@ impl Accounts {
             registrations: Limit::new(settings.registrations),
             lifetime_us: i64::try_from(settings.session_lifetime.as_micros()).unwrap_or(i64::MAX),
             revoked: broadcast::channel(1024).0,
+            revoked_here: broadcast::channel(1024).0,
         })
     }
 
@@ -251,6 +268,28 @@ impl Accounts {
         }
     }
 
+    /// Judges a guess at a secret other than an account's password (a
+    /// classic guest's seat password), limited exactly as logins are: per
+    /// address, and per address and `what` is guessed at (an address that
+    /// guesses is slowed, not the owner elsewhere). `right`: whether the
+    /// guess is right; a wrong one is a strike.
+    pub fn judge_guess(&self, addr: IpAddr, what: &str, right: bool) -> Result<bool, AuthError> {
+        let address = AddressKey::of(addr);
+        self.per_address.check(&address).map_err(AuthError::Limited)?;
+        // A key no account name can have (names have no control characters).
+        let key = format!("\u{1}{what}");
+        let allowed = if self.per_name.full(&key) { 1 } else { self.per_address_and_name.rate().burst };
+        let pair = (address, key.clone());
+        if let Some(wait) = self.per_address_and_name.wait(&pair, allowed) {
+            return Err(AuthError::Limited(wait));
+        }
+        if !right {
+            self.per_address_and_name.add(pair);
+            self.per_name.add(key);
+        }
+        Ok(right)
+    }
+
     /// Whether an account has this name.
     pub async fn exists(&self, name: &str) -> Result<bool, AuthError> {
         Ok(self.store.user_by_name(name).await?.is_some())
@@ -319,7 +358,7 @@ impl Accounts {
     /// Ends this session.
     pub async fn logout(&self, session: &Authenticated) -> Result<(), AuthError> {
         self.store.delete_session(&session.token_sha256).await?;
-        let _ = self.revoked.send(Revoked::Session(session.token_sha256.clone()));
+        self.announce(Revoked::Session(session.token_sha256.clone()));
         Ok(())
     }
 
@@ -384,13 +423,30 @@ impl Accounts {
     /// Ends every session of an account but `except`; how many.
     pub async fn end_sessions_of(&self, user: i64, except: Option<&str>) -> Result<u64, AuthError> {
         let ended = self.store.delete_sessions_of(user, except).await?;
-        let _ = self.revoked.send(Revoked::User { user, except: except.map(str::to_string) });
+        self.announce(Revoked::User { user, except: except.map(str::to_string) });
         Ok(ended)
     }
 
-    /// News of ended sessions.
+    fn announce(&self, revoked: Revoked) {
+        let _ = self.revoked.send(revoked.clone());
+        let _ = self.revoked_here.send(revoked);
+    }
+
+    /// News of ended sessions, here and at the other nodes of a cluster.
     pub fn revocations(&self) -> broadcast::Receiver<Revoked> {
         self.revoked.subscribe()
+    }
+
+    /// News of the sessions ended here (for the tables, and for the other
+    /// nodes to hear).
+    pub fn revocations_here(&self) -> broadcast::Receiver<Revoked> {
+        self.revoked_here.subscribe()
+    }
+
+    /// Sessions another node ended (cluster mode): the connections made here
+    /// with them close too.
+    pub fn revoked_elsewhere(&self, revoked: Revoked) {
+        let _ = self.revoked.send(revoked);
     }
 
     /// Forgets expired sessions; how many.

@@ -19,11 +19,18 @@ pub const MIN_PASSWORD_CHARS: usize = 8;
 /// The longest password, in characters.
 pub const MAX_PASSWORD_CHARS: usize = 256;
 
-/// Why a hash could not be made or checked: a bug or a damaged stored hash,
-/// never the password's fault.
+/// Why a hash could not be made or checked.
 #[derive(Debug, thiserror::Error)]
-#[error("password hashing failed: {0}")]
-pub struct HashError(String);
+pub enum HashError {
+    /// A bug or a damaged stored hash, never the password's fault.
+    #[error("password hashing failed: {0}")]
+    Failed(String),
+    /// As many hashes wait as [`Passwords::new`] allows: answered at once
+    /// rather than queued behind them (a flood of wrong logins must not
+    /// make everyone's login wait seconds).
+    #[error("the server is checking too many passwords at once: try again in a second")]
+    Busy,
+}
 
 /// argon2id's cost.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,6 +55,10 @@ impl Default for Cost {
 pub struct Passwords {
     params: Params,
     running: Arc<Semaphore>,
+    /// Hashes asked for and not finished (running or waiting), and how many
+    /// may be.
+    asked: Arc<std::sync::atomic::AtomicUsize>,
+    most_asked: usize,
     /// Working memory for hashes, one buffer per hash that may run at once.
     memory: Arc<std::sync::Mutex<Vec<Vec<Block>>>>,
     /// The hash an unknown name's password is checked against, so that a
@@ -62,15 +73,18 @@ impl std::fmt::Debug for Passwords {
 }
 
 impl Passwords {
-    /// Hashing at `cost`, at most `concurrent` hashes at a time.
+    /// Hashing at `cost`, at most `concurrent` hashes at a time, and at most
+    /// [`WAITING_PER_SLOT`] times as many waiting (more are refused, `Busy`).
     pub fn new(cost: Cost, concurrent: usize) -> Result<Passwords, HashError> {
         let params = Params::new(cost.memory_kib, cost.iterations, cost.parallelism, None)
-            .map_err(|e| HashError(e.to_string()))?;
+            .map_err(|e| HashError::Failed(e.to_string()))?;
         let mut blocks = vec![Block::default(); params.block_count()];
         let dummy = hash_now(&params, &mut blocks, "a password nobody has: only its checking time matters")?;
         Ok(Passwords {
             params,
             running: Arc::new(Semaphore::new(concurrent.max(1))),
+            asked: Arc::default(),
+            most_asked: concurrent.max(1) * (1 + WAITING_PER_SLOT),
             memory: Arc::new(std::sync::Mutex::new(vec![blocks])),
             dummy: dummy.into(),
         })
@@ -99,7 +113,9 @@ impl Passwords {
         &self,
         work: impl FnOnce(&mut Vec<Block>) -> T + Send + 'static,
     ) -> Result<T, HashError> {
-        let _slot = self.running.acquire().await.map_err(|_| HashError("the hashing slots are closed".into()))?;
+        let _asked = Asked::take(&self.asked, self.most_asked).ok_or(HashError::Busy)?;
+        let _slot =
+            self.running.acquire().await.map_err(|_| HashError::Failed("the hashing slots are closed".into()))?;
         let pool = self.memory.clone();
         let count = self.params.block_count();
         tokio::task::spawn_blocking(move || {
@@ -110,14 +126,35 @@ impl Passwords {
             done
         })
         .await
-        .map_err(|e| HashError(format!("the hashing task failed: {e}")))
+        .map_err(|e| HashError::Failed(format!("the hashing task failed: {e}")))
+    }
+}
+
+/// How many hashes may wait for each slot: at about 50 ms a hash, a login
+/// waits at most about half a second behind the others.
+pub const WAITING_PER_SLOT: usize = 8;
+
+/// One hash asked for, counted until it is dropped.
+struct Asked(Arc<std::sync::atomic::AtomicUsize>);
+
+impl Asked {
+    fn take(asked: &Arc<std::sync::atomic::AtomicUsize>, most: usize) -> Option<Asked> {
+        use std::sync::atomic::Ordering;
+        asked.fetch_update(Ordering::AcqRel, Ordering::Acquire, |n| (n < most).then_some(n + 1)).ok()?;
+        Some(Asked(asked.clone()))
+    }
+}
+
+impl Drop for Asked {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, std::sync::atomic::Ordering::AcqRel);
     }
 }
 
 /// Hashes `password` with a fresh salt in `blocks` (of `params`' size).
 fn hash_now(params: &Params, blocks: &mut [Block], password: &str) -> Result<String, HashError> {
     use rand::RngCore;
-    let fail = |e: &dyn std::fmt::Display| HashError(e.to_string());
+    let fail = |e: &dyn std::fmt::Display| HashError::Failed(e.to_string());
     let mut salt = [0u8; 16];
     rand::rngs::OsRng.fill_bytes(&mut salt);
     let salt_text = SaltString::encode_b64(&salt).map_err(|e| fail(&e))?;
@@ -139,7 +176,7 @@ fn hash_now(params: &Params, blocks: &mut [Block], password: &str) -> Result<Str
 /// (replaced by a buffer of the right size if the stored hash was made at
 /// another cost).
 fn verify_now(stored: &str, blocks: &mut Vec<Block>, password: &str) -> Result<bool, HashError> {
-    let bad = |e: &dyn std::fmt::Display| HashError(format!("a stored hash does not read: {e}"));
+    let bad = |e: &dyn std::fmt::Display| HashError::Failed(format!("a stored hash does not read: {e}"));
     let parsed = PasswordHash::new(stored).map_err(|e| bad(&e))?;
     let algorithm = Algorithm::try_from(parsed.algorithm).map_err(|e| bad(&e))?;
     let version = parsed.version.map(Version::try_from).transpose().map_err(|e| bad(&e))?.unwrap_or_default();
@@ -191,6 +228,18 @@ mod tests {
         assert!(!p.verify(Some(&hash), "correct horsf").await.unwrap());
         // Salted: the same password hashes differently.
         assert_ne!(hash, p.hash("correct horse").await.unwrap());
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn hashes_past_the_queue_are_refused_at_once_not_queued() {
+        let p = Passwords::new(Cost::default(), 1).unwrap();
+        let asked = 1 + WAITING_PER_SLOT + 5;
+        let all = futures_util::future::join_all((0..asked).map(|_| p.verify(None, "a wrong guess"))).await;
+        let busy = all.iter().filter(|r| matches!(r, Err(HashError::Busy))).count();
+        assert_eq!(busy, 5, "{all:?}");
+        assert!(all.iter().all(|r| matches!(r, Ok(false) | Err(HashError::Busy))));
+        assert_eq!(p.asked.load(std::sync::atomic::Ordering::Acquire), 0, "every hash let its place go");
+        assert!(!p.verify(None, "and later, room again").await.unwrap());
     }
 
     #[tokio::test]

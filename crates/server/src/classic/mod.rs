@@ -217,6 +217,13 @@ impl ClassicFront {
         }
     }
 
+    /// Whether a guess at a guest's seat password is `right`, limited as
+    /// logins are (`what`: the seat).
+    pub fn judge_guess(&self, addr: std::net::IpAddr, what: &str, right: bool) -> Result<bool, Refused> {
+        let Some(accounts) = &self.accounts else { return Ok(right) };
+        accounts.judge_guess(addr, what, right).map_err(|e| Refused(e.to_string()))
+    }
+
     /// Whether `password` is account `account`'s (limited as logins are).
     pub async fn log_in_as(&self, addr: std::net::IpAddr, account: i64, password: &str) -> Result<(), Refused> {
         let Some(accounts) = &self.accounts else { return Err(Refused("no accounts here".into())) };

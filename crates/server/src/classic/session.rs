@@ -256,8 +256,10 @@ where
             Credential::Guest { password: Some(hash), .. } => {
                 let password = self.ask_password().await?;
                 let given = front.guest_password_hash(&password);
-                // Compared in constant time: the hash is a secret's.
-                if !same_hash(&given, hash) {
+                // Compared in constant time: the hash is a secret's. Guesses
+                // are limited as logins are.
+                let seat = format!("classic seat {} of {}", seated.seat, seated.table.id);
+                if !front.judge_guess(peer, &seat, same_hash(&given, hash))? {
                     return Err(Refused("Authentication failure".into()));
                 }
             }

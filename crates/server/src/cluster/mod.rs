@@ -168,6 +168,8 @@ pub struct Cluster {
     stop: tokio_util::sync::CancellationToken,
     /// The subjects of this cluster's nodes.
     shared: Shared,
+    /// Sessions other nodes ended.
+    revoked_elsewhere: tokio::sync::broadcast::Sender<crate::store::Revoked>,
 }
 
 impl Cluster {
@@ -222,6 +224,7 @@ impl Cluster {
             leaving: AtomicBool::new(false),
             stop: Default::default(),
             shared,
+            revoked_elsewhere: tokio::sync::broadcast::channel(1024).0,
         });
         lobby.join(cluster.clone());
         tracing::info!(
@@ -472,6 +475,12 @@ impl Cluster {
         }
     }
 
+    /// News of sessions other nodes ended: the connections made here with
+    /// them close too.
+    pub fn revocations_heard(&self) -> tokio::sync::broadcast::Receiver<crate::store::Revoked> {
+        self.revoked_elsewhere.subscribe()
+    }
+
     async fn hear_revoked(self: Arc<Self>, mut news: Heard) {
         while let Some(message) = news.next().await {
             let Ok((from, revoked)) = serde_json::from_slice::<(String, crate::store::Revoked)>(&message.payload)
@@ -481,6 +490,7 @@ impl Cluster {
             if from == self.node_id {
                 continue;
             }
+            let _ = self.revoked_elsewhere.send(revoked.clone());
             for table in self.lobby.handles() {
                 let _ = table.send(TableCommand::EndSeatTokens(revoked.clone())).await;
             }

@@ -118,6 +118,7 @@ fn farewell_word(farewell: Option<Farewell>, closed: bool) -> &'static str {
         Some(Farewell::Replaced) => "replaced",
         Some(Farewell::SeatLeft) => "seat_left",
         Some(Farewell::Closed) => "closed",
+        Some(Farewell::SessionEnded) => "session_ended",
         _ if closed => "closed",
         Some(Farewell::FellBehind) | None => "fell_behind",
     }
@@ -129,6 +130,7 @@ fn farewell_of(word: &str) -> Farewell {
         "replaced" => Farewell::Replaced,
         "seat_left" => Farewell::SeatLeft,
         "closed" => Farewell::Closed,
+        "session_ended" => Farewell::SessionEnded,
         _ => Farewell::FellBehind,
     }
 }
@@ -699,6 +701,9 @@ mod tests {
         assert_eq!(read_frame(b"x m{}"), None);
         assert_eq!(farewell_of(farewell_word(Some(Farewell::Moved), false)), Farewell::Moved);
         assert_eq!(farewell_of(farewell_word(None, true)), Farewell::Closed);
+        for why in [Farewell::Replaced, Farewell::SeatLeft, Farewell::SessionEnded, Farewell::FellBehind] {
+            assert_eq!(farewell_of(farewell_word(Some(why), false)), why);
+        }
     }
 
     #[test]

@@ -345,6 +345,10 @@ impl From<AuthError> for ApiError {
                 let code = ApiErrorCode::TooManyRequests;
                 return ApiError::Limited { code, message: e.to_string(), retry_after_secs: retry_after_secs.max(1) };
             }
+            AuthError::Busy(_) => {
+                let code = ApiErrorCode::TooManyRequests;
+                return ApiError::Limited { code, message: e.to_string(), retry_after_secs: 1 };
+            }
             AuthError::Store(_) | AuthError::Hash(_) => {
                 return match e {
                     AuthError::Store(e) => ApiError::Store(e),

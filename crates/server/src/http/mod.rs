@@ -100,6 +100,8 @@ pub struct AppState {
     pub allowed_origins: std::sync::Arc<Vec<String>>,
     /// Cluster mode: this node's part in the cluster.
     pub cluster: Option<Arc<crate::cluster::Cluster>>,
+    /// Who may read `/metrics`, and where.
+    pub metrics_access: Arc<metrics::MetricsAccess>,
 }
 
 /// The whole HTTP interface.

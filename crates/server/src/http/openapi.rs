@@ -127,6 +127,13 @@ impl utoipa::Modify for SecuritySchemes {
             )),
         );
         components.add_security_scheme(
+            "metrics_token",
+            bearer(
+                "The server's metrics token, where it was given one (`--metrics-token`): \
+                 `Authorization: Bearer TOKEN`.",
+            ),
+        );
+        components.add_security_scheme(
             "session_cookie",
             SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::with_description(
                 super::extract::SESSION_COOKIE,

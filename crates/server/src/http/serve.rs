@@ -7,7 +7,10 @@
 //!
 //! A connection over a cap is answered `429 quota_exceeded` at once, with
 //! the API's JSON body and `Retry-After`, and closed: the server never waits
-//! on it, and never fails an `accept` for want of file descriptors.
+//! on it, and never fails an `accept` for want of file descriptors. The
+//! health probes are the exception: a load balancer must still hear how the
+//! server is when it is full, so a few connections over the caps
+//! ([`PROBES`] at once) may each ask `/healthz` or `/readyz` once.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -28,6 +31,15 @@ use crate::shutdown::Shutdown;
 /// before the next: long enough not to spin, short enough not to be noticed.
 const ACCEPT_RETRY: Duration = Duration::from_millis(50);
 
+/// Connections over the caps that may ask a health probe at once.
+pub const PROBES: usize = 8;
+
+/// How long a connection over the caps has to show that it asks a probe.
+const PROBE_HEAD_WITHIN: Duration = Duration::from_secs(1);
+
+/// The paths a connection over the caps may ask for.
+const PROBE_PATHS: [&str; 2] = ["/healthz", "/readyz"];
+
 /// Serves `router` on `listener` until the `shutdown` signal; then stops
 /// accepting, and lets each connection finish the request it is answering
 /// (a kept-alive one closes): the connections are tasks of the signal,
@@ -40,6 +52,7 @@ pub async fn serve(
     shutdown: Shutdown,
 ) -> std::io::Result<()> {
     let header_timeout = quotas.limits().header_timeout;
+    let probes = Arc::new(tokio::sync::Semaphore::new(PROBES));
     loop {
         let (tcp, peer) = tokio::select! {
             _ = shutdown.stopped() => break,
@@ -59,7 +72,13 @@ pub async fn serve(
         let held = match quotas.hold(&Client::guest(peer.ip()), Held::Connection) {
             Ok(held) => held,
             Err(refusal) => {
-                refuse(tcp, &refusal.message, refusal.retry_after_secs());
+                match probes.clone().try_acquire_owned() {
+                    Ok(probe) => {
+                        let router = router.clone();
+                        tokio::spawn(probe_or_refuse(tcp, peer, router, refusal, probe));
+                    }
+                    Err(_) => refuse(tcp, &refusal.message, refusal.retry_after_secs()),
+                }
                 continue;
             }
         };
@@ -88,6 +107,65 @@ pub async fn serve(
         });
     }
     Ok(())
+}
+
+/// A connection over a cap: if its first line asks for a health probe, it
+/// is answered (that one request, then closed); otherwise it is refused.
+async fn probe_or_refuse(
+    tcp: TcpStream,
+    peer: std::net::SocketAddr,
+    router: Router,
+    refusal: crate::limits::Refusal,
+    _probe: tokio::sync::OwnedSemaphorePermit,
+) {
+    if !asks_a_probe(&tcp).await {
+        refuse(tcp, &refusal.message, refusal.retry_after_secs());
+        return;
+    }
+    let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
+        request.extensions_mut().insert(ConnectInfo(ClientAddr(peer)));
+        let router = router.clone();
+        async move {
+            // Only the probes: the request line promised one.
+            if !PROBE_PATHS.contains(&request.uri().path()) {
+                let message = "over the connection caps: only /healthz and /readyz are answered";
+                let detail = ErrorDetail { code: ApiErrorCode::QuotaExceeded, message };
+                let body = axum::Json(ErrorBody { error: detail });
+                let mut answer =
+                    axum::response::IntoResponse::into_response((axum::http::StatusCode::TOO_MANY_REQUESTS, body));
+                answer.headers_mut().insert(axum::http::header::RETRY_AFTER, 10.into());
+                return Ok::<_, std::convert::Infallible>(answer);
+            }
+            router.oneshot(request.map(axum::body::Body::new)).await
+        }
+    });
+    let mut builder = hyper::server::conn::http1::Builder::new();
+    builder.timer(TokioTimer::new()).header_read_timeout(PROBE_HEAD_WITHIN).keep_alive(false);
+    let _ = builder.serve_connection(TokioIo::new(RefusalWriter::new(tcp)), service).await;
+}
+
+/// Whether a connection's first line asks `GET` or `HEAD` of a probe path
+/// (read without taking it, within [`PROBE_HEAD_WITHIN`]).
+async fn asks_a_probe(tcp: &TcpStream) -> bool {
+    let mut head = [0u8; 64];
+    let deadline = tokio::time::Instant::now() + PROBE_HEAD_WITHIN;
+    loop {
+        let Ok(Ok(n)) = tokio::time::timeout_at(deadline, tcp.peek(&mut head)).await else { return false };
+        let line = &head[..n];
+        let complete = n == head.len() || line.contains(&b' ') && line.split(|&b| b == b' ').count() > 2;
+        if n == 0 {
+            return false;
+        }
+        if complete {
+            let text = String::from_utf8_lossy(line);
+            let mut words = text.split(' ');
+            let (method, target) = (words.next().unwrap_or(""), words.next().unwrap_or(""));
+            let path = target.split('?').next().unwrap_or("");
+            return matches!(method, "GET" | "HEAD") && PROBE_PATHS.contains(&path);
+        }
+        // Part of the line only: wait for the rest.
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
 }
 
 /// Answers a connection over a cap `429 quota_exceeded` and closes it,

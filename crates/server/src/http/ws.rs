@@ -64,7 +64,9 @@ pub const CLOSE_SEAT_LEFT: u16 = 4003;
 pub const CLOSE_MOVED: u16 = 4004;
 
 /// Close code for a connection whose account session ended (logged out,
-/// password changed, account disabled): log in again.
+/// out everywhere, password changed, account disabled, sessions ended by an
+/// admin), or that plays a seat whose token was given to such a session:
+/// log in again.
 pub const CLOSE_SESSION_ENDED: u16 = 4001;
 
 /// The WebSocket's route (under `/api/v1`). It has no time limit: the
@@ -270,6 +272,10 @@ async fn serve(
                             Some(Farewell::SeatLeft) => {
                                 CloseFrame { code: CLOSE_SEAT_LEFT, reason: "the seat was left".into() }
                             }
+                            Some(Farewell::SessionEnded) => CloseFrame {
+                                code: CLOSE_SESSION_ENDED,
+                                reason: "the session has ended: log in again".into(),
+                            },
                             Some(Farewell::FellBehind) | None => {
                                 CloseFrame { code: CLOSE_DROPPED, reason: "fell behind: reconnect".into() }
                             }

@@ -415,12 +415,7 @@ impl Actor {
                 self.reply(connection, &ServerMessage::error(code, reason));
             }
             TableCommand::Disconnect { connection } => self.disconnect(connection),
-            TableCommand::EndSeatTokens(revoked) => {
-                for seat in self.seats.end_tokens(&revoked) {
-                    self.seat_changed(seat);
-                    tracing::info!(table = %self.id, seat, "a seat token ended with its account's sessions");
-                }
-            }
+            TableCommand::EndSeatTokens(revoked) => self.end_seat_tokens(&revoked),
             // `run` answers them.
             TableCommand::Shutdown { .. } | TableCommand::HandOver { .. } | TableCommand::GiveUp => {}
         }
@@ -478,11 +473,7 @@ impl Actor {
             TableCommand::Disconnect { connection } => self.disconnect(connection),
             // Ending tokens changes a seat's row: done once the store is back
             // (the sessions themselves have ended already).
-            TableCommand::EndSeatTokens(revoked) => {
-                for seat in self.seats.end_tokens(&revoked) {
-                    self.seat_changed(seat);
-                }
-            }
+            TableCommand::EndSeatTokens(revoked) => self.end_seat_tokens(&revoked),
             // `run` answers them.
             TableCommand::Shutdown { .. } | TableCommand::HandOver { .. } | TableCommand::GiveUp => {}
         }
@@ -553,6 +544,20 @@ impl Actor {
                 Err(TableError::Invalid("give the seat token of a seated player (or log in as one)".into()))
             }
             (None, _) => Ok(()),
+        }
+    }
+
+    /// Ends the seat tokens given with sessions that ended, and closes the
+    /// connections that play those seats (WebSockets and classic ones
+    /// alike): what a session gave lives no longer than it.
+    fn end_seat_tokens(&mut self, revoked: &crate::store::Revoked) {
+        for seat in self.seats.end_tokens(revoked) {
+            self.seat_changed(seat);
+            if let Some(c) = self.seats.get(seat).and_then(|s| s.connection) {
+                self.stream.let_go(c, Farewell::SessionEnded);
+                self.seat_lost(c, Some(seat), false);
+            }
+            tracing::info!(table = %self.id, seat, "a seat token ended with its account's sessions");
         }
     }
 

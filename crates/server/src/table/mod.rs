@@ -237,6 +237,10 @@ pub enum Farewell {
     /// The table has closed (cluster mode: told through the relay of a
     /// table on another node).
     Closed,
+    /// The seat's token ended with the account session it was given to
+    /// (logged out, out everywhere, password changed, disabled, sessions
+    /// ended by an admin). Log in again.
+    SessionEnded,
 }
 
 /// Who asks a table to change its seats, to start, or to let a seat go.
