@@ -239,8 +239,11 @@ async fn a_rotated_key_takes_over_without_losing_a_message() {
     let other = nodes.iter().find(|n| n.name != owner).unwrap();
     // Which key seals what the nodes say, as a listener on NATS sees it (the
     // key's number is in clear in every message's header).
+    let cluster: String =
+        sqlx::query_scalar("SELECT id FROM cluster_identity").fetch_one(&pool(&db.url).await).await.unwrap();
     let spy = async_nats::connect(nats).await.unwrap();
-    let mut said = spy.subscribe("mj.>").await.unwrap();
+    // This cluster's lobby only: other tests' clusters share the NATS.
+    let mut said = spy.subscribe(format!("mj.{cluster}.lobby")).await.unwrap();
     let rotated = std::process::Command::new(env!("CARGO_BIN_EXE_mahjong-server"))
         .args(["cluster-key", "rotate", "--database", &db.url])
         .output()
@@ -334,6 +337,73 @@ async fn an_ended_session_closes_its_sockets_on_every_node() {
     assert_eq!(by_cookie.close_code(within).await.unwrap(), Some(4001), "the session's socket");
     assert!(guest.close_code(Duration::from_millis(500)).await.is_err(), "a guest's socket stays");
     assert!(TableSocket::connect(socket_node.addr, &table, Some(&token), None).await.is_err());
+    drop(nodes);
+    db.remove().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn limits_count_over_the_whole_cluster() {
+    use mahjong_tools::client::request_from;
+    nats_is_there();
+    let db = TestDb::new("postgres").await;
+    let mut nodes = Vec::new();
+    for name in ["left", "middle", "right"] {
+        // Robots slow enough that a game of theirs lasts the test.
+        nodes.push(Node::start_on(crate::cluster::NATS, name, &db.url, 5, &["--max-seats", "3"]).await);
+    }
+    // One client (not the tests' exempt 127.0.0.1) asks each node in turn.
+    let from: std::net::IpAddr = "127.0.0.2".parse().unwrap();
+    let mut turn = 0usize;
+    let mut ask = async |method: &str, path: &str, body: Value, token: Option<&str>| {
+        let node = &nodes[turn % 3];
+        turn += 1;
+        let bearer = token.map(|t| format!("Bearer {t}"));
+        let headers: Vec<(&str, &str)> = bearer.iter().map(|b| ("authorization", b.as_str())).collect();
+        request_from(Some(from), node.addr, method, path, Some(&body), &headers).await.unwrap()
+    };
+    let count_until_refused = |answers: &[mahjong_tools::client::Answer]| {
+        let granted = answers.iter().take_while(|a| a.status < 300).count();
+        let refused = &answers[granted];
+        assert_eq!(refused.status, 429, "{}", refused.body);
+        granted
+    };
+
+    // Tables waiting to start: 4 over the three nodes, not 4 on each.
+    let mut answers = Vec::new();
+    for n in 0..6 {
+        answers.push(ask("POST", "/api/v1/tables", json!({"name": format!("waiting {n}")}), None).await);
+    }
+    assert_eq!(count_until_refused(&answers), 4, "waiting tables");
+    let waiting: Vec<String> = answers[..4].iter().map(|a| a.body["id"].as_str().unwrap().to_string()).collect();
+    // Seats (--max-seats 3): three over the cluster.
+    let mut answers = Vec::new();
+    for table in &waiting {
+        answers.push(ask("POST", &format!("/api/v1/tables/{table}/seats"), json!({"name": "Pat"}), None).await);
+    }
+    assert_eq!(count_until_refused(&answers), 3, "seats");
+    // Games of robots alone: 2.
+    let robots = json!({"robots": [{}, {}, {}, {}], "start": true, "options": {"NumRounds": 4}});
+    let mut answers = Vec::new();
+    for _ in 0..3 {
+        answers.push(ask("POST", "/api/v1/tables", robots.clone(), None).await);
+    }
+    assert_eq!(count_until_refused(&answers), 2, "games of robots");
+    // Registrations: 5 from one address.
+    let mut answers = Vec::new();
+    for n in 0..6 {
+        let body = json!({"name": format!("newcomer{n}"), "password": "correct horse battery"});
+        answers.push(ask("POST", "/api/v1/auth/register", body, None).await);
+    }
+    assert_eq!(count_until_refused(&answers), 5, "registrations");
+    // Wrong logins for one name: 5, then the address waits, on every node.
+    let mut answers = Vec::new();
+    for _ in 0..6 {
+        let body = json!({"name": "newcomer0", "password": "not the password"});
+        answers.push(ask("POST", "/api/v1/auth/login", body, None).await);
+    }
+    let wrong = answers.iter().take_while(|a| a.status == 401).count();
+    assert_eq!(wrong, 5, "{:?}", answers.iter().map(|a| a.status).collect::<Vec<_>>());
+    assert_eq!(answers[5].status, 429, "{}", answers[5].body);
     drop(nodes);
     db.remove().await;
 }

@@ -85,4 +85,8 @@ fn the_image_is_built_from_everything_the_build_needs() {
     assert!(dockerfile.contains("http://127.0.0.1:8080/healthz"));
     let compose = read("docker-compose.yml");
     assert!(compose.contains("\"8080:8080\"") && compose.contains("condition: service_healthy"));
+    // Only the nodes get into NATS: it asks for a password, which they give.
+    assert!(compose.contains("authorization {") && compose.contains("password: $$NATS_PASSWORD"), "{compose}");
+    assert!(compose.contains("MAHJONG_NATS_USER: mahjong") && compose.contains("MAHJONG_NATS_PASSWORD:"));
+    assert!(!compose.contains("4222:4222"), "NATS is published nowhere");
 }

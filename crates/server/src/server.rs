@@ -704,6 +704,11 @@ impl Server {
                 return Err(std::io::Error::other(e));
             }
         };
+        // In a cluster every limit counts over the nodes.
+        if let Some(cluster) = &cluster {
+            quotas.share(cluster.clone());
+            accounts.share(cluster.clone());
+        }
         // The stored games come back while the server answers (each table plays
         // as soon as it is back); `Lobby::shutdown` waits for what is under way.
         let recovering = lobby.clone();

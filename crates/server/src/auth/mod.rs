@@ -19,6 +19,7 @@ use std::time::Duration;
 use tokio::sync::broadcast;
 
 use crate::limits::AddressKey;
+use crate::limits::ledger::Ledger;
 use crate::limits::rate::{Limit, Rate, Strikes};
 pub use crate::store::{Revoked, Role};
 use crate::store::{Store, StoreError, UserRow, now_us, token_sha256};
@@ -172,6 +173,17 @@ pub struct Accounts {
     revoked: broadcast::Sender<Revoked>,
     /// The sessions ended here, for the tables and the other nodes.
     revoked_here: broadcast::Sender<Revoked>,
+    /// The rates of the limits above.
+    settings: AccountSettings,
+    /// Cluster mode: the limits count over every node ([`Accounts::share`]).
+    ledger: std::sync::OnceLock<std::sync::Arc<dyn Ledger>>,
+}
+
+/// Who guesses at what: the keys of a guess's strikes.
+struct Guess {
+    address: AddressKey,
+    /// What is guessed at (a name's key, a seat).
+    key: String,
 }
 
 impl Accounts {
@@ -188,7 +200,80 @@ impl Accounts {
             lifetime_us: i64::try_from(settings.session_lifetime.as_micros()).unwrap_or(i64::MAX),
             revoked: broadcast::channel(1024).0,
             revoked_here: broadcast::channel(1024).0,
+            settings,
+            ledger: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Cluster mode: from now on the logins', registrations' and guesses'
+    /// limits count over every node, in `ledger`.
+    pub fn share(&self, ledger: std::sync::Arc<dyn Ledger>) {
+        let _ = self.ledger.set(ledger);
+    }
+
+    /// One attempt at `what` from `address` at `rate`, in the cluster's
+    /// ledger if shared (else, or while it is away, in `local`).
+    async fn pace(
+        &self,
+        local: &Limit<AddressKey>,
+        rate: Rate,
+        what: &str,
+        address: AddressKey,
+    ) -> Result<(), AuthError> {
+        if let Some(ledger) = self.ledger.get() {
+            match ledger.pace(&format!("{what} address:{address}"), rate).await {
+                Ok(None) => return Ok(()),
+                Ok(Some(wait)) => return Err(AuthError::Limited(wait)),
+                Err(e) => tracing::warn!("{e}"),
+            }
+        }
+        local.check(&address).map_err(AuthError::Limited)
+    }
+
+    /// The strikes against `key` in `local` (or the cluster's ledger).
+    async fn strikes<K: std::hash::Hash + Eq>(&self, local: &Strikes<K>, key: &K, shared: &str) -> f64 {
+        if let Some(ledger) = self.ledger.get() {
+            match ledger.strikes(shared, local.rate()).await {
+                Ok(level) => return level,
+                Err(e) => tracing::warn!("{e}"),
+            }
+        }
+        local.level(key)
+    }
+
+    /// One more strike against `key` in `local` (and the cluster's ledger).
+    async fn strike<K: std::hash::Hash + Eq>(&self, local: &Strikes<K>, key: K, shared: &str) {
+        if let Some(ledger) = self.ledger.get()
+            && let Err(e) = ledger.strike(shared, local.rate()).await
+        {
+            tracing::warn!("{e}");
+        }
+        local.add(key);
+    }
+
+    /// Whether a guess may be made: an address with too many failures for
+    /// what it guesses at waits; once that has too many from anywhere, an
+    /// address with any recent failure for it waits too.
+    async fn may_guess(&self, guess: &Guess) -> Result<(), AuthError> {
+        let (key, address) = (&guess.key, guess.address);
+        let name_level = self.strikes(&self.per_name, key, &format!("guessed {key}")).await;
+        let pair_rate = self.per_address_and_name.rate();
+        let allowed = if name_level + 1.0 > f64::from(self.per_name.rate().burst) { 1 } else { pair_rate.burst };
+        let pair = (address, key.clone());
+        let pair_level = self.strikes(&self.per_address_and_name, &pair, &format!("guessed {key} by {address}")).await;
+        let over = pair_level + 1.0 - f64::from(allowed.max(1));
+        if over > 0.0 {
+            return Err(AuthError::Limited(pair_rate.every.mul_f64(over) + Duration::from_millis(1)));
+        }
+        Ok(())
+    }
+
+    /// A wrong guess: a strike against the address and what it guessed at,
+    /// and against what it guessed at.
+    async fn missed(&self, guess: Guess) {
+        let Guess { address, key } = guess;
+        self.strike(&self.per_address_and_name, (address, key.clone()), &format!("guessed {key} by {address}")).await;
+        self.strike(&self.per_name, key.clone(), &format!("guessed {key}")).await;
     }
 
     /// Creates an account (the command line's `admin create-user`, and
@@ -210,11 +295,11 @@ impl Accounts {
     /// Registers a player from `addr` and logs it in.
     pub async fn register(&self, addr: IpAddr, name: &str, password: &str) -> Result<NewSession, AuthError> {
         let address = AddressKey::of(addr);
-        self.per_address.check(&address).map_err(AuthError::Limited)?;
+        self.pace(&self.per_address, self.settings.per_address, "login", address).await?;
         let name = person_name(name)?;
         password::check_new_password(password).map_err(AuthError::BadPassword)?;
         // Counted once it could make an account: a refused name costs nothing.
-        self.registrations.check(&address).map_err(AuthError::Limited)?;
+        self.pace(&self.registrations, self.settings.registrations, "registration", address).await?;
         let user = self.create_checked(name, password, Role::Player).await?;
         tracing::info!(user = user.id, "registered");
         self.new_session(user).await
@@ -242,16 +327,12 @@ impl Accounts {
     /// answers as a wrong password does, so that a guesser learns nothing.
     pub async fn check_password(&self, addr: IpAddr, name: &str, password: &str) -> Result<UserRow, AuthError> {
         let address = AddressKey::of(addr);
-        self.per_address.check(&address).map_err(AuthError::Limited)?;
+        self.pace(&self.per_address, self.settings.per_address, "login", address).await?;
         // Names are read as they are shown (trimmed, invisible edges gone),
         // the one way every front-end reads them.
         let name = crate::text::player_name(name).unwrap_or_default();
-        let key = crate::store::accounts::name_key(&name);
-        let allowed = if self.per_name.full(&key) { 1 } else { self.per_address_and_name.rate().burst };
-        let pair = (address, key.clone());
-        if let Some(wait) = self.per_address_and_name.wait(&pair, allowed) {
-            return Err(AuthError::Limited(wait));
-        }
+        let guess = Guess { address, key: crate::store::accounts::name_key(&name) };
+        self.may_guess(&guess).await?;
         let user = if name.is_empty() { None } else { self.store.user_by_name(&name).await? };
         // An unknown name is checked against a dummy hash: as slow as a known one.
         let matched = self.passwords.verify(user.as_ref().map(|u| u.password_hash.as_str()), password).await?;
@@ -259,8 +340,7 @@ impl Accounts {
             Some(user) => Ok(user),
             None => {
                 if !matched {
-                    self.per_address_and_name.add(pair);
-                    self.per_name.add(key);
+                    self.missed(guess).await;
                 }
                 tracing::info!("login refused: wrong name or password");
                 Err(AuthError::WrongCredentials)
@@ -273,19 +353,14 @@ impl Accounts {
     /// address, and per address and `what` is guessed at (an address that
     /// guesses is slowed, not the owner elsewhere). `right`: whether the
     /// guess is right; a wrong one is a strike.
-    pub fn judge_guess(&self, addr: IpAddr, what: &str, right: bool) -> Result<bool, AuthError> {
+    pub async fn judge_guess(&self, addr: IpAddr, what: &str, right: bool) -> Result<bool, AuthError> {
         let address = AddressKey::of(addr);
-        self.per_address.check(&address).map_err(AuthError::Limited)?;
+        self.pace(&self.per_address, self.settings.per_address, "login", address).await?;
         // A key no account name can have (names have no control characters).
-        let key = format!("\u{1}{what}");
-        let allowed = if self.per_name.full(&key) { 1 } else { self.per_address_and_name.rate().burst };
-        let pair = (address, key.clone());
-        if let Some(wait) = self.per_address_and_name.wait(&pair, allowed) {
-            return Err(AuthError::Limited(wait));
-        }
+        let guess = Guess { address, key: format!("\u{1}{what}") };
+        self.may_guess(&guess).await?;
         if !right {
-            self.per_address_and_name.add(pair);
-            self.per_name.add(key);
+            self.missed(guess).await;
         }
         Ok(right)
     }
@@ -374,11 +449,15 @@ impl Accounts {
         let user = self.store.user_by_id(session.user.id).await?.ok_or(AuthError::NoSuchUser(session.user.id))?;
         // Limited by the account, on its own failures: not by the name's
         // logins, which anyone can spend.
-        if let Some(wait) = self.password_changes.wait_full(&user.id) {
-            return Err(AuthError::Limited(wait));
+        let shared = format!("password change account:{}", user.id);
+        let level = self.strikes(&self.password_changes, &user.id, &shared).await;
+        let rate = self.password_changes.rate();
+        let over = level + 1.0 - f64::from(rate.burst.max(1));
+        if over > 0.0 {
+            return Err(AuthError::Limited(rate.every.mul_f64(over) + Duration::from_millis(1)));
         }
         if !self.passwords.verify(Some(&user.password_hash), current).await? {
-            self.password_changes.add(user.id);
+            self.strike(&self.password_changes, user.id, &shared).await;
             return Err(AuthError::WrongCredentials);
         }
         let hash = self.passwords.hash(new).await?;

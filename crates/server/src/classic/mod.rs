@@ -219,9 +219,9 @@ impl ClassicFront {
 
     /// Whether a guess at a guest's seat password is `right`, limited as
     /// logins are (`what`: the seat).
-    pub fn judge_guess(&self, addr: std::net::IpAddr, what: &str, right: bool) -> Result<bool, Refused> {
+    pub async fn judge_guess(&self, addr: std::net::IpAddr, what: &str, right: bool) -> Result<bool, Refused> {
         let Some(accounts) = &self.accounts else { return Ok(right) };
-        accounts.judge_guess(addr, what, right).map_err(|e| Refused(e.to_string()))
+        accounts.judge_guess(addr, what, right).await.map_err(|e| Refused(e.to_string()))
     }
 
     /// Whether `password` is account `account`'s (limited as logins are).
@@ -322,8 +322,8 @@ struct Who<'a> {
 
 impl Rooms {
     async fn sit(&mut self, handle: &TableHandle, who: &Who<'_>) -> Result<Seated, Sit> {
-        let hold = who.quotas.hold(who.client, Held::Seat).map_err(|r| Sit::Name(r.message))?;
-        who.quotas.pace(who.client, Paced::SeatsTaken).map_err(|r| Sit::Name(r.message))?;
+        let hold = who.quotas.hold(who.client, Held::Seat).await.map_err(|r| Sit::Name(r.message))?;
+        who.quotas.pace(who.client, Paced::SeatsTaken).await.map_err(|r| Sit::Name(r.message))?;
         let (name, account) = (who.name.to_string(), who.account);
         let asked = handle
             .ask(|reply| TableCommand::Sit { name, seat: None, account, session: None, hold, reply })
@@ -436,7 +436,7 @@ impl ClassicListener {
                 Accepted::Tcp(s) => s.peer_addr().map_or(LOCAL, |a| a.ip()),
                 Accepted::Unix(_) => LOCAL,
             };
-            let held = match front.quotas().hold(&Client::guest(peer), Held::Classic) {
+            let held = match front.quotas().hold(&Client::guest(peer), Held::Classic).await {
                 Ok(held) => held,
                 Err(refusal) => {
                     tokio::spawn(session::refuse(stream, refusal.message));

@@ -159,7 +159,7 @@ where
             // Each login sits down or comes back, which the table stores:
             // paced per address, as a table WebSocket is.
             if let Err(refusal) =
-                front.quotas().pace(&crate::limits::Client::guest(peer), crate::limits::Paced::ConnectionsOpened)
+                front.quotas().pace(&crate::limits::Client::guest(peer), crate::limits::Paced::ConnectionsOpened).await
             {
                 let _ = self.send(&refused(refusal.message)).await;
                 return None;
@@ -259,7 +259,7 @@ where
                 // Compared in constant time: the hash is a secret's. Guesses
                 // are limited as logins are.
                 let seat = format!("classic seat {} of {}", seated.seat, seated.table.id);
-                if !front.judge_guess(peer, &seat, same_hash(&given, hash))? {
+                if !front.judge_guess(peer, &seat, same_hash(&given, hash)).await? {
                     return Err(Refused("Authentication failure".into()));
                 }
             }

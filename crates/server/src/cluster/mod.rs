@@ -39,6 +39,8 @@ use tokio::sync::{Notify, watch};
 use self::access::NatsAccess;
 use self::bus::{Bus, Heard};
 use self::seal::Seal;
+use crate::limits::Rate;
+use crate::limits::ledger::{Ledger, LedgerError};
 use crate::protocol::ws::TableInfo;
 use crate::store::cluster::NodeRow;
 use crate::store::{Store, StoreError};
@@ -337,6 +339,7 @@ impl Cluster {
                 Err(e) => tracing::warn!("cannot read the cluster's nodes: {e}"),
             }
             let _ = self.store.forget_dead_nodes(FORGET_DEAD_AFTER).await;
+            let _ = self.store.forget_spent_quotas().await;
         }
     }
 
@@ -707,5 +710,47 @@ impl Elsewhere for Cluster {
 
     fn place(&self, setup: TableSetup) -> BoxFuture<'_, Result<Result<TableHandle, OpenError>, TableSetup>> {
         Box::pin(self.place_table(setup))
+    }
+}
+
+/// The limits every node shares: counted in the cluster's database, so that
+/// a client spreading its requests over the nodes holds no more than from
+/// one (`limits::ledger`).
+impl Ledger for Cluster {
+    fn hold<'a>(&'a self, holder: &'a str, kind: &'static str, cap: u32) -> BoxFuture<'a, Result<bool, LedgerError>> {
+        Box::pin(async move {
+            self.store.hold_shared(&self.node_id, holder, kind, cap).await.map_err(|e| LedgerError(e.to_string()))
+        })
+    }
+
+    fn release(&self, holder: String, kind: &'static str) {
+        let (store, node) = (self.store.clone(), self.node_id.clone());
+        tokio::spawn(async move {
+            if let Err(e) = store.release_shared(&node, &holder, kind).await {
+                // The row goes with this node's lease at the latest.
+                tracing::warn!("cannot give a {kind} back in the cluster's limits: {e}");
+            }
+        });
+    }
+
+    fn pace<'a>(&'a self, key: &'a str, rate: Rate) -> BoxFuture<'a, Result<Option<Duration>, LedgerError>> {
+        Box::pin(async move {
+            self.store.pace_shared(key, rate.burst, rate.every).await.map_err(|e| LedgerError(e.to_string()))
+        })
+    }
+
+    fn strikes<'a>(&'a self, key: &'a str, rate: Rate) -> BoxFuture<'a, Result<f64, LedgerError>> {
+        Box::pin(
+            async move { self.store.strikes_shared(key, rate.every).await.map_err(|e| LedgerError(e.to_string())) },
+        )
+    }
+
+    fn strike<'a>(&'a self, key: &'a str, rate: Rate) -> BoxFuture<'a, Result<(), LedgerError>> {
+        Box::pin(async move { self.store.strike_shared(key, rate.every).await.map_err(|e| LedgerError(e.to_string())) })
+    }
+
+    fn nodes(&self) -> u32 {
+        let members = self.members.lock().unwrap_or_else(|e| e.into_inner());
+        u32::try_from(members.len()).unwrap_or(u32::MAX).max(1)
     }
 }

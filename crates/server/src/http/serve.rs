@@ -69,7 +69,7 @@ pub async fn serve(
         // client's delayed ACK it held a second event back;
         // docs/performance.md, "WebSocket connections").
         let _ = tcp.set_nodelay(true);
-        let held = match quotas.hold(&Client::guest(peer.ip()), Held::Connection) {
+        let held = match quotas.hold(&Client::guest(peer.ip()), Held::Connection).await {
             Ok(held) => held,
             Err(refusal) => {
                 match probes.clone().try_acquire_owned() {

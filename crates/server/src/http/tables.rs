@@ -135,8 +135,8 @@ pub async fn create(
     // start, or a game of robots started at once.
     let client = client(&addr, caller.as_ref());
     let held = if setup.start { Held::RobotGame } else { Held::WaitingTable };
-    let hold = state.quotas.hold(&client, held)?;
-    state.quotas.pace(&client, Paced::TablesOpened)?;
+    let hold = state.quotas.hold(&client, held).await?;
+    state.quotas.pace(&client, Paced::TablesOpened).await?;
     setup.hold = hold;
     // One batch: the table, its robots and its start are stored together or
     // not at all (in a cluster, on the least-loaded node).
@@ -254,8 +254,8 @@ pub async fn sit(
     };
     let seat = request.seat;
     let client = client(&addr, caller.as_ref());
-    let hold = state.quotas.hold(&client, Held::Seat)?;
-    state.quotas.pace(&client, Paced::SeatsTaken)?;
+    let hold = state.quotas.hold(&client, Held::Seat).await?;
+    state.quotas.pace(&client, Paced::SeatsTaken).await?;
     let session = caller.map(|c| c.session.token_sha256);
     let grant: SeatGrant =
         handle.ask(|reply| TableCommand::Sit { name, seat, account, session, hold, reply }).await??;
@@ -409,7 +409,7 @@ pub async fn start(
     let robots_alone =
         info.state == crate::protocol::ws::TableState::Open && info.seats.iter().all(|s| s.robot.is_some());
     let robot_game = match robots_alone {
-        true => Some(state.quotas.hold(&client(&addr, caller.as_ref()), Held::RobotGame)?),
+        true => Some(state.quotas.hold(&client(&addr, caller.as_ref()), Held::RobotGame).await?),
         false => None,
     };
     handle.ask(|reply| TableCommand::Start { asker, robot_game, reply }).await??;

@@ -129,8 +129,8 @@ pub async fn upgrade(
         ));
     }
     let client = client(&addr, caller.as_ref());
-    let held = state.quotas.hold(&client, Held::WebSocket)?;
-    state.quotas.pace(&client, Paced::ConnectionsOpened)?;
+    let held = state.quotas.hold(&client, Held::WebSocket).await?;
+    state.quotas.pace(&client, Paced::ConnectionsOpened).await?;
     // A connection made with an account session lives as long as the session.
     let account = caller.as_ref().map(|c| c.user_id);
     let session = caller.map(|c| Watched {

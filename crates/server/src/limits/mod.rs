@@ -13,6 +13,7 @@
 //! the house beside `metrics`: it imports nothing of the product.
 
 pub mod address;
+pub mod ledger;
 pub mod quota;
 pub mod rate;
 

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use super::Limits;
 use super::address::AddressKey;
+use super::ledger::Ledger;
 use super::rate::Limit;
 
 /// Who holds something: an account (a logged-in player), or else the
@@ -69,7 +70,29 @@ pub enum Held {
     RobotGame,
 }
 
+impl std::fmt::Display for Holder {
+    /// As the cluster's ledger keys it: `account:7`, `address:192.0.2.1`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Holder::Account(n) => write!(f, "account:{n}"),
+            Holder::Address(a) => write!(f, "address:{a}"),
+        }
+    }
+}
+
 impl Held {
+    /// Its name in the cluster's ledger.
+    fn key(self) -> &'static str {
+        match self {
+            Held::Connection => "connection",
+            Held::WebSocket => "websocket",
+            Held::Classic => "classic",
+            Held::WaitingTable => "waiting_table",
+            Held::Seat => "seat",
+            Held::RobotGame => "robot_game",
+        }
+    }
+
     /// Its name in refusals and in the docs.
     pub fn describe(self) -> &'static str {
         match self {
@@ -136,6 +159,8 @@ pub struct Quotas {
     /// Connections the process may hold at once, HTTP and classic together
     /// ([`super::connection_budget`]): exempt addresses count here too.
     connections: Arc<tokio::sync::Semaphore>,
+    /// Cluster mode: the counts every node shares ([`Quotas::share`]).
+    ledger: std::sync::OnceLock<Arc<dyn Ledger>>,
 }
 
 /// One thing held: its count goes down when this is dropped. A permit of
@@ -144,6 +169,8 @@ pub struct Quotas {
 #[must_use = "the thing counts as held only while its permit is kept"]
 pub struct Permit {
     counted: Option<(Arc<Quotas>, Holder, Held)>,
+    /// Counted in the cluster's ledger too (given back there when dropped).
+    shared: Option<(Arc<dyn Ledger>, String, &'static str)>,
     /// A connection's share of the process's connections.
     _budget: Option<tokio::sync::OwnedSemaphorePermit>,
 }
@@ -152,12 +179,15 @@ impl Permit {
     /// A permit that counts nothing (tables brought back by a restart,
     /// whose holders are not known, and exempt clients).
     pub fn uncounted() -> Permit {
-        Permit { counted: None, _budget: None }
+        Permit { counted: None, shared: None, _budget: None }
     }
 }
 
 impl Drop for Permit {
     fn drop(&mut self) {
+        if let Some((ledger, holder, kind)) = self.shared.take() {
+            ledger.release(holder, kind);
+        }
         if let Some((quotas, holder, held)) = self.counted.take() {
             let mut counts = quotas.counts.lock().unwrap_or_else(|e| e.into_inner());
             if let Some(n) = counts.get_mut(&(holder, held)) {
@@ -181,7 +211,14 @@ impl Quotas {
             connections: Arc::new(tokio::sync::Semaphore::new(connections.min(tokio::sync::Semaphore::MAX_PERMITS))),
             limits,
             counts: Mutex::default(),
+            ledger: std::sync::OnceLock::new(),
         })
+    }
+
+    /// Cluster mode: from now on every limit counts over the cluster, in
+    /// `ledger` (HTTP connections: each node allows an address its share).
+    pub fn share(&self, ledger: Arc<dyn Ledger>) {
+        let _ = self.ledger.set(ledger);
     }
 
     /// No limit at all (tests of other things, tools).
@@ -205,7 +242,7 @@ impl Quotas {
         Some(if by_address { Holder::Address(AddressKey::of(client.address)) } else { client.holder() })
     }
 
-    /// How many of `held` one holder may have.
+    /// How many of `held` one holder may have (over the cluster).
     fn cap(&self, held: Held) -> u32 {
         let l = &self.limits;
         match held {
@@ -218,8 +255,50 @@ impl Quotas {
         }
     }
 
-    /// Takes one `held` for `client`, or says why not.
-    pub fn hold(self: &Arc<Self>, client: &Client, held: Held) -> Result<Permit, Refusal> {
+    /// How many of `held` one holder may have at this node: all of them,
+    /// except HTTP connections in a cluster, of which each node allows its
+    /// share (they are not counted in the ledger).
+    fn cap_here(&self, held: Held) -> u32 {
+        match (held, self.ledger.get()) {
+            (Held::Connection, Some(ledger)) => self.cap(held).div_ceil(ledger.nodes().max(1)),
+            _ => self.cap(held),
+        }
+    }
+
+    fn refusal(holder: Holder, held: Held, n: Option<u32>, cap: u32) -> Refusal {
+        let whose = match holder {
+            Holder::Account(_) => "your account",
+            Holder::Address(_) => "your address",
+        };
+        let has = match n {
+            Some(n) => format!("{whose} has {n} of at most {cap}"),
+            None => format!("{whose} has the most the cluster's servers allow together, {cap}"),
+        };
+        let message = format!("too many {}: {has}; close or finish one first", held.describe());
+        Refusal { message, retry_after: held.retry_after() }
+    }
+
+    /// Takes one `held` for `client`, or says why not; in a cluster, counted
+    /// over every node (except HTTP connections: see [`Quotas::share`]).
+    pub async fn hold(self: &Arc<Self>, client: &Client, held: Held) -> Result<Permit, Refusal> {
+        let mut permit = self.hold_here(client, held)?;
+        let (Some(ledger), Some((_, holder, _))) = (self.ledger.get(), &permit.counted) else { return Ok(permit) };
+        if held == Held::Connection {
+            return Ok(permit);
+        }
+        let holder = *holder;
+        let key = holder.to_string();
+        match ledger.hold(&key, held.key(), self.cap(held)).await {
+            Ok(true) => permit.shared = Some((ledger.clone(), key, held.key())),
+            Ok(false) => return Err(Quotas::refusal(holder, held, None, self.cap(held))),
+            // The cluster's counts are away: this node still counts its own.
+            Err(e) => tracing::warn!("{e}"),
+        }
+        Ok(permit)
+    }
+
+    /// Takes one `held` for `client` at this node, or says why not.
+    fn hold_here(self: &Arc<Self>, client: &Client, held: Held) -> Result<Permit, Refusal> {
         // A connection first takes its share of what the process can hold
         // (a WebSocket takes its own: once upgraded it no longer counts as
         // the HTTP connection it came from).
@@ -236,7 +315,7 @@ impl Quotas {
             _ => None,
         };
         let Some(holder) = self.holder(client, held.by_address()) else {
-            return Ok(Permit { counted: None, _budget: budget });
+            return Ok(Permit { counted: None, shared: None, _budget: budget });
         };
         if held == Held::RobotGame && self.limits.robot_games_need_account && client.account.is_none() {
             return Err(Refusal {
@@ -244,25 +323,20 @@ impl Quotas {
                 retry_after: held.retry_after(),
             });
         }
-        let cap = self.cap(held);
+        let cap = self.cap_here(held);
         let mut counts = self.counts.lock().unwrap_or_else(|e| e.into_inner());
         let n = counts.get(&(holder, held)).copied().unwrap_or(0);
         if n >= cap {
-            let whose = match holder {
-                Holder::Account(_) => "your account",
-                Holder::Address(_) => "your address",
-            };
-            let message =
-                format!("too many {}: {whose} has {n} of at most {cap}; close or finish one first", held.describe());
-            return Err(Refusal { message, retry_after: held.retry_after() });
+            return Err(Quotas::refusal(holder, held, Some(n), cap));
         }
         counts.insert((holder, held), n + 1);
-        Ok(Permit { counted: Some((self.clone(), holder, held)), _budget: budget })
+        Ok(Permit { counted: Some((self.clone(), holder, held)), shared: None, _budget: budget })
     }
 
     /// Counts one `what` asked for by `client`, or says how long to wait
-    /// (the rates `--tables-rate`, `--seats-rate`, `--connections-rate`).
-    pub fn pace(&self, client: &Client, what: Paced) -> Result<(), Refusal> {
+    /// (the rates `--tables-rate`, `--seats-rate`, `--connections-rate`); in
+    /// a cluster, over every node.
+    pub async fn pace(&self, client: &Client, what: Paced) -> Result<(), Refusal> {
         let Some(holder) = self.holder(client, what == Paced::ConnectionsOpened) else { return Ok(()) };
         let (limit, rate, name) = match what {
             Paced::TablesOpened => (&self.tables_opened, self.limits.tables_opened, "tables opened"),
@@ -271,7 +345,23 @@ impl Quotas {
                 (&self.connections_opened, self.limits.connections_opened, "connections opened")
             }
         };
-        limit.check(&holder).map_err(|wait| Refusal {
+        let shared = match self.ledger.get() {
+            Some(ledger) => match ledger.pace(&format!("{name} {holder}"), rate).await {
+                Ok(wait) => Some(wait),
+                Err(e) => {
+                    tracing::warn!("{e}");
+                    None
+                }
+            },
+            None => None,
+        };
+        let checked = match shared {
+            Some(None) => Ok(()),
+            Some(Some(wait)) => Err(wait),
+            // Counted here when there is no cluster, or its counts are away.
+            None => limit.check(&holder),
+        };
+        checked.map_err(|wait| Refusal {
             message: format!(
                 "too many {name}: at most {} at once, then one every {} s",
                 rate.burst,
@@ -295,60 +385,65 @@ mod tests {
         Limits { seats: 2, ..Limits::default() }
     }
 
-    #[test]
-    fn a_permit_counts_until_it_is_dropped() {
+    #[tokio::test]
+    async fn a_permit_counts_until_it_is_dropped() {
         let quotas = Quotas::new(limits());
         let ann = Client::guest("192.0.2.1".parse().unwrap());
-        let first = quotas.hold(&ann, Held::Seat).unwrap();
-        let second = quotas.hold(&ann, Held::Seat).unwrap();
-        let refused = quotas.hold(&ann, Held::Seat).unwrap_err();
+        let first = quotas.hold(&ann, Held::Seat).await.unwrap();
+        let second = quotas.hold(&ann, Held::Seat).await.unwrap();
+        let refused = quotas.hold(&ann, Held::Seat).await.unwrap_err();
         assert!(refused.message.contains("at most 2"), "{}", refused.message);
         assert_eq!(refused.retry_after_secs(), 60);
         // Another address, and an account at the same address, hold their own.
-        assert!(quotas.hold(&Client::guest("192.0.2.2".parse().unwrap()), Held::Seat).is_ok());
+        assert!(quotas.hold(&Client::guest("192.0.2.2".parse().unwrap()), Held::Seat).await.is_ok());
         let account = Client { account: Some(7), ..ann };
-        let _kept = quotas.hold(&account, Held::Seat).unwrap();
+        let _kept = quotas.hold(&account, Held::Seat).await.unwrap();
         drop(first);
-        let third = quotas.hold(&ann, Held::Seat).unwrap();
+        let third = quotas.hold(&ann, Held::Seat).await.unwrap();
         assert_eq!(quotas.count(ann.holder(), Held::Seat), 2);
         drop((second, third));
         assert_eq!(quotas.count(ann.holder(), Held::Seat), 0);
         assert!(quotas.counts.lock().unwrap().len() == 1, "only the account's count is left");
     }
 
-    #[test]
-    fn paces_count_by_player_or_by_address() {
+    #[tokio::test]
+    async fn paces_count_by_player_or_by_address() {
         let quotas = Quotas::new(Limits {
             seats_taken: super::super::Rate::new(2, Duration::from_secs(60)),
             connections_opened: super::super::Rate::new(1, Duration::from_secs(60)),
             ..Limits::default()
         });
         let ann = Client::guest("192.0.2.1".parse().unwrap());
-        assert!(quotas.pace(&ann, Paced::SeatsTaken).is_ok() && quotas.pace(&ann, Paced::SeatsTaken).is_ok());
-        let refused = quotas.pace(&ann, Paced::SeatsTaken).unwrap_err();
+        assert!(
+            quotas.pace(&ann, Paced::SeatsTaken).await.is_ok() && quotas.pace(&ann, Paced::SeatsTaken).await.is_ok()
+        );
+        let refused = quotas.pace(&ann, Paced::SeatsTaken).await.unwrap_err();
         assert!(refused.message.contains("seats taken") && refused.retry_after_secs() > 1, "{refused:?}");
         let account = Client { account: Some(3), ..ann };
-        assert!(quotas.pace(&account, Paced::SeatsTaken).is_ok(), "an account has its own");
-        assert!(quotas.pace(&account, Paced::ConnectionsOpened).is_ok());
-        assert!(quotas.pace(&ann, Paced::ConnectionsOpened).is_err(), "connections go by address, whoever logs in");
+        assert!(quotas.pace(&account, Paced::SeatsTaken).await.is_ok(), "an account has its own");
+        assert!(quotas.pace(&account, Paced::ConnectionsOpened).await.is_ok());
+        assert!(
+            quotas.pace(&ann, Paced::ConnectionsOpened).await.is_err(),
+            "connections go by address, whoever logs in"
+        );
     }
 
-    #[test]
-    fn connections_take_a_share_of_what_the_process_holds() {
+    #[tokio::test]
+    async fn connections_take_a_share_of_what_the_process_holds() {
         let quotas = Quotas::new(Limits { connections: Some(2), ..Limits::unlimited() });
         let a = Client::guest("192.0.2.1".parse().unwrap());
         let b = Client::guest("192.0.2.2".parse().unwrap());
-        let first = quotas.hold(&a, Held::Connection).unwrap();
-        let _second = quotas.hold(&b, Held::Classic).unwrap();
-        assert!(quotas.hold(&b, Held::Connection).unwrap_err().message.contains("as many connections"));
-        assert!(quotas.hold(&b, Held::WebSocket).is_err(), "a WebSocket too");
-        assert!(quotas.hold(&b, Held::Seat).is_ok(), "a seat is no connection");
+        let first = quotas.hold(&a, Held::Connection).await.unwrap();
+        let _second = quotas.hold(&b, Held::Classic).await.unwrap();
+        assert!(quotas.hold(&b, Held::Connection).await.unwrap_err().message.contains("as many connections"));
+        assert!(quotas.hold(&b, Held::WebSocket).await.is_err(), "a WebSocket too");
+        assert!(quotas.hold(&b, Held::Seat).await.is_ok(), "a seat is no connection");
         drop(first);
-        assert!(quotas.hold(&b, Held::Connection).is_ok());
+        assert!(quotas.hold(&b, Held::Connection).await.is_ok());
     }
 
-    #[test]
-    fn connections_count_by_address_and_admins_and_exempt_addresses_are_spared() {
+    #[tokio::test]
+    async fn connections_count_by_address_and_admins_and_exempt_addresses_are_spared() {
         let quotas = Quotas::new(Limits {
             websockets_per_address: 1,
             seats: 0,
@@ -356,12 +451,18 @@ mod tests {
             ..Limits::default()
         });
         let admin = Client { address: "192.0.2.1".parse().unwrap(), account: Some(1), admin: true };
-        let _ws = quotas.hold(&admin, Held::WebSocket).unwrap();
-        assert!(quotas.hold(&admin, Held::WebSocket).is_err(), "an admin's sockets count by address too");
-        assert!(quotas.hold(&admin, Held::Seat).is_ok(), "an admin holds any number of seats");
+        let _ws = quotas.hold(&admin, Held::WebSocket).await.unwrap();
+        assert!(quotas.hold(&admin, Held::WebSocket).await.is_err(), "an admin's sockets count by address too");
+        assert!(quotas.hold(&admin, Held::Seat).await.is_ok(), "an admin holds any number of seats");
         let exempt = Client::guest("10.1.2.3".parse().unwrap());
-        let permits: Vec<Permit> = (0..10).map(|_| quotas.hold(&exempt, Held::WebSocket).unwrap()).collect();
+        let permits: Vec<Permit> = {
+            let mut v = Vec::new();
+            for _ in 0..10 {
+                v.push(quotas.hold(&exempt, Held::WebSocket).await.unwrap());
+            }
+            v
+        };
         assert_eq!(permits.len(), 10);
-        assert!(quotas.pace(&exempt, Paced::TablesOpened).is_ok());
+        assert!(quotas.pace(&exempt, Paced::TablesOpened).await.is_ok());
     }
 }

@@ -25,6 +25,7 @@ pub mod dates;
 pub mod error;
 pub mod idempotency;
 pub mod journal;
+pub mod ledger;
 pub mod options;
 pub mod parts;
 pub mod projection;
