@@ -70,9 +70,20 @@ impl Node {
 
     /// Nodes of these names on the machine's NATS (robots at `--pause 2`).
     async fn several(names: &[&str], database: &str) -> Vec<Node> {
+        Node::several_on(NATS, names, database, 2, &[]).await
+    }
+
+    /// Nodes of these names on the NATS at `nats`, each with `flags`.
+    pub(crate) async fn several_on(
+        nats: &str,
+        names: &[&str],
+        database: &str,
+        pause: u32,
+        flags: &[&str],
+    ) -> Vec<Node> {
         let mut nodes = Vec::new();
         for name in names {
-            nodes.push(Node::start(name, database, 2, &[]).await);
+            nodes.push(Node::start_on(nats, name, database, pause, flags).await);
         }
         nodes
     }

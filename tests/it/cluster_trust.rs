@@ -39,10 +39,7 @@ async fn a_stranger_on_nats_reads_nothing_and_forges_nothing() {
     let _nats = OwnNats::start_with(port, &["--user", user, "--pass", password]);
     let url = format!("nats://{user}:{password}@127.0.0.1:{port}");
     let db = TestDb::new("postgres").await;
-    let mut nodes = Vec::new();
-    for name in ["east", "south", "west"] {
-        nodes.push(Node::start_on(&url, name, &db.url, 0, &[]).await);
-    }
+    let nodes = Node::several_on(&url, &["east", "south", "west"], &db.url, 0, &[]).await;
     // The stranger listens to everything.
     let spy = async_nats::ConnectOptions::with_user_and_password(user.into(), password.into())
         .connect(format!("127.0.0.1:{port}"))
@@ -298,10 +295,7 @@ async fn a_rotated_key_takes_over_without_losing_a_message() {
 async fn an_ended_session_closes_its_sockets_on_every_node() {
     nats_is_there();
     let db = TestDb::new("postgres").await;
-    let mut nodes = Vec::new();
-    for name in ["one", "two", "three"] {
-        nodes.push(Node::start_on(crate::cluster::NATS, name, &db.url, 0, &[]).await);
-    }
+    let nodes = Node::several_on(crate::cluster::NATS, &["one", "two", "three"], &db.url, 0, &[]).await;
     let session = nodes[0].api().register("Uma", "correct horse battery").await;
     let table = nodes[0].api().table(&[1, 2, 3], json!({})).await;
     let owner_name = nodes[0].api().table_info(&table).await["node"].as_str().unwrap().to_string();
@@ -346,11 +340,9 @@ async fn limits_count_over_the_whole_cluster() {
     use mahjong_tools::client::request_from;
     nats_is_there();
     let db = TestDb::new("postgres").await;
-    let mut nodes = Vec::new();
-    for name in ["left", "middle", "right"] {
-        // Robots slow enough that a game of theirs lasts the test.
-        nodes.push(Node::start_on(crate::cluster::NATS, name, &db.url, 5, &["--max-seats", "3"]).await);
-    }
+    // Robots slow enough that a game of theirs lasts the test.
+    let names = ["left", "middle", "right"];
+    let nodes = Node::several_on(crate::cluster::NATS, &names, &db.url, 5, &["--max-seats", "3"]).await;
     // One client (not the tests' exempt 127.0.0.1) asks each node in turn.
     let from: std::net::IpAddr = "127.0.0.2".parse().unwrap();
     let mut turn = 0usize;
@@ -405,5 +397,127 @@ async fn limits_count_over_the_whole_cluster() {
     assert_eq!(wrong, 5, "{:?}", answers.iter().map(|a| a.status).collect::<Vec<_>>());
     assert_eq!(answers[5].status, 429, "{}", answers[5].body);
     drop(nodes);
+    db.remove().await;
+}
+
+/// Runs a command that must succeed (the tests' own certificates).
+fn run(program: &str, args: &[&str], dir: &std::path::Path) {
+    let out = std::process::Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap_or_else(|e| panic!("{program} is needed for the NATS TLS test (apt-get install openssl): {e}"));
+    assert!(out.status.success(), "{program} {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn nats_nkeys_and_tls_with_a_ca_are_used() {
+    nats_is_there();
+    let db = TestDb::new("postgres").await;
+    let dir = tempfile::tempdir().unwrap();
+    // An nkey user: the server knows its public key, the node holds its seed in a file.
+    let user = nkeys::KeyPair::new_user();
+    let seed = dir.path().join("node.nk");
+    std::fs::write(&seed, format!("{}\n", user.seed().unwrap())).unwrap();
+    let conf = dir.path().join("nats.conf");
+    std::fs::write(&conf, format!("authorization {{ users = [ {{ nkey: {} }} ] }}\n", user.public_key())).unwrap();
+    let port = free_port();
+    let _nats = OwnNats::start_with(port, &["-c", conf.to_str().unwrap()]);
+    let url = format!("nats://127.0.0.1:{port}");
+    let node = Node::start_on(&url, "by nkey", &db.url, 0, &["--nats-nkey", seed.to_str().unwrap()]).await;
+    assert!(node.is_ready().await);
+    drop(node);
+    let (code, said) =
+        serve_once(&["--database", &db.url, "--nats", &url, "--listen", "127.0.0.1:0"], &[], Duration::from_secs(30));
+    assert!(code.is_some_and(|c| c != 0), "without the nkey the node does not get in: {said}");
+
+    // TLS, the server's certificate signed by a CA of the test's own.
+    let d = dir.path();
+    run(
+        "openssl",
+        &[
+            "req",
+            "-x509",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "ca.key",
+            "-out",
+            "ca.pem",
+            "-days",
+            "1",
+            "-subj",
+            "/CN=mahjong test CA",
+        ],
+        d,
+    );
+    run(
+        "openssl",
+        &[
+            "req",
+            "-newkey",
+            "rsa:2048",
+            "-nodes",
+            "-keyout",
+            "server.key",
+            "-out",
+            "server.csr",
+            "-subj",
+            "/CN=127.0.0.1",
+        ],
+        d,
+    );
+    std::fs::write(d.join("san.cnf"), "subjectAltName=IP:127.0.0.1\n").unwrap();
+    run(
+        "openssl",
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "server.pem",
+            "-days",
+            "1",
+            "-extfile",
+            "san.cnf",
+        ],
+        d,
+    );
+    let port = free_port();
+    let (cert, key) = (d.join("server.pem"), d.join("server.key"));
+    let _tls = OwnNats::start_with(
+        port,
+        &[
+            "--tls",
+            "--tlscert",
+            cert.to_str().unwrap(),
+            "--tlskey",
+            key.to_str().unwrap(),
+            "--user",
+            "mahjong",
+            "--pass",
+            "over-tls-only",
+        ],
+    );
+    let url = format!("nats://mahjong:over-tls-only@127.0.0.1:{port}");
+    let ca = d.join("ca.pem");
+    let node = Node::start_on(&url, "over TLS", &db.url, 0, &["--nats-ca", ca.to_str().unwrap()]).await;
+    assert!(node.is_ready().await);
+    drop(node);
+    // A server whose certificate no trusted CA signed is not spoken to.
+    let (code, said) = serve_once(
+        &["--database", &db.url, "--nats", &url.replace("nats://", "tls://"), "--listen", "127.0.0.1:0"],
+        &[],
+        Duration::from_secs(30),
+    );
+    assert!(code.is_some_and(|c| c != 0), "an unknown CA was trusted: {said}");
+    assert!(!said.contains("over-tls-only"), "{said}");
     db.remove().await;
 }

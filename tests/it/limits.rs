@@ -42,6 +42,7 @@ on_both_backends!(
     seat_tokens_end_with_their_accounts_sessions,
     failed_logins_slow_the_guesser_not_the_owner,
     names_that_look_like_an_accounts_or_a_robots_are_refused,
+    a_game_of_robots_alone_plays_a_bounded_number_of_rounds,
 );
 
 /// Address `n` of the loopback network.
@@ -633,5 +634,28 @@ async fn names_that_look_like_an_accounts_or_a_robots_are_refused(backend: &str)
     let body = json!({"name": "Robot 3", "password": PASSWORD});
     let a = api.request("POST", "/api/v1/auth/register", Some(&body), None).await;
     assert_eq!(code(&a), "name_confusable");
+    app.finish().await;
+}
+
+/// A game of four robots plays at most `--max-robot-game-rounds` rounds
+/// (4 by default), started at once or later: nobody plays it, and it costs
+/// the store all the same.
+async fn a_game_of_robots_alone_plays_a_bounded_number_of_rounds(backend: &str) {
+    let app = serve(backend, Limits { robot_game_rounds: 2, ..Limits::default() }).await;
+    let robots = json!([{}, {}, {}, {}]);
+    let long = open(&app, local(1), json!({"robots": robots, "start": true, "options": {"NumRounds": 4}}))
+        .await
+        .expect_err("four rounds of robots alone");
+    assert_eq!(long.status, 400, "{}", long.body);
+    assert!(long.body["error"]["message"].as_str().unwrap().contains("at most 2 rounds"), "{}", long.body);
+    open(&app, local(1), json!({"robots": robots, "start": true, "options": {"NumRounds": 2}})).await.unwrap();
+    // Opened first, started after: the same bound.
+    let waiting = open(&app, local(1), json!({"robots": robots, "options": {"NumRounds": 4}})).await.unwrap();
+    let start = ask(&app, local(1), "POST", &format!("/api/v1/tables/{waiting}/start"), None).await;
+    assert_eq!(start.status, 400, "{}", start.body);
+    assert_eq!(app.api.table_info(&waiting).await["state"], "open", "nothing changed");
+    // A table with a person at it plays as long as it likes.
+    let people = open(&app, local(1), json!({"robots": [{}, {}, {}], "options": {"NumRounds": 4}})).await.unwrap();
+    assert!(sit(&app, local(1), &people, "Pat", &[]).await.is_ok());
     app.finish().await;
 }

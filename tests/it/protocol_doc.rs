@@ -492,6 +492,7 @@ fn every_limit_is_documented_with_its_flag_and_default() {
         ("--max-seats", d.seats.to_string()),
         ("--max-robot-games", d.robot_games.to_string()),
         ("--robot-games-need-account", "off".to_string()),
+        ("--max-robot-game-rounds", d.robot_game_rounds.to_string()),
         ("--chat-rate", d.chat.to_string()),
         ("--table-requests-rate", d.table_requests.to_string()),
         ("--chat-kept", d.chat_kept.to_string()),

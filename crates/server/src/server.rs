@@ -258,6 +258,9 @@ pub struct LimitArgs {
     /// Only logged-in players may start games of four robots.
     #[arg(long, env = "MAHJONG_ROBOT_GAMES_NEED_ACCOUNT")]
     pub robot_games_need_account: bool,
+    /// Rounds a game of four robots may play at most (its NumRounds) [default: 4].
+    #[arg(long, env = "MAHJONG_MAX_ROBOT_GAME_ROUNDS", value_parser = clap::value_parser!(u32).range(1..=64))]
+    pub max_robot_game_rounds: Option<u32>,
     /// Chat messages one seat may send [default: 10/2s].
     #[arg(long, env = "MAHJONG_CHAT_RATE")]
     pub chat_rate: Option<Rate>,
@@ -307,6 +310,7 @@ impl LimitArgs {
             seats: self.max_seats.unwrap_or(d.seats),
             robot_games: self.max_robot_games.unwrap_or(d.robot_games),
             robot_games_need_account: self.robot_games_need_account || d.robot_games_need_account,
+            robot_game_rounds: self.max_robot_game_rounds.unwrap_or(d.robot_game_rounds),
             chat: self.chat_rate.unwrap_or(d.chat),
             table_requests: self.table_requests_rate.unwrap_or(d.table_requests),
             chat_kept: self.chat_kept.unwrap_or(d.chat_kept),

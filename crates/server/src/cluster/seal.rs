@@ -374,7 +374,7 @@ mod tests {
         assert_eq!(seal.open("s", &sealed, &mut Replays::default()).unwrap(), b"x", "but it is accepted");
         seal.use_keys(&[old.clone(), key(2, 2, -1_000)]);
         assert_eq!(seal.sealing_key(), Some(2));
-        let by_old = Seal::new(&[old.clone()]).seal("s", b"y").unwrap();
+        let by_old = Seal::new(std::slice::from_ref(&old)).seal("s", b"y").unwrap();
         assert!(seal.open("s", &by_old, &mut Replays::default()).is_ok(), "the old key within its grace");
         seal.use_keys(&[old, key(2, 2, -(KEY_GRACE.as_millis() as i64) - 1)]);
         assert_eq!(seal.open("s", &by_old, &mut Replays::default()), Err(Refused::UnknownKey), "not after it");

@@ -134,6 +134,9 @@ pub async fn create(
     // Counted once the request is known to be good: a table waiting to
     // start, or a game of robots started at once.
     let client = client(&addr, caller.as_ref());
+    if setup.start && setup.robots.len() == 4 {
+        robot_game_rounds(&state, setup.settings.options.num_rounds)?;
+    }
     let held = if setup.start { Held::RobotGame } else { Held::WaitingTable };
     let hold = state.quotas.hold(&client, held).await?;
     state.quotas.pace(&client, Paced::TablesOpened).await?;
@@ -408,12 +411,29 @@ pub async fn start(
     let info = handle.ask(|reply| TableCommand::Info { reply }).await?;
     let robots_alone =
         info.state == crate::protocol::ws::TableState::Open && info.seats.iter().all(|s| s.robot.is_some());
+    if robots_alone {
+        let options = handle.ask(|reply| TableCommand::Options { reply }).await?;
+        robot_game_rounds(&state, options.num_rounds)?;
+    }
     let robot_game = match robots_alone {
         true => Some(state.quotas.hold(&client(&addr, caller.as_ref()), Held::RobotGame).await?),
         false => None,
     };
     handle.ask(|reply| TableCommand::Start { asker, robot_game, reply }).await??;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// Refuses a game of four robots longer than the server allows
+/// (`--max-robot-game-rounds`).
+fn robot_game_rounds(state: &AppState, rounds: u32) -> Result<(), ApiError> {
+    let most = state.quotas.limits().robot_game_rounds;
+    if rounds > most {
+        return Err(ApiError::bad_request(format!(
+            "a game of robots alone plays at most {most} rounds here (NumRounds {rounds}): choose fewer, or sit at \
+             the table"
+        )));
+    }
+    Ok(())
 }
 
 refusals!(

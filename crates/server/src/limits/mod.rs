@@ -55,6 +55,9 @@ pub struct Limits {
     pub robot_games: u32,
     /// Only logged-in players may start games of four robots.
     pub robot_games_need_account: bool,
+    /// Rounds a game of four robots may play at most (its `NumRounds`): a
+    /// game nobody plays costs the store all the same.
+    pub robot_game_rounds: u32,
     /// Chat messages one seat may send.
     pub chat: Rate,
     /// Other requests one seat may make that cost the table a write (pauses,
@@ -87,6 +90,7 @@ impl Default for Limits {
             seats: 8,
             robot_games: 2,
             robot_games_need_account: false,
+            robot_game_rounds: 4,
             chat: Rate::new(10, Duration::from_secs(2)),
             table_requests: Rate::new(20, Duration::from_millis(500)),
             chat_kept: 200,
@@ -113,6 +117,7 @@ impl Limits {
             waiting_tables: many,
             seats: many,
             robot_games: many,
+            robot_game_rounds: 64,
             chat: fast,
             table_requests: fast,
             ..Limits::default()
