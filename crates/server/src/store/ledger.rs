@@ -10,6 +10,12 @@
 //! - **Rates**: a token bucket as GCRA (one timestamp per key: when the
 //!   bucket is full again), and a bucket of strikes that only failures fill
 //!   (a level, forgiven at a steady pace).
+//!
+//! Every write commits without waiting for the disk (`synchronous_commit`
+//! off for its transaction): a crash of the database may forget the last
+//! counts, which costs nothing but a little leniency, and a client's request
+//! waits a fraction of a millisecond instead of a flush (docs/performance.md,
+//! "Limits over the cluster").
 
 use std::time::Duration;
 
@@ -24,6 +30,7 @@ impl Store {
     /// fewer than `cap` together; whether it was taken.
     pub async fn hold_shared(&self, node: &str, holder: &str, kind: &str, cap: u32) -> Result<bool, StoreError> {
         let mut tx = self.pool().begin().await?;
+        sqlx::query("SET LOCAL synchronous_commit = off").execute(&mut *tx).await?;
         sqlx::query("SELECT pg_advisory_xact_lock(hashtext($1 || ' ' || $2))")
             .bind(holder)
             .bind(kind)
@@ -49,12 +56,15 @@ impl Store {
 
     /// Gives back one `kind` of `holder`'s on node `node`.
     pub async fn release_shared(&self, node: &str, holder: &str, kind: &str) -> Result<(), StoreError> {
-        sqlx::query("UPDATE quota_holds SET n = n - 1 WHERE holder = $1 AND kind = $2 AND node_id = $3 AND n > 0")
-            .bind(holder)
-            .bind(kind)
-            .bind(node)
-            .execute(self.pool())
-            .await?;
+        sqlx::query(
+            "WITH quick AS (SELECT set_config('synchronous_commit', 'off', true)) \
+             UPDATE quota_holds SET n = n - 1 FROM quick WHERE holder = $1 AND kind = $2 AND node_id = $3 AND n > 0",
+        )
+        .bind(holder)
+        .bind(kind)
+        .bind(node)
+        .execute(self.pool())
+        .await?;
         Ok(())
     }
 
@@ -63,7 +73,9 @@ impl Store {
     pub async fn pace_shared(&self, key: &str, burst: u32, every: Duration) -> Result<Option<Duration>, StoreError> {
         let (every_ms, burst_ms) = (millis(every), millis(every) * f64::from(burst.max(1)));
         let allowed = sqlx::query(
-            "INSERT INTO quota_rates (key, at) VALUES ($1, clock_timestamp() + $2::float8 * INTERVAL '1 millisecond') \
+            "WITH quick AS (SELECT set_config('synchronous_commit', 'off', true)) \
+             INSERT INTO quota_rates (key, at) \
+             SELECT $1, clock_timestamp() + $2::float8 * INTERVAL '1 millisecond' FROM quick \
              ON CONFLICT (key) DO UPDATE \
              SET at = greatest(quota_rates.at, clock_timestamp()) + $2::float8 * INTERVAL '1 millisecond' \
              WHERE greatest(quota_rates.at, clock_timestamp()) + $2::float8 * INTERVAL '1 millisecond' \
@@ -107,7 +119,8 @@ impl Store {
     /// One more strike against `key`, one forgiven every `every`.
     pub async fn strike_shared(&self, key: &str, every: Duration) -> Result<(), StoreError> {
         sqlx::query(
-            "INSERT INTO quota_rates (key, at, level) VALUES ($1, clock_timestamp(), 1) \
+            "WITH quick AS (SELECT set_config('synchronous_commit', 'off', true)) \
+             INSERT INTO quota_rates (key, at, level) SELECT $1, clock_timestamp(), 1 FROM quick \
              ON CONFLICT (key) DO UPDATE SET level = greatest(quota_rates.level - \
                (EXTRACT(EPOCH FROM (clock_timestamp() - quota_rates.at)) * 1000)::float8 / $2::float8, 0) + 1, \
              at = clock_timestamp()",
