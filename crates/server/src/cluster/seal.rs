@@ -339,6 +339,12 @@ mod tests {
     }
 
     #[test]
+    fn every_refusal_is_a_label_of_the_metric() {
+        let labels: Vec<&str> = Refused::ALL.iter().map(|r| r.label()).collect();
+        assert_eq!(labels, crate::metrics::REFUSED_WHY);
+    }
+
+    #[test]
     fn an_old_message_is_stale() {
         let keys = [key(1, 7, -1000)];
         let seal = Seal::new(&keys);

@@ -67,7 +67,9 @@ fn node_row(t: NodeTuple) -> NodeRow {
     NodeRow { id, name, address, started_us, heartbeat_us, expires_in_ms, tables, sockets, state }
 }
 
-fn millis(d: Duration) -> f64 {
+/// A duration as the milliseconds the SQL of the cluster's rows multiplies
+/// `INTERVAL '1 millisecond'` by.
+pub(super) fn millis(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 

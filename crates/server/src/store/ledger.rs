@@ -19,11 +19,8 @@
 
 use std::time::Duration;
 
+use super::cluster::millis;
 use super::{Store, StoreError};
-
-fn millis(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
-}
 
 impl Store {
     /// Takes one `kind` for `holder` on node `node` if the live nodes hold
