@@ -543,7 +543,7 @@ async fn a_relayed_stream_that_misses_a_message_is_filled_from_the_log() {
     let mut settings = TableSettings::new("relayed", options, 11);
     settings.options.num_rounds = 1;
     let robots = (0..4).map(|seat| RobotSeat { seat: Some(seat), strategy: Default::default() }).collect();
-    let setup = TableSetup { settings, robots, start: false, hold: Permit::uncounted() };
+    let setup = TableSetup { settings, robots, start: false, hold: Permit::uncounted(), payer: None };
     let table = lobby.open(setup).await.unwrap();
     let connect = |handle: mahjong::table::TableHandle| async move {
         handle
@@ -559,7 +559,12 @@ async fn a_relayed_stream_that_misses_a_message_is_filled_from_the_log() {
     let mut relayed = connect(remote.handle.clone()).await;
     let subject = tokio::time::timeout(Duration::from_secs(10), frames.next()).await.unwrap().unwrap().subject;
     table
-        .ask(|reply| TableCommand::Start { asker: Asker::default(), robot_game: Some(Permit::uncounted()), reply })
+        .ask(|reply| TableCommand::Start {
+            asker: Asker::default(),
+            robot_game: Some(Permit::uncounted()),
+            payer: None,
+            reply,
+        })
         .await
         .unwrap()
         .unwrap();

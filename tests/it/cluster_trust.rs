@@ -400,6 +400,52 @@ async fn limits_count_over_the_whole_cluster() {
     db.remove().await;
 }
 
+/// The hands of robots alone dealt for one player count over the whole
+/// cluster: a game at one node spends the budget, and the others refuse
+/// the next game; an admin's change at one node is in force at the others
+/// by their next heartbeat.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_budget_of_robots_hands_holds_over_the_whole_cluster() {
+    use mahjong_tools::client::request_from;
+    nats_is_there();
+    let db = TestDb::new("postgres").await;
+    let flags = ["--robot-hands-per-hour", "5", "--max-robot-games", "10"];
+    let nodes = Node::several_on(crate::cluster::NATS, &["first", "second", "third"], &db.url, 0, &flags).await;
+    let from: std::net::IpAddr = "127.0.0.3".parse().unwrap();
+    let robots = json!({"robots": [{}, {}, {}, {}], "start": true, "options": {"NumRounds": 2}});
+    let open = async |node: &Node| {
+        request_from(Some(from), node.addr, "POST", "/api/v1/tables", Some(&robots), &[]).await.unwrap()
+    };
+    let first = open(&nodes[0]).await;
+    assert_eq!(first.status, 201, "{}", first.body);
+    let game = first.body["id"].as_str().unwrap().to_string();
+    nodes[0].api().wait_over(&game).await;
+    let played = nodes[1].api().get(&format!("/api/v1/games/{game}")).await;
+    assert_eq!(played["hands"], 6, "five hands paid for, the sixth found over the budget: {played}");
+    for node in &nodes[1..] {
+        let refused = open(node).await;
+        assert_eq!(refused.status, 429, "at {}: {}", node.name, refused.body);
+        assert!(refused.body["error"]["message"].as_str().unwrap().contains("budget of hands"), "{}", refused.body);
+    }
+    // An admin at the third node gives everyone more.
+    let admin = crate::cluster::admin(&db.url, nodes[2].api()).await;
+    let wanted = json!({"hands_per_hour": 50, "hands_per_day": 200, "kept_for_s": 86400});
+    let set = nodes[2].api().request("PUT", "/api/v1/admin/robot-budget", Some(&wanted), Some(&admin)).await;
+    assert_eq!(set.status, 200, "{}", set.body);
+    let mut answer = None;
+    for _ in 0..6 {
+        tokio::time::sleep(Duration::from_millis(1500)).await;
+        let a = open(&nodes[1]).await;
+        if a.status == 201 {
+            answer = Some(a);
+            break;
+        }
+    }
+    assert!(answer.is_some(), "the second node took the admin's budget within its heartbeats");
+    drop(nodes);
+    db.remove().await;
+}
+
 /// Runs a command that must succeed (the tests' own certificates).
 fn run(program: &str, args: &[&str], dir: &std::path::Path) {
     let out = std::process::Command::new(program)

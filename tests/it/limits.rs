@@ -7,7 +7,9 @@
 //! address; WebSockets capped per address; a cookie's WebSocket from another
 //! origin refused; seat tokens ending with their account's sessions; logins
 //! that slow the guesser and not the owner; names that look like an
-//! account's or a robot's refused.
+//! account's or a robot's refused; games of robots alone bounded in rounds,
+//! in hands per hour and per day (a budget an admin changes), and in how
+//! long they are stored unless kept.
 //!
 //! Clients come from several addresses of the loopback network (127.0.0.2
 //! and up: Linux routes all of 127.0.0.0/8 to it).
@@ -21,7 +23,7 @@ use common::app::{Api, TestApp, WAIT};
 use common::db::TestDb;
 use common::on_both_backends;
 use mahjong::auth::AccountSettings;
-use mahjong::limits::{Limits, Rate};
+use mahjong::limits::{Limits, Rate, RobotBudget};
 use mahjong::protocol::ws::{ClientMessage, ServerMessage, StreamEvent, TableEvent, WsErrorCode};
 use mahjong::server::Serving;
 use mahjong::table::TableDefaults;
@@ -43,6 +45,8 @@ on_both_backends!(
     failed_logins_slow_the_guesser_not_the_owner,
     names_that_look_like_an_accounts_or_a_robots_are_refused,
     a_game_of_robots_alone_plays_a_bounded_number_of_rounds,
+    robots_play_within_a_budget_of_hands_that_an_admin_sets,
+    old_games_of_robots_alone_are_forgotten_unless_kept,
 );
 
 /// Address `n` of the loopback network.
@@ -657,5 +661,134 @@ async fn a_game_of_robots_alone_plays_a_bounded_number_of_rounds(backend: &str) 
     // A table with a person at it plays as long as it likes.
     let people = open(&app, local(1), json!({"robots": [{}, {}, {}], "options": {"NumRounds": 4}})).await.unwrap();
     assert!(sit(&app, local(1), &people, "Pat", &[]).await.is_ok());
+    app.finish().await;
+}
+
+/// A budget of `hands_per_hour`, 50 a day, games kept for `kept_for`.
+fn budget(hands_per_hour: u32, kept_for: Duration) -> Limits {
+    let robot_budget = RobotBudget { hands_per_hour, hands_per_day: 50, kept_for };
+    Limits { robot_budget, robot_games: 4, ..Limits::default() }
+}
+
+/// The robot-only games of one player are dealt at most its budget of
+/// hands: the hand that finds it spent is the game's last, and the next
+/// game is refused `429` with when to come back, started at once or later;
+/// another player has its own. An admin sees the budget and changes it,
+/// in force at once (what was spent counts under the new budget); a bad
+/// budget is refused and changes nothing; every change is in the audit log.
+async fn robots_play_within_a_budget_of_hands_that_an_admin_sets(backend: &str) {
+    let app = serve(backend, budget(3, Duration::from_secs(3600))).await;
+    let robots = json!([{}, {}, {}, {}]);
+    let two_rounds = json!({"robots": robots, "start": true, "options": {"NumRounds": 2}});
+    let game = open(&app, local(1), two_rounds.clone()).await.unwrap();
+    app.api.wait_over(&game).await;
+    let played = app.api.get(&format!("/api/v1/games/{game}")).await;
+    assert_eq!(played["hands"], 4, "three hands paid for, then one found over the budget and played: {played}");
+    let refused = open(&app, local(1), two_rounds.clone()).await.unwrap_err();
+    assert_quota(&refused, "budget of hands of robots alone");
+    let retry: u64 = refused.header("retry-after").unwrap().parse().unwrap();
+    assert!((1100..=1200).contains(&retry), "a hand drains from a budget of 3 an hour in 1,200 s: {retry} s");
+    // Opened first and started after: the same budget.
+    let waiting = open(&app, local(1), json!({"robots": robots, "options": {"NumRounds": 1}})).await.unwrap();
+    let start = ask(&app, local(1), "POST", &format!("/api/v1/tables/{waiting}/start"), None).await;
+    assert_quota(&start, "budget of hands of robots alone");
+    assert_eq!(app.api.table_info(&waiting).await["state"], "open", "nothing changed");
+    // Another address has a budget of its own.
+    let other = open(&app, local(2), two_rounds.clone()).await.unwrap();
+
+    // The admin's view, and changes.
+    let admin = app.admin_token().await;
+    let player = app.api.register("Robin", PASSWORD).await;
+    let path = "/api/v1/admin/robot-budget";
+    let seen = app.api.request("GET", path, None, Some(&admin)).await;
+    assert_eq!(seen.status, 200, "{}", seen.body);
+    assert_eq!(
+        (&seen.body["hands_per_hour"], &seen.body["hands_per_day"], &seen.body["kept_for_s"], &seen.body["source"]),
+        (&json!(3), &json!(50), &json!(3600), &json!("flags"))
+    );
+    assert_eq!(app.api.request("GET", path, None, Some(&player)).await.status, 403, "admins only");
+    assert_eq!(app.api.request("GET", path, None, None).await.status, 401);
+    for bad in [
+        json!({"hands_per_hour": -1, "hands_per_day": 10, "kept_for_s": 60}),
+        json!({"hands_per_hour": 10, "hands_per_day": 10, "kept_for_s": 0}),
+        json!({"hands_per_hour": 10, "hands_per_day": 2_000_000, "kept_for_s": 60}),
+        json!({"hands_per_hour": 10, "hands_per_day": 10}),
+        json!({"hands_per_hour": 10, "hands_per_day": 10, "kept_for_s": 60, "hands_per_week": 9}),
+        json!("10 an hour"),
+    ] {
+        let a = app.api.request("PUT", path, Some(&bad), Some(&admin)).await;
+        assert_eq!((a.status, code(&a)), (400, "bad_request"), "{bad}: {}", a.body);
+    }
+    let wanted = json!({"hands_per_hour": 100, "hands_per_day": 100, "kept_for_s": 7200});
+    assert_eq!(app.api.request("PUT", path, Some(&wanted), Some(&player)).await.status, 403);
+    assert_eq!(app.api.request("GET", path, None, Some(&admin)).await.body, seen.body, "nothing changed");
+    let set = app.api.request("PUT", path, Some(&wanted), Some(&admin)).await;
+    assert_eq!(set.status, 200, "{}", set.body);
+    assert_eq!((&set.body["hands_per_hour"], &set.body["source"]), (&json!(100), &json!("admin")));
+    assert_eq!(set.body["updated_by"]["name"], "admin", "{}", set.body);
+    // In force at once: the four hands spent fit in a budget of 100.
+    let start = ask(&app, local(1), "POST", &format!("/api/v1/tables/{waiting}/start"), None).await;
+    assert_eq!(start.status, 204, "{}", start.body);
+    let audit = app.api.request("GET", "/api/v1/admin/audit?target=robot_budget", None, Some(&admin)).await;
+    let entry = &audit.body["entries"][0];
+    assert_eq!((&entry["action"], &entry["after"]["hands_per_hour"]), (&json!("robot_budget.set"), &json!(100)));
+    assert_eq!(entry["before"]["hands_per_hour"], 3, "{entry}");
+    // Back to the flags'.
+    let reset = app.api.request("DELETE", path, None, Some(&admin)).await;
+    assert_eq!((&reset.body["hands_per_hour"], &reset.body["source"]), (&json!(3), &json!("flags")));
+    assert_eq!(open(&app, local(1), two_rounds).await.unwrap_err().status, 429);
+    for table in [&waiting, &other] {
+        app.api.wait_over(table).await;
+    }
+    app.finish().await;
+}
+
+/// A stored game of robots alone that has not changed for the budget's
+/// time is forgotten, everything of it, unless a player keeps it; a game
+/// a person sat in stays, however old.
+async fn old_games_of_robots_alone_are_forgotten_unless_kept(backend: &str) {
+    let app = serve(backend, budget(1000, Duration::from_secs(2))).await;
+    let admin = app.admin_token().await;
+    let player = app.api.register("Robin", PASSWORD).await;
+    let robots = json!([{}, {}, {}, {}]);
+    let one_round = json!({"robots": robots, "start": true, "options": {"NumRounds": 1}});
+    let (old, kept) =
+        (open(&app, local(1), one_round.clone()).await.unwrap(), open(&app, local(1), one_round).await.unwrap());
+    let people = open(&app, local(1), json!({"robots": [{}, {}, {}]})).await.unwrap();
+    sit(&app, local(1), &people, "Pat", &[]).await.unwrap();
+    let api = app.api;
+    let keep = |table: &str, token: Option<&str>| {
+        let (path, token) = (format!("/api/v1/games/{table}/kept"), token.map(str::to_string));
+        async move { api.request("PUT", &path, None, token.as_deref()).await }
+    };
+    assert_eq!(keep(&kept, None).await.status, 401, "a player keeps a game");
+    assert_eq!(keep("0123456789abcdef0123456789abcdef", Some(&player)).await.status, 404);
+    let kept_view = keep(&kept, Some(&player)).await;
+    assert_eq!(kept_view.status, 200, "{}", kept_view.body);
+    assert_eq!((&kept_view.body["robots_alone"], &kept_view.body["kept_by"]["name"]), (&json!(true), &json!("Robin")));
+    assert_eq!(keep(&kept, Some(&admin)).await.body["kept_by"]["name"], "Robin", "kept once, by its first keeper");
+    assert_eq!(keep(&people, Some(&player)).await.body["robots_alone"], false);
+    for table in [&old, &kept] {
+        app.api.wait_over(table).await;
+    }
+    // The tables close (a finished one otherwise lingers a while for its
+    // watchers): only what is stored is left.
+    for table in [&old, &kept, &people] {
+        let closed = app.api.request("DELETE", &format!("/api/v1/tables/{table}"), None, Some(&admin)).await;
+        assert_eq!(closed.status, 204, "{}", closed.body);
+    }
+    assert_eq!(app.api.ask(&format!("/api/v1/games/{old}/hands"), None).await.status, 200);
+    let started = Instant::now();
+    while app.api.ask(&format!("/api/v1/games/{old}"), None).await.status != 404 {
+        assert!(started.elapsed() < WAIT, "the old game of robots alone is still stored");
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(app.api.ask(&format!("/api/v1/games/{old}/hands"), None).await.status, 404, "nor its hands");
+    let listed = app.api.get("/api/v1/games?limit=100").await;
+    let ids: Vec<&str> = listed["games"].as_array().unwrap().iter().filter_map(|g| g["id"].as_str()).collect();
+    assert!(!ids.contains(&old.as_str()) && ids.contains(&kept.as_str()), "{ids:?}");
+    assert!(ids.contains(&people.as_str()), "a game a person sat in stays: {ids:?}");
+    let hands = app.api.get(&format!("/api/v1/games/{kept}/hands")).await;
+    assert!(!hands["hands"].as_array().unwrap().is_empty(), "the kept game keeps its hands: {hands}");
     app.finish().await;
 }

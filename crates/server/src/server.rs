@@ -261,6 +261,18 @@ pub struct LimitArgs {
     /// Rounds a game of four robots may play at most (its NumRounds) [default: 4].
     #[arg(long, env = "MAHJONG_MAX_ROBOT_GAME_ROUNDS", value_parser = clap::value_parser!(u32).range(1..=64))]
     pub max_robot_game_rounds: Option<u32>,
+    /// Hands of robots alone one player may have dealt per hour (0: no games
+    /// of robots alone); an admin may change it [default: 48].
+    #[arg(long, env = "MAHJONG_ROBOT_HANDS_PER_HOUR")]
+    pub robot_hands_per_hour: Option<u32>,
+    /// Hands of robots alone one player may have dealt per day; an admin may
+    /// change it [default: 192].
+    #[arg(long, env = "MAHJONG_ROBOT_HANDS_PER_DAY")]
+    pub robot_hands_per_day: Option<u32>,
+    /// Seconds a game of robots alone is stored after its last change,
+    /// unless someone keeps it; an admin may change it [default: 604800, a week].
+    #[arg(long, env = "MAHJONG_ROBOT_GAMES_KEPT_FOR", value_parser = clap::value_parser!(u64).range(1..))]
+    pub robot_games_kept_for: Option<u64>,
     /// Chat messages one seat may send [default: 10/2s].
     #[arg(long, env = "MAHJONG_CHAT_RATE")]
     pub chat_rate: Option<Rate>,
@@ -311,6 +323,11 @@ impl LimitArgs {
             robot_games: self.max_robot_games.unwrap_or(d.robot_games),
             robot_games_need_account: self.robot_games_need_account || d.robot_games_need_account,
             robot_game_rounds: self.max_robot_game_rounds.unwrap_or(d.robot_game_rounds),
+            robot_budget: crate::limits::RobotBudget {
+                hands_per_hour: self.robot_hands_per_hour.unwrap_or(d.robot_budget.hands_per_hour),
+                hands_per_day: self.robot_hands_per_day.unwrap_or(d.robot_budget.hands_per_day),
+                kept_for: self.robot_games_kept_for.map_or(d.robot_budget.kept_for, secs),
+            },
             chat: self.chat_rate.unwrap_or(d.chat),
             table_requests: self.table_requests_rate.unwrap_or(d.table_requests),
             chat_kept: self.chat_kept.unwrap_or(d.chat_kept),
@@ -655,7 +672,7 @@ impl Server {
             }
         }
         let quotas = Quotas::new(serving.limits.clone());
-        let lobby = Arc::new(Lobby::new(store.clone(), TableLimits::from(&serving.limits)));
+        let lobby = Arc::new(Lobby::new(store.clone(), TableLimits::from(&serving.limits)).with_quotas(quotas.clone()));
         // Read before anything is answered, so that a request for a table on
         // its way back is told so, and a new table (the loaded game's too)
         // neither takes a stored game's number nor is taken for one to recover.
@@ -720,6 +737,7 @@ impl Server {
             recovering.recover(returning).await;
         });
         forget_expired_sessions(accounts.clone(), &shutdown);
+        forget_old_robot_games(lobby.clone(), &shutdown);
         end_seat_tokens_with_sessions(&accounts, lobby.clone(), cluster.clone(), &shutdown);
         if let Some(cluster) = &cluster {
             hear_sessions_ended_elsewhere(cluster, accounts.clone(), &shutdown);
@@ -816,6 +834,31 @@ impl Server {
 
 /// Forgets expired sessions once an hour until the server stops (a session
 /// is refused once expired whether or not it has been forgotten).
+/// Forgets the old games of robots alone nobody keeps, every hour (or
+/// twice in the time they are kept for, when that is shorter); puts in
+/// force the budget an admin stored first.
+fn forget_old_robot_games(lobby: Arc<Lobby>, shutdown: &Shutdown) {
+    let stopping = shutdown.clone();
+    shutdown.spawn(async move {
+        if let Err(e) = lobby.refresh_robot_budget().await {
+            tracing::warn!("cannot read the budget of games of robots alone: {e}");
+        }
+        loop {
+            let kept_for = lobby.quotas().robot_budget().kept_for;
+            let every = (kept_for / 2).clamp(Duration::from_secs(1), Duration::from_secs(3600));
+            tokio::select! {
+                _ = tokio::time::sleep(every) => {}
+                _ = stopping.stopped() => return,
+            }
+            match lobby.forget_old_robot_games().await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!("{n} old games of robots alone forgotten"),
+                Err(e) => tracing::warn!("forgetting old games of robots alone: {e}"),
+            }
+        }
+    });
+}
+
 fn forget_expired_sessions(accounts: Arc<Accounts>, shutdown: &Shutdown) {
     let stopping = shutdown.clone();
     shutdown.spawn(async move {

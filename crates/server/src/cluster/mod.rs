@@ -328,6 +328,10 @@ impl Cluster {
                 Ok(keys) => self.bus.seal().use_keys(&keys),
                 Err(e) => tracing::warn!("cannot read the cluster's keys: {e}"),
             }
+            // An admin's change of the budget of robots' play, made at any node.
+            if let Err(e) = self.lobby.refresh_robot_budget().await {
+                tracing::warn!("cannot read the budget of games of robots alone: {e}");
+            }
             match self.store.nodes().await {
                 Ok(nodes) => {
                     let alive: Vec<NodeRow> = nodes.into_iter().filter(|n| n.expires_in_ms > 0).collect();
@@ -736,6 +740,12 @@ impl Ledger for Cluster {
     fn pace<'a>(&'a self, key: &'a str, rate: Rate) -> BoxFuture<'a, Result<Option<Duration>, LedgerError>> {
         Box::pin(async move {
             self.store.pace_shared(key, rate.burst, rate.every).await.map_err(|e| LedgerError(e.to_string()))
+        })
+    }
+
+    fn spend<'a>(&'a self, key: &'a str, rate: Rate) -> BoxFuture<'a, Result<Option<Duration>, LedgerError>> {
+        Box::pin(async move {
+            self.store.spend_shared(key, rate.burst, rate.every).await.map_err(|e| LedgerError(e.to_string()))
         })
     }
 

@@ -30,7 +30,7 @@ use tokio_util::sync::CancellationToken;
 
 use super::bus::{Bus, Heard};
 use crate::bots::strategy::Strategy;
-use crate::limits::Permit;
+use crate::limits::{Client, HandsPayer, Permit};
 use crate::protocol::ws::{ClientMessage, WsErrorCode};
 use crate::table::actor::OpenError;
 use crate::table::{
@@ -44,7 +44,8 @@ use crate::table::{
 pub enum Ask {
     /// Opens a new table here (placed by the node that was asked); the
     /// answer is its id. Its quota is counted on the node that was asked.
-    Open { settings: Box<TableSettings>, robots: Vec<RobotSeat>, start: bool },
+    /// `starter`: started at once, who pays for its robots' hands.
+    Open { settings: Box<TableSettings>, robots: Vec<RobotSeat>, start: bool, starter: Option<Client> },
     /// [`TableCommand::Info`].
     Info { table: String },
     /// [`TableCommand::Options`].
@@ -58,8 +59,9 @@ pub enum Ask {
     AddRobot { table: String, seat: Option<u8>, strategy: Strategy, asker: Asker },
     /// [`TableCommand::RemoveRobot`].
     RemoveRobot { table: String, seat: u8, asker: Asker },
-    /// [`TableCommand::Start`]; `robot_game`: the asker holds a game of robots.
-    Start { table: String, asker: Asker, robot_game: bool },
+    /// [`TableCommand::Start`]; `robot_game`: the asker holds a game of
+    /// robots; `starter`: who pays for its hands.
+    Start { table: String, asker: Asker, robot_game: bool, starter: Option<Client> },
     /// [`TableCommand::Abort`].
     Abort { table: String },
     /// [`TableCommand::Connect`], its stream relayed on `relay`; `from`:
@@ -92,8 +94,12 @@ pub struct Connected {
 
 /// Asks node `owner` to open a table as `setup` says; its id.
 pub async fn open_on(bus: &Bus, owner: &str, setup: &TableSetup) -> Result<String, OpenError> {
-    let ask =
-        Ask::Open { settings: Box::new(setup.settings.clone()), robots: setup.robots.clone(), start: setup.start };
+    let ask = Ask::Open {
+        settings: Box::new(setup.settings.clone()),
+        robots: setup.robots.clone(),
+        start: setup.start,
+        starter: setup.payer.as_ref().map(HandsPayer::starter),
+    };
     let payload = serde_json::to_vec(&ask).unwrap_or_default();
     let Ok(answer) = bus.request(node_subject(owner), &payload, ANSWER_WITHIN).await else {
         return Err(OpenError::Table(TableError::Recovering));
@@ -246,8 +252,9 @@ impl Owner {
         fn json<T: Serialize>(value: &Result<T, TableError>) -> Vec<u8> {
             serde_json::to_vec(value).unwrap_or_default()
         }
-        if let Ask::Open { settings, robots, start } = ask {
-            let setup = TableSetup { settings: *settings, robots, start, hold: Permit::uncounted() };
+        if let Ask::Open { settings, robots, start, starter } = ask {
+            let payer = starter.map(|s| self.lobby.quotas().hands_payer(s));
+            let setup = TableSetup { settings: *settings, robots, start, hold: Permit::uncounted(), payer };
             let opened = match self.lobby.open(setup).await {
                 Ok(handle) => Ok(handle.id),
                 Err(OpenError::Table(e)) => Err(e),
@@ -295,9 +302,12 @@ impl Owner {
             Ask::RemoveRobot { seat, asker, .. } => {
                 json::<()>(&handle.ask(|reply| TableCommand::RemoveRobot { seat, asker, reply }).await.and_then(|r| r))
             }
-            Ask::Start { asker, robot_game, .. } => {
+            Ask::Start { asker, robot_game, starter, .. } => {
                 let robot_game = robot_game.then(Permit::uncounted);
-                json::<()>(&handle.ask(|reply| TableCommand::Start { asker, robot_game, reply }).await.and_then(|r| r))
+                let payer = starter.map(|s| self.lobby.quotas().hands_payer(s));
+                json::<()>(
+                    &handle.ask(|reply| TableCommand::Start { asker, robot_game, payer, reply }).await.and_then(|r| r),
+                )
             }
             Ask::Abort { .. } => json::<()>(&handle.ask(|reply| TableCommand::Abort { reply }).await.and_then(|r| r)),
             Ask::Connect { token, account, since, replay_hand, relay, from, .. } => {
@@ -471,9 +481,10 @@ impl StandIn {
                 TableCommand::RemoveRobot { seat, asker, reply } => {
                     self.ask_then(Ask::RemoveRobot { table, seat, asker }, reply)
                 }
-                TableCommand::Start { asker, robot_game, reply } => {
+                TableCommand::Start { asker, robot_game, payer, reply } => {
                     let robot_game = robot_game.is_some();
-                    self.ask_then(Ask::Start { table, asker, robot_game }, reply)
+                    let starter = payer.as_ref().map(HandsPayer::starter);
+                    self.ask_then(Ask::Start { table, asker, robot_game, starter }, reply)
                 }
                 TableCommand::Abort { reply } => self.ask_then(Ask::Abort { table }, reply),
                 TableCommand::Connect { token, account, since, replay_hand, reply } => {

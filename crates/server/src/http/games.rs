@@ -38,7 +38,7 @@ pub fn routes() -> OpenApiRouter<AppState> {
 }
 
 /// A game's id in a path.
-const GAME_ID: &str = "The game's id (its table's id).";
+pub(super) const GAME_ID: &str = "The game's id (its table's id).";
 
 /// A hand's number in a path.
 const HAND_NUMBER: &str = "The hand's number in the game, from 1.";

@@ -19,6 +19,7 @@
 pub mod archive;
 pub mod audit;
 pub mod auth;
+pub mod budget;
 pub mod cluster;
 pub mod error;
 pub mod extract;
@@ -124,6 +125,7 @@ pub fn api(timeouts: Timeouts) -> OpenApiRouter<AppState> {
         .merge(games::routes())
         .merge(auth::routes())
         .merge(options::routes())
+        .merge(budget::routes())
         .merge(cluster::routes())
         .merge(openapi::routes());
     let timed = refusing(

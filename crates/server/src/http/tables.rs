@@ -140,6 +140,11 @@ pub async fn create(
     let held = if setup.start { Held::RobotGame } else { Held::WaitingTable };
     let hold = state.quotas.hold(&client, held).await?;
     state.quotas.pace(&client, Paced::TablesOpened).await?;
+    if setup.start {
+        // The first hand is paid for now; the table pays for the others.
+        state.quotas.pay_robot_hand(&client).await?;
+        setup.payer = Some(state.quotas.hands_payer(client));
+    }
     setup.hold = hold;
     // One batch: the table, its robots and its start are stored together or
     // not at all (in a cluster, on the least-loaded node).
@@ -415,11 +420,17 @@ pub async fn start(
         let options = handle.ask(|reply| TableCommand::Options { reply }).await?;
         robot_game_rounds(&state, options.num_rounds)?;
     }
-    let robot_game = match robots_alone {
-        true => Some(state.quotas.hold(&client(&addr, caller.as_ref()), Held::RobotGame).await?),
-        false => None,
+    let client = client(&addr, caller.as_ref());
+    let (robot_game, payer) = match robots_alone {
+        true => {
+            let hold = state.quotas.hold(&client, Held::RobotGame).await?;
+            // The first hand is paid for now; the table pays for the others.
+            state.quotas.pay_robot_hand(&client).await?;
+            (Some(hold), Some(state.quotas.hands_payer(client)))
+        }
+        false => (None, None),
     };
-    handle.ask(|reply| TableCommand::Start { asker, robot_game, reply }).await??;
+    handle.ask(|reply| TableCommand::Start { asker, robot_game, payer, reply }).await??;
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -5,8 +5,9 @@
 //! a single server counts in its own memory.
 //!
 //! What goes to the ledger: the tables, seats and games of robots a player
-//! holds, the rates of tables opened and seats taken, and the accounts'
-//! rates and strikes (logins, registrations, guesses). Connections are
+//! holds, the rates of tables opened and seats taken, the hands of robots
+//! alone it has had dealt (`super::budget`), and the accounts' rates and
+//! strikes (logins, registrations, guesses). Connections are
 //! counted where they arrive, each node allowing an address its share of
 //! the cap (the cap divided by the live nodes): a round trip to the
 //! database for every connection would cost more than the cap protects.
@@ -35,6 +36,11 @@ pub trait Ledger: Send + Sync + std::fmt::Debug {
     /// Counts one attempt at `key` at `rate`: `None` if allowed, else how
     /// long to wait.
     fn pace<'a>(&'a self, key: &'a str, rate: Rate) -> BoxFuture<'a, Result<Option<Duration>, LedgerError>>;
+
+    /// Pays one into `key`'s bucket, which holds `rate.burst` and drains one
+    /// every `rate.every` (the rate of now applies to what is in it): `None`
+    /// if there was room, else how long until there is.
+    fn spend<'a>(&'a self, key: &'a str, rate: Rate) -> BoxFuture<'a, Result<Option<Duration>, LedgerError>>;
 
     /// The strikes against `key` now, forgiven at `rate.every`.
     fn strikes<'a>(&'a self, key: &'a str, rate: Rate) -> BoxFuture<'a, Result<f64, LedgerError>>;

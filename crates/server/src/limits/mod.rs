@@ -13,6 +13,7 @@
 //! the house beside `metrics`: it imports nothing of the product.
 
 pub mod address;
+pub mod budget;
 pub mod ledger;
 pub mod quota;
 pub mod rate;
@@ -20,7 +21,8 @@ pub mod rate;
 use std::time::Duration;
 
 pub use address::{AddressKey, Exempt};
-pub use quota::{Client, Held, Holder, Paced, Permit, Quotas, Refusal};
+pub use budget::RobotBudget;
+pub use quota::{Client, HandsPayer, Held, Holder, Paced, Permit, Quotas, Refusal};
 pub use rate::Rate;
 
 /// Every limit, with the defaults a public server runs with.
@@ -58,6 +60,9 @@ pub struct Limits {
     /// Rounds a game of four robots may play at most (its `NumRounds`): a
     /// game nobody plays costs the store all the same.
     pub robot_game_rounds: u32,
+    /// Hands of robots alone per player per hour and per day, and how long
+    /// their games are stored (an admin may change it while the server runs).
+    pub robot_budget: RobotBudget,
     /// Chat messages one seat may send.
     pub chat: Rate,
     /// Other requests one seat may make that cost the table a write (pauses,
@@ -91,6 +96,7 @@ impl Default for Limits {
             robot_games: 2,
             robot_games_need_account: false,
             robot_game_rounds: 4,
+            robot_budget: RobotBudget::default(),
             chat: Rate::new(10, Duration::from_secs(2)),
             table_requests: Rate::new(20, Duration::from_millis(500)),
             chat_kept: 200,
@@ -118,6 +124,7 @@ impl Limits {
             seats: many,
             robot_games: many,
             robot_game_rounds: 64,
+            robot_budget: RobotBudget::unlimited(),
             chat: fast,
             table_requests: fast,
             ..Limits::default()

@@ -14,6 +14,7 @@ use std::time::Duration;
 
 use super::Limits;
 use super::address::AddressKey;
+use super::budget::{RobotBudget, Tally};
 use super::ledger::Ledger;
 use super::rate::Limit;
 
@@ -28,7 +29,7 @@ pub enum Holder {
 }
 
 /// Who asks for something.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Client {
     /// The address the request came from.
     pub address: IpAddr,
@@ -161,6 +162,32 @@ pub struct Quotas {
     connections: Arc<tokio::sync::Semaphore>,
     /// Cluster mode: the counts every node shares ([`Quotas::share`]).
     ledger: std::sync::OnceLock<Arc<dyn Ledger>>,
+    /// The budget of robots' play in force: the flags', or an admin's.
+    robot_budget: std::sync::RwLock<RobotBudget>,
+    /// The hands of robots alone paid for at this node (one node, or the
+    /// cluster's ledger away).
+    robot_hands: Tally,
+}
+
+/// Who pays for the hands of a game of robots alone: its starter, from its
+/// budget ([`super::budget`]).
+#[derive(Clone, Debug)]
+pub struct HandsPayer {
+    quotas: Arc<Quotas>,
+    starter: Client,
+}
+
+impl HandsPayer {
+    /// Pays for one more hand, or says why not (the game ends after the
+    /// hand being played).
+    pub async fn pay(&self) -> Result<(), Refusal> {
+        self.quotas.pay_robot_hand(&self.starter).await
+    }
+
+    /// Who started the game (a table played at another node pays there).
+    pub fn starter(&self) -> Client {
+        self.starter
+    }
 }
 
 /// One thing held: its count goes down when this is dropped. A permit of
@@ -204,6 +231,7 @@ impl Quotas {
     /// The quotas of `limits`.
     pub fn new(limits: Limits) -> Arc<Quotas> {
         let connections = super::connection_budget(limits.connections) as usize;
+        let limits_budget = limits.robot_budget;
         Arc::new(Quotas {
             tables_opened: Limit::new(limits.tables_opened),
             seats_taken: Limit::new(limits.seats_taken),
@@ -212,6 +240,8 @@ impl Quotas {
             limits,
             counts: Mutex::default(),
             ledger: std::sync::OnceLock::new(),
+            robot_budget: std::sync::RwLock::new(limits_budget),
+            robot_hands: Tally::default(),
         })
     }
 
@@ -369,6 +399,69 @@ impl Quotas {
             ),
             retry_after: wait,
         })
+    }
+
+    /// The budget of robots' play in force.
+    pub fn robot_budget(&self) -> RobotBudget {
+        *self.robot_budget.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// From now on, an admin's budget (`None`: the flags' again).
+    pub fn set_robot_budget(&self, budget: Option<RobotBudget>) {
+        *self.robot_budget.write().unwrap_or_else(|e| e.into_inner()) = budget.unwrap_or(self.limits.robot_budget);
+    }
+
+    /// Who pays for the hands of a game of robots alone `starter` starts.
+    pub fn hands_payer(self: &Arc<Self>, starter: Client) -> HandsPayer {
+        HandsPayer { quotas: self.clone(), starter }
+    }
+
+    /// Pays for one hand of robots alone dealt for `client` from its budget
+    /// per hour and per day, or says how long until it may have another; in
+    /// a cluster, counted over every node.
+    pub async fn pay_robot_hand(&self, client: &Client) -> Result<(), Refusal> {
+        let Some(holder) = self.holder(client, false) else { return Ok(()) };
+        let budget = self.robot_budget();
+        let whose = match holder {
+            Holder::Account(_) => "your account",
+            Holder::Address(_) => "your address",
+        };
+        for (window, hands, rate) in budget.windows() {
+            if hands == 0 {
+                return Err(Refusal {
+                    message: "this server plays no games of robots alone: sit at a table".into(),
+                    retry_after: Duration::from_secs(3600),
+                });
+            }
+            let key = format!("robot hands per {window} {holder}");
+            let shared = match self.ledger.get() {
+                Some(ledger) => match ledger.spend(&key, rate).await {
+                    Ok(wait) => Some(wait),
+                    Err(e) => {
+                        tracing::warn!("{e}");
+                        None
+                    }
+                },
+                None => None,
+            };
+            let paid = match shared {
+                Some(None) => Ok(()),
+                Some(Some(wait)) => Err(wait),
+                None => self.robot_hands.spend(&key, rate),
+            };
+            if let Err(wait) = paid {
+                return Err(Refusal {
+                    message: format!(
+                        "{whose} has had its budget of hands of robots alone: at most {hands} a{} {window}; the next \
+                         in {} s",
+                        if window == "hour" { "n" } else { "" },
+                        wait.as_secs().max(1)
+                    ),
+                    retry_after: wait,
+                });
+            }
+        }
+        Ok(())
     }
 
     /// How many of `held` `holder` has now (for tests and metrics).

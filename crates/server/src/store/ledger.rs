@@ -100,6 +100,33 @@ impl Store {
         Ok(Some(Duration::from_secs_f64(wait_ms.max(1.0) / 1000.0)))
     }
 
+    /// Pays one into `key`'s bucket, which holds `burst` and drains one
+    /// every `every` (read now, so that a change of rate applies to what is
+    /// in it): `None` if there was room, else how long until there is.
+    pub async fn spend_shared(&self, key: &str, burst: u32, every: Duration) -> Result<Option<Duration>, StoreError> {
+        let every_ms = millis(every).max(1.0);
+        let paid = sqlx::query(
+            "WITH quick AS (SELECT set_config('synchronous_commit', 'off', true)) \
+             INSERT INTO quota_rates (key, at, level) SELECT $1, clock_timestamp(), 1 FROM quick WHERE $3::float8 >= 1 \
+             ON CONFLICT (key) DO UPDATE SET level = greatest(quota_rates.level - \
+               (EXTRACT(EPOCH FROM (clock_timestamp() - quota_rates.at)) * 1000)::float8 / $2::float8, 0) + 1, \
+             at = clock_timestamp() \
+             WHERE greatest(quota_rates.level - (EXTRACT(EPOCH FROM (clock_timestamp() - quota_rates.at)) * 1000)::float8 \
+               / $2::float8, 0) + 1 <= $3::float8",
+        )
+        .bind(key)
+        .bind(every_ms)
+        .bind(f64::from(burst))
+        .execute(self.pool())
+        .await?
+        .rows_affected();
+        if paid == 1 {
+            return Ok(None);
+        }
+        let level = self.strikes_shared(key, every).await?;
+        Ok(Some(Duration::from_millis(((level + 1.0 - f64::from(burst)) * every_ms).max(1.0) as u64)))
+    }
+
     /// The strikes against `key` now, one forgiven every `every`.
     pub async fn strikes_shared(&self, key: &str, every: Duration) -> Result<f64, StoreError> {
         let level: Option<f64> = sqlx::query_scalar(

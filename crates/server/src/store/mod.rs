@@ -20,6 +20,7 @@
 //! many threads ([`parts`]).
 
 pub mod accounts;
+pub mod budget;
 pub mod cluster;
 pub mod dates;
 pub mod error;

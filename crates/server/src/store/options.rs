@@ -33,9 +33,11 @@ pub struct Change {
     pub at_us: i64,
     /// What was done: `defaults.set`, `defaults.reset`, `preset.create`,
     /// `preset.update`, `preset.delete`, `user.update`, `user.end_sessions`,
-    /// `table.close`, `game.import`, `game.import_mj_server`.
+    /// `table.close`, `game.import`, `game.import_mj_server`,
+    /// `robot_budget.set`, `robot_budget.reset`.
     pub action: &'static str,
-    /// What was changed: `defaults`, `preset/NAME`, `user/ID`, `table/ID`, `game/ID`.
+    /// What was changed: `defaults`, `preset/NAME`, `user/ID`, `table/ID`,
+    /// `game/ID`, `robot_budget`.
     pub target: String,
     /// The thing before the change (`None`: it did not exist).
     pub before: Option<Value>,
@@ -275,7 +277,7 @@ impl Store {
 }
 
 /// Writes one audit entry in `tx`; its number.
-async fn log(tx: &mut Transaction<'static, Any>, actor: &Actor, change: &Change) -> Result<i64, StoreError> {
+pub(super) async fn log(tx: &mut Transaction<'static, Any>, actor: &Actor, change: &Change) -> Result<i64, StoreError> {
     let before = change.before.as_ref().map(text).transpose()?;
     let after = change.after.as_ref().map(text).transpose()?;
     let row = sqlx::query(

@@ -37,8 +37,8 @@ use super::{
 };
 use crate::bots::Robot;
 use crate::bots::strategy::Strategy;
-use crate::limits::Permit;
 use crate::limits::rate::Bucket;
+use crate::limits::{HandsPayer, Permit};
 use crate::protocol::ws::{ClientMessage, ServerMessage, StreamEvent, TableEvent, TableInfo, TableState, WsErrorCode};
 use crate::rules::command::{Action, Command, GameError, PlayerId, WallSource};
 use crate::rules::event::{Audience, Emitted, Event};
@@ -77,7 +77,7 @@ pub enum OpenError {
 /// store cannot be written (`store_unavailable`: nothing is opened that is
 /// not stored).
 pub async fn spawn(id: String, setup: TableSetup, store: Store, limits: TableLimits) -> Result<TableHandle, OpenError> {
-    let TableSetup { settings, robots, start, hold } = setup;
+    let TableSetup { settings, robots, start, hold, payer } = setup;
     if !*store.available().borrow() {
         return Err(TableError::StoreUnavailable.into());
     }
@@ -86,7 +86,7 @@ pub async fn spawn(id: String, setup: TableSetup, store: Store, limits: TableLim
         actor.add_robot(robot.seat, robot.strategy)?;
     }
     if start {
-        actor.start(&Asker::default(), Some(hold))?;
+        actor.start(&Asker::default(), Some(hold), payer)?;
     } else {
         actor.waiting_hold = Some(hold);
     }
@@ -158,6 +158,10 @@ pub(super) struct Actor {
     pub waiting_hold: Option<Permit>,
     /// A game of four robots counts against its starter's quota while it is played.
     pub robot_game_hold: Option<Permit>,
+    /// Who pays for the hands of a game of four robots, and how many it has
+    /// paid for (the first, by the request that started it): each hand
+    /// dealt is paid for once it is, and a refusal ends the game after it.
+    hands_payer: Option<(HandsPayer, u32)>,
     /// Since when no person has been connected (at a table not started, or
     /// a game of people): it expires after the limits' idle time.
     pub idle_since: Option<Instant>,
@@ -201,6 +205,7 @@ impl Actor {
             talk: std::array::from_fn(|_| (Bucket::new(limits.chat), Bucket::new(limits.requests))),
             waiting_hold: None,
             robot_game_hold: None,
+            hands_payer: None,
             idle_since: Some(Instant::now()),
             deferred: Vec::new(),
             fence,
@@ -283,7 +288,11 @@ impl Actor {
                 }
             };
             let done = match done {
-                Ok(()) => self.run_robots().await,
+                Ok(()) => {
+                    // (Before the robots' moves, which store what it changed.)
+                    self.pay_for_hands().await;
+                    self.run_robots().await
+                }
                 e => e,
             };
             if let Err(e) = done {
@@ -396,8 +405,8 @@ impl Actor {
                 self.flush().await?;
                 self.answer(reply, answer);
             }
-            TableCommand::Start { asker, robot_game, reply } => {
-                let answer = self.start(&asker, robot_game);
+            TableCommand::Start { asker, robot_game, payer, reply } => {
+                let answer = self.start(&asker, robot_game, payer);
                 self.flush().await?;
                 self.answer(reply, answer);
             }
@@ -605,8 +614,14 @@ impl Actor {
     }
 
     /// Starts the game for `asker`; a game of four robots needs the permit
-    /// of `robot_game` (its starter's quota), which it holds while it is played.
-    pub fn start(&mut self, asker: &Asker, robot_game: Option<Permit>) -> Result<(), TableError> {
+    /// of `robot_game` (its starter's quota), which it holds while it is
+    /// played, and its hands after the first are paid for by `payer`.
+    pub fn start(
+        &mut self,
+        asker: &Asker,
+        robot_game: Option<Permit>,
+        payer: Option<HandsPayer>,
+    ) -> Result<(), TableError> {
         self.may_manage(asker)?;
         if self.state == TableState::Open && self.seats.full() && !self.seats.any_person() {
             let Some(permit) = robot_game else {
@@ -614,9 +629,34 @@ impl Actor {
                     "a game of robots alone was not asked for: ask to start it again".into(),
                 ));
             };
+            self.begin()?;
             self.robot_game_hold = Some(permit);
+            self.hands_payer = payer.map(|payer| (payer, 1));
+            return Ok(());
         }
         self.begin()
+    }
+
+    /// A game of four robots pays for each hand dealt since the last paid
+    /// for; when its starter's budget is spent, the hand dealt is its last.
+    async fn pay_for_hands(&mut self) {
+        let dealt = self.game.as_ref().map_or(0, |g| g.hands_started());
+        while let Some((payer, paid)) = &mut self.hands_payer
+            && *paid < dealt
+        {
+            *paid += 1;
+            if let Err(spent) = payer.pay().await {
+                tracing::info!(table = %self.id, hands = dealt, "a game of robots alone ends: {spent}");
+                self.hands_payer = None;
+                self.end_game_between_hands();
+            }
+        }
+    }
+
+    /// The number of the hand being played (for a game of four robots to
+    /// stop its robots' run when a new hand is dealt, until it is paid for).
+    fn hands_dealt(&self) -> u32 {
+        self.game.as_ref().map_or(0, Game::hands_started)
     }
 
     /// A classic table starts by itself, as mj-server's game does, once its
@@ -871,6 +911,8 @@ impl Actor {
         self.seat_changed(seat);
         self.send_event(Audience::Only(player), StreamEvent::Table(TableEvent::Penalty { seat, points: penalty }));
         self.end_game_between_hands();
+        let penalties: Vec<i64> = self.seats.occupied().map(|(_, s)| s.penalty).collect();
+        tracing::info!(table = %self.id, ?penalties, "the game ends on a disconnection");
     }
 
     /// Ends the game now if no hand is being played (otherwise when it ends).
@@ -886,8 +928,6 @@ impl Actor {
         self.game_over();
         self.waiting_ready = false;
         self.paused = false;
-        let penalties: Vec<i64> = self.seats.occupied().map(|(_, s)| s.penalty).collect();
-        tracing::info!(table = %self.id, ?penalties, "the game ended on a disconnection");
     }
 
     /// Moves may be made now: the game is being played, neither paused nor
@@ -1105,7 +1145,12 @@ impl Actor {
     }
 
     fn robot_moves(&mut self) {
+        let dealt = self.hands_dealt();
         for _ in 0..ROBOT_BURST {
+            // A game of four robots pays for a hand before its moves.
+            if self.hands_payer.is_some() && self.hands_dealt() != dealt {
+                return;
+            }
             let Some(seat) = self.robot_due() else { return };
             if self.last_action + self.pause_duration() > Instant::now() {
                 return; // the timer will come back for it
@@ -1234,6 +1279,7 @@ impl Actor {
         self.seats.release_holds();
         self.waiting_hold = None;
         self.robot_game_hold = None;
+        self.hands_payer = None;
         if self.state != TableState::Over {
             let scores = self.game.as_ref().map(Game::scores);
             tracing::info!(table = %self.id, name = %self.settings.name, ?scores, "game over");

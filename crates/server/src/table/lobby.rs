@@ -82,6 +82,9 @@ pub struct Lobby {
     limits: TableLimits,
     /// Cluster mode: the other nodes' tables.
     elsewhere: std::sync::OnceLock<std::sync::Arc<dyn Elsewhere>>,
+    /// What clients hold and spend (a table placed here by another node
+    /// pays for its robots' hands here, in the cluster's ledger).
+    quotas: std::sync::Arc<crate::limits::Quotas>,
 }
 
 /// How the recovery of the stored games stands (at start-up).
@@ -163,6 +166,48 @@ impl Lobby {
             store,
             limits,
             elsewhere: std::sync::OnceLock::new(),
+            quotas: crate::limits::Quotas::unlimited(),
+        }
+    }
+
+    /// The lobby of a server whose clients' quotas are `quotas`.
+    pub fn with_quotas(mut self, quotas: std::sync::Arc<crate::limits::Quotas>) -> Lobby {
+        self.quotas = quotas;
+        self
+    }
+
+    /// What clients hold and spend.
+    pub fn quotas(&self) -> &std::sync::Arc<crate::limits::Quotas> {
+        &self.quotas
+    }
+
+    /// Reads the budget of games of robots alone an admin stored (if any)
+    /// and puts it in force here (the flags' if none is stored).
+    pub async fn refresh_robot_budget(&self) -> Result<Option<crate::store::budget::StoredBudget>, StoreError> {
+        let stored = self.store.stored_robot_budget().await?;
+        self.quotas.set_robot_budget(stored.as_ref().map(|s| crate::limits::RobotBudget {
+            hands_per_hour: s.hands_per_hour,
+            hands_per_day: s.hands_per_day,
+            kept_for: std::time::Duration::from_secs(s.kept_for_s),
+        }));
+        Ok(stored)
+    }
+
+    /// Forgets the stored games of robots alone that have not changed for
+    /// the budget's time and that nobody keeps (none this node plays);
+    /// how many.
+    pub async fn forget_old_robot_games(&self) -> Result<u64, StoreError> {
+        let kept_for = self.quotas.robot_budget().kept_for;
+        let before_us = crate::store::now_us().saturating_sub(i64::try_from(kept_for.as_micros()).unwrap_or(i64::MAX));
+        let mut forgotten = 0;
+        loop {
+            let old = self.store.old_robot_games(before_us).await?;
+            let full = old.len() as i64 >= crate::store::budget::FORGET_AT_ONCE;
+            let old: Vec<String> = old.into_iter().filter(|id| !self.holds(id)).collect();
+            forgotten += self.store.forget_games(&old).await?;
+            if !full || old.is_empty() {
+                return Ok(forgotten);
+            }
         }
     }
 

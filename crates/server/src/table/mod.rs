@@ -19,7 +19,7 @@ mod tests;
 use tokio::sync::{mpsc, oneshot};
 
 use crate::bots::strategy::Strategy;
-use crate::limits::{Limits, Permit, Rate};
+use crate::limits::{HandsPayer, Limits, Permit, Rate};
 use crate::protocol::ws::{ClientMessage, TableInfo, WsErrorCode};
 use crate::rules::options::GameOptions;
 use crate::rules::tile::Tile;
@@ -112,6 +112,9 @@ pub struct TableSetup {
     /// What the client who opens it holds by it: a table waiting to start,
     /// or (started at once) a game of robots.
     pub hold: Permit,
+    /// Started at once: who pays for its hands ([`crate::limits::budget`]),
+    /// the first already paid for.
+    pub payer: Option<HandsPayer>,
 }
 
 /// The limits a table applies to the clients at it (from the server's
@@ -319,6 +322,9 @@ pub enum TableCommand {
         /// its quota while it is played); without one, such a game is
         /// refused. Dropped for a game with people.
         robot_game: Option<Permit>,
+        /// Who pays for the hands of a game of four robots, the first
+        /// already paid for (`None`: nobody, as for a game with people).
+        payer: Option<HandsPayer>,
         /// Done.
         reply: oneshot::Sender<Result<(), TableError>>,
     },

@@ -155,7 +155,7 @@ impl TableDefaults {
             classic: request.classic,
         };
         let hold = crate::limits::Permit::uncounted();
-        Ok(TableSetup { settings, robots: request.robots, start: request.start, hold })
+        Ok(TableSetup { settings, robots: request.robots, start: request.start, hold, payer: None })
     }
 }
 

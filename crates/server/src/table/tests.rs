@@ -98,7 +98,7 @@ fn settings(options: &[(&str, &str)], pause_deciseconds: u32) -> TableSettings {
 async fn open_table(id: &str, settings: TableSettings, robots: &[u8], start: bool) -> TableHandle {
     let robots = robots.iter().map(|&s| RobotSeat { seat: Some(s), strategy: Strategy::default() }).collect();
     let store = open_store().await;
-    let setup = TableSetup { settings, robots, start, hold: Permit::uncounted() };
+    let setup = TableSetup { settings, robots, start, hold: Permit::uncounted(), payer: None };
     within_real_time("opening the table", actor::spawn(id.to_string(), setup, store, limits()))
         .await
         .expect("the table opens")
@@ -121,7 +121,7 @@ async fn sit(table: &TableHandle, name: &str, seat: u8) -> SeatGrant {
 
 async fn start(table: &TableHandle, token: &str) {
     let asker = super::Asker { token: Some(token.to_string()), ..Default::default() };
-    let asked = table.ask(|reply| TableCommand::Start { asker, robot_game: None, reply });
+    let asked = table.ask(|reply| TableCommand::Start { asker, robot_game: None, payer: None, reply });
     within_real_time("starting", asked).await.expect("the table answers").expect("the game starts");
 }
 
@@ -576,7 +576,8 @@ async fn robots_back_after_a_restart(
 ) -> TableHandle {
     let store = open_store().await;
     let robots = (0..4).map(|s| RobotSeat { seat: Some(s), strategy: Strategy::default() }).collect();
-    let setup = TableSetup { settings: settings(options, 0), robots, start: true, hold: Permit::uncounted() };
+    let setup =
+        TableSetup { settings: settings(options, 0), robots, start: true, hold: Permit::uncounted(), payer: None };
     let spawned = actor::spawn(id.into(), setup, store.clone(), limits());
     let table = within_real_time("opening the table", spawned).await.expect("the table opens");
     let mut watcher = Client::connect(&table, None, None).await;

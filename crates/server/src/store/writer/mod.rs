@@ -51,6 +51,10 @@ trait Write {
     /// Whether the database would take a write now.
     async fn ping(&self) -> Result<(), sqlx::Error>;
 
+    /// Deletes the games `ids` and everything of theirs
+    /// ([`FORGOTTEN_ROWS`]) in one transaction; how many games there were.
+    async fn forget(&self, ids: &[String]) -> Result<u64, sqlx::Error>;
+
     /// Completes when the writer's connections are closed.
     async fn closed(&self);
 
@@ -131,6 +135,12 @@ impl Writer {
         let filing = Filing::at_once(1);
         let rows = Rows::of(&[batch], &filing, None);
         Ok(each!(self, w => w.transaction(Some(claim), &rows).await)? == Committed::Written)
+    }
+
+    /// Deletes the games `ids` (all of this writer's: on SQLite, of its
+    /// part) and everything of theirs; how many there were.
+    pub async fn forget(&self, ids: &[String]) -> Result<u64, sqlx::Error> {
+        each!(self, w => w.forget(ids).await)
     }
 
     /// Whether moves go to the log's tail first (SQLite; see [`super::tail`]).
@@ -318,6 +328,21 @@ const GAME_CONFLICT: &str = " ON CONFLICT (id) DO UPDATE SET state = excluded.st
      settings = COALESCE(excluded.settings, games.settings), updated_us = excluded.updated_us, \
      finished_us = excluded.finished_us, hands = excluded.hands, scores = excluded.scores, \
      manager = excluded.manager, last_seq = excluded.last_seq, rng_pos = excluded.rng_pos";
+/// Where a game's rows are, as `DELETE` statements of one game (`$1`),
+/// the game's own row last; the log's tail (SQLite) and the owners of the
+/// cluster's tables (Postgres) are each one database's.
+const FORGOTTEN_ROWS: [&str; 9] = [
+    "DELETE FROM payments WHERE game_id = $1",
+    "DELETE FROM hand_players WHERE game_id = $1",
+    "DELETE FROM hands WHERE game_id = $1",
+    "DELETE FROM event_blocks WHERE game_id = $1",
+    "DELETE FROM input_blocks WHERE game_id = $1",
+    "DELETE FROM events WHERE game_id = $1",
+    "DELETE FROM inputs WHERE game_id = $1",
+    "DELETE FROM seats WHERE game_id = $1",
+    "DELETE FROM games WHERE id = $1",
+];
+
 const INPUT_COLUMNS: &str = "inputs (game_id, n, seq, body)";
 const EVENT_COLUMNS: &str = "events (game_id, seq, at_us, hand, audience, audience_player, body)";
 /// Rows filed from the tail that are there already stay as they are.
