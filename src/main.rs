@@ -708,6 +708,10 @@ fn serve(args: mahjong::server::ServeArgs) -> ExitCode {
             classic_refuses_accounts: args.classic_no_accounts,
             classic_guest_passwords: args.classic_guest_passwords,
             allowed_origins: args.allowed_origin.clone(),
+            trusted_proxies: mahjong::http::forwarded::TrustedProxies::new(
+                args.trusted_proxy.clone(),
+                args.client_address_header,
+            ),
             ..Default::default()
         };
         let config = mahjong::server::ServerConfig { listener, store, defaults, serving, load, cluster };

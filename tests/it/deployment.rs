@@ -54,6 +54,7 @@ fn the_image_and_the_compose_file_set_only_settings_the_server_reads() {
             let args = match name.as_str() {
                 "MAHJONG_LISTEN" => vec!["--listen".to_string(), value.clone()],
                 "MAHJONG_PRESET" => vec!["--preset".to_string(), value.clone()],
+                "MAHJONG_TRUSTED_PROXY" => vec!["--trusted-proxy".to_string(), value.clone()],
                 "DATABASE_URL" => {
                     let scheme = if file == "Dockerfile" { "sqlite://" } else { "postgres://" };
                     assert!(value.starts_with(scheme), "{file}: DATABASE_URL {value} should start with {scheme}");
@@ -89,4 +90,10 @@ fn the_image_is_built_from_everything_the_build_needs() {
     assert!(compose.contains("authorization {") && compose.contains("password: $$NATS_PASSWORD"), "{compose}");
     assert!(compose.contains("MAHJONG_NATS_USER: mahjong") && compose.contains("MAHJONG_NATS_PASSWORD:"));
     assert!(!compose.contains("4222:4222"), "NATS is published nowhere");
+    // The nodes believe the client's address from Caddy alone, at its fixed address.
+    let trusted = settings(&compose, |n| n == "MAHJONG_TRUSTED_PROXY");
+    assert!(!trusted.is_empty(), "the nodes trust the proxy's X-Forwarded-For");
+    for (_, proxy) in trusted {
+        assert!(compose.contains(&format!("ipv4_address: {proxy}")), "the proxy is at {proxy}");
+    }
 }

@@ -1,6 +1,7 @@
 //! Requests are traced (one `answered` line per request, in a span with the
-//! method and path) without their query strings, headers or tokens, through
-//! a real server on a random port.
+//! method, the path and the client's address, the one a trusted proxy
+//! forwards) without their query strings, headers or tokens, through a real
+//! server on a random port.
 
 use crate::common;
 use std::net::SocketAddr;
@@ -10,12 +11,17 @@ use mahjong_tools::client::{Answer, http, http_raw};
 use serde_json::json;
 use tokio::net::TcpListener;
 
-/// A server storing its games in a scratch database.
+/// A server storing its games in a scratch database, behind a proxy at
+/// 127.0.0.1 that it trusts.
 async fn server() -> SocketAddr {
+    use mahjong::http::forwarded::{AddressHeader, TrustedProxies};
     let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let store = mahjong::store::Store::open("sqlite::memory:").await.unwrap();
-    tokio::spawn(common::app::serve(mahjong::server::ServerConfig::new(listener, store), std::future::pending()));
+    let proxy = TrustedProxies::new(vec!["127.0.0.1/32".parse().unwrap()], AddressHeader::XForwardedFor);
+    let serving = mahjong::server::Serving { trusted_proxies: proxy, ..Default::default() };
+    let config = mahjong::server::ServerConfig { serving, ..mahjong::server::ServerConfig::new(listener, store) };
+    tokio::spawn(common::app::serve(config, std::future::pending()));
     addr
 }
 
@@ -62,13 +68,17 @@ async fn requests_are_traced_without_tokens() {
     assert_eq!(a.status, 400);
     let a = get(addr, "/api/v1/games?player=SECRET-NAME").await;
     assert_eq!(a.status, 200);
+    let forwarded = "GET /api/v1/options HTTP/1.1\r\nHost: x\r\nX-Forwarded-For: 203.0.113.9, 198.51.100.7\r\n\
+                     Connection: close\r\n\r\n";
+    assert_eq!(http_raw(addr, forwarded.as_bytes()).await.unwrap().status, 200);
     let text = String::from_utf8(logs.0.lock().unwrap().clone()).unwrap();
     assert!(!text.contains("SECRET"), "the logs show a token or a query:\n{text}");
     assert!(text.contains(&format!("table opened table={id} name=Traced")), "{text}");
     for (path, status) in [
-        ("POST path=/api/v1/tables", 201),
-        (&*format!("POST path=/api/v1/tables/{id}/start"), 401),
-        ("GET path=/api/v1/games", 200),
+        ("POST path=/api/v1/tables client=127.0.0.1", 201),
+        (&*format!("POST path=/api/v1/tables/{id}/start client=127.0.0.1"), 401),
+        ("GET path=/api/v1/games client=127.0.0.1", 200),
+        ("GET path=/api/v1/options client=198.51.100.7", 200),
     ] {
         let line = text
             .lines()

@@ -9,7 +9,8 @@
 //! that slow the guesser and not the owner; names that look like an
 //! account's or a robot's refused; games of robots alone bounded in rounds,
 //! in hands per hour and per day (a budget an admin changes), and in how
-//! long they are stored unless kept.
+//! long they are stored unless kept; behind a trusted proxy, each client
+//! counted by the address the proxy forwards, and nobody else believed.
 //!
 //! Clients come from several addresses of the loopback network (127.0.0.2
 //! and up: Linux routes all of 127.0.0.0/8 to it).
@@ -47,6 +48,7 @@ on_both_backends!(
     a_game_of_robots_alone_plays_a_bounded_number_of_rounds,
     robots_play_within_a_budget_of_hands_that_an_admin_sets,
     old_games_of_robots_alone_are_forgotten_unless_kept,
+    behind_a_trusted_proxy_each_client_counts_by_its_own_address,
 );
 
 /// Address `n` of the loopback network.
@@ -790,5 +792,57 @@ async fn old_games_of_robots_alone_are_forgotten_unless_kept(backend: &str) {
     assert!(ids.contains(&people.as_str()), "a game a person sat in stays: {ids:?}");
     let hands = app.api.get(&format!("/api/v1/games/{kept}/hands")).await;
     assert!(!hands["hands"].as_array().unwrap().is_empty(), "the kept game keeps its hands: {hands}");
+    app.finish().await;
+}
+
+/// Behind a trusted proxy (127.0.0.1 here) every client counts by the
+/// address the proxy forwards, the right-most one it appended, whatever the
+/// client wrote itself; the proxy's own connections are not capped per
+/// address. A client that is no trusted proxy names no address.
+async fn behind_a_trusted_proxy_each_client_counts_by_its_own_address(backend: &str) {
+    use mahjong::http::forwarded::{AddressHeader, TrustedProxies};
+    let limits = Limits { waiting_tables: 2, connections_per_address: 2, ..Limits::default() };
+    let trusted_proxies = TrustedProxies::new(vec!["127.0.0.1/32".parse().unwrap()], AddressHeader::XForwardedFor);
+    let serving = Serving { limits, trusted_proxies, ..Serving::default() };
+    let app = TestApp::spawn_serving(backend, TableDefaults::default(), serving).await;
+    let (proxy, stranger) = (local(1), local(2));
+    let open_as = async |from: IpAddr, forwarded: &str| {
+        ask_with(&app, from, "POST", "/api/v1/tables", Some(json!({})), &[("x-forwarded-for", forwarded)]).await
+    };
+    let waiting = "tables opened and not started yet";
+    for _ in 0..2 {
+        assert_eq!(open_as(proxy, "198.51.100.7").await.status, 201);
+    }
+    assert_quota(&open_as(proxy, "198.51.100.7").await, waiting);
+    assert_quota(&open_as(proxy, "203.0.113.1, 198.51.100.7").await, waiting);
+    let refused = open_as(proxy, "198.51.100.7").await;
+    assert!(refused.body["error"]["message"].as_str().unwrap().contains("your address has 2"), "{}", refused.body);
+    assert_eq!(open_as(proxy, "198.51.100.8").await.status, 201, "another client behind the proxy");
+    assert_eq!(open_as(proxy, "198.51.100.8, 127.0.0.1").await.status, 201, "past the proxy's own hop");
+    for n in 0..2 {
+        assert_eq!(open_as(stranger, &format!("203.0.113.{n}")).await.status, 201);
+    }
+    assert_quota(&open_as(stranger, "203.0.113.50").await, waiting);
+
+    // The proxy holds more connections than one address may.
+    let mut held = Vec::new();
+    for _ in 0..4 {
+        held.push(TcpStream::connect(app.addr).await.unwrap());
+    }
+    let answer = request_from(Some(proxy), app.addr, "GET", "/healthz", None, &[]).await.unwrap();
+    assert_eq!(answer.status, 200, "{}", answer.body);
+    let mut strangers = Vec::new();
+    for _ in 0..2 {
+        let socket = tokio::net::TcpSocket::new_v4().unwrap();
+        socket.bind(SocketAddr::new(stranger, 0)).unwrap();
+        strangers.push(socket.connect(app.addr).await.unwrap());
+    }
+    let mut answer = Vec::new();
+    let socket = tokio::net::TcpSocket::new_v4().unwrap();
+    socket.bind(SocketAddr::new(stranger, 0)).unwrap();
+    let mut refused = socket.connect(app.addr).await.unwrap();
+    let _ = tokio::time::timeout(WAIT, refused.read_to_end(&mut answer)).await;
+    assert!(String::from_utf8_lossy(&answer).starts_with("HTTP/1.1 429"), "{}", String::from_utf8_lossy(&answer));
+    drop((held, strangers));
     app.finish().await;
 }

@@ -209,6 +209,16 @@ pub struct ServeArgs {
     /// `10.0.0.5:9090`), not beside the API.
     #[arg(long, env = "MAHJONG_METRICS_LISTEN")]
     pub metrics_listen: Option<SocketAddr>,
+    /// Reverse proxies (`10.0.0.0/8`, `172.18.0.2`) whose requests carry the
+    /// client's address in a header (`--client-address-header`): the limits,
+    /// the logs and the accounts go by that address; comma-separated.
+    /// Anyone else's header is ignored.
+    #[arg(long, env = "MAHJONG_TRUSTED_PROXY", value_delimiter = ',', value_parser = crate::limits::address::parse_network)]
+    pub trusted_proxy: Vec<ipnet::IpNet>,
+    /// The header the trusted proxies set (only that one is read: a proxy
+    /// passes the other through as the client wrote it).
+    #[arg(long, env = "MAHJONG_CLIENT_ADDRESS_HEADER", value_enum, default_value = "x-forwarded-for")]
+    pub client_address_header: crate::http::forwarded::AddressHeader,
     /// What one client may hold and how fast it may ask.
     #[command(flatten)]
     pub limits: LimitArgs,
@@ -424,6 +434,8 @@ impl ServeArgs {
             allowed_origin: Vec::new(),
             metrics_token: None,
             metrics_listen: None,
+            trusted_proxy: Vec::new(),
+            client_address_header: Default::default(),
             limits: LimitArgs::default(),
         }
     }
@@ -568,6 +580,9 @@ pub struct Serving {
     /// `--metrics-listen`: `/metrics` is served there (bound already), and
     /// not beside the API.
     pub metrics_listener: Option<TcpListener>,
+    /// `--trusted-proxy`, `--client-address-header`: whose forwarding header
+    /// says the client's address.
+    pub trusted_proxies: crate::http::forwarded::TrustedProxies,
 }
 
 /// What a server is made of: the listener it answers on (bound already:
@@ -624,6 +639,8 @@ pub struct Server {
     quotas: Arc<Quotas>,
     shutdown: Shutdown,
     cluster: Option<Arc<Cluster>>,
+    /// Whose forwarding header says the client's address.
+    proxies: Arc<crate::http::forwarded::TrustedProxies>,
 }
 
 impl Server {
@@ -672,6 +689,7 @@ impl Server {
             }
         }
         let quotas = Quotas::new(serving.limits.clone());
+        let proxies = Arc::new(serving.trusted_proxies.clone());
         let lobby = Arc::new(Lobby::new(store.clone(), TableLimits::from(&serving.limits)).with_quotas(quotas.clone()));
         // Read before anything is answered, so that a request for a table on
         // its way back is told so, and a new table (the loaded game's too)
@@ -777,7 +795,8 @@ impl Server {
                 }
             });
         }
-        Ok(Server { listener, addr, router: router(state), lobby, store, quotas, shutdown, cluster })
+        let router = router(state);
+        Ok(Server { listener, addr, router, lobby, store, quotas, shutdown, cluster, proxies })
     }
 
     /// Its part in a cluster (`--nats`), if any.
@@ -817,9 +836,9 @@ impl Server {
     /// table writes what it has pending and ends, then the store commits
     /// what it was given and closes.
     pub async fn run_until_stopped(self) -> std::io::Result<()> {
-        let Server { listener, addr, router, lobby, store, quotas, shutdown, cluster } = self;
+        let Server { listener, addr, router, lobby, store, quotas, shutdown, cluster, proxies } = self;
         tracing::info!("serving on http://{addr}");
-        let served = crate::http::serve::serve(listener, router, quotas, shutdown.clone()).await;
+        let served = crate::http::serve::serve(listener, router, quotas, proxies, shutdown.clone()).await;
         shutdown.stop();
         shutdown.wait().await;
         // In a cluster the tables go on elsewhere: handed over, not just stopped.

@@ -139,8 +139,8 @@ fn session_cookie(token: &str, max_age: i64, headers: &HeaderMap) -> Result<Head
     .map_err(|e| ApiError::internal(format!("the session cookie: {e}")))
 }
 
-/// The client's address (behind a proxy: the proxy's; the limits are then
-/// the proxy's to set).
+/// The client's address (behind a trusted proxy, the one it forwards; behind
+/// another, the proxy's).
 fn client_ip(addr: &ConnectInfo<ClientAddr>) -> std::net::IpAddr {
     addr.0.0.ip()
 }

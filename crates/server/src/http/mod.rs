@@ -23,6 +23,7 @@ pub mod budget;
 pub mod cluster;
 pub mod error;
 pub mod extract;
+pub mod forwarded;
 pub mod games;
 pub mod hyper_refusals;
 pub mod metrics;
@@ -39,7 +40,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::Router;
-use axum::extract::{DefaultBodyLimit, Request};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Request};
 use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::Response;
@@ -181,7 +182,10 @@ fn game_files(timeout: Duration) -> OpenApiRouter<AppState> {
 /// A request's span: its method and path, never its query string (a
 /// WebSocket's carries the seat token) nor its headers (`Authorization`).
 fn request_span(request: &Request) -> tracing::Span {
-    tracing::info_span!("request", method = %request.method(), path = %request.uri().path())
+    // The client's address (behind a trusted proxy, the one it forwards).
+    let client = request.extensions().get::<ConnectInfo<hyper_refusals::ClientAddr>>().map(|c| c.0.0.ip());
+    let client = tracing::field::display(client.map_or_else(|| "-".to_string(), |c| c.to_string()));
+    tracing::info_span!("request", method = %request.method(), path = %request.uri().path(), client)
 }
 
 /// Refuses a URI over [`MAX_URI`] bytes. (hyper itself refuses one over

@@ -23,6 +23,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tower::ServiceExt;
 
 use super::error::{ApiErrorCode, ErrorBody, ErrorDetail};
+use super::forwarded::TrustedProxies;
 use super::hyper_refusals::{ClientAddr, RefusalWriter};
 use crate::limits::{Client, Held, Quotas};
 use crate::shutdown::Shutdown;
@@ -49,6 +50,7 @@ pub async fn serve(
     listener: TcpListener,
     router: Router,
     quotas: Arc<Quotas>,
+    proxies: Arc<TrustedProxies>,
     shutdown: Shutdown,
 ) -> std::io::Result<()> {
     let header_timeout = quotas.limits().header_timeout;
@@ -69,7 +71,15 @@ pub async fn serve(
         // client's delayed ACK it held a second event back;
         // docs/performance.md, "WebSocket connections").
         let _ = tcp.set_nodelay(true);
-        let held = match quotas.hold(&Client::guest(peer.ip()), Held::Connection).await {
+        // A trusted proxy's connections carry many clients: only the
+        // process's share counts (each client is counted by the address
+        // the proxy forwards, request by request).
+        let held = if proxies.contains(peer.ip()) {
+            quotas.hold_proxied()
+        } else {
+            quotas.hold(&Client::guest(peer.ip()), Held::Connection).await
+        };
+        let held = match held {
             Ok(held) => held,
             Err(refusal) => {
                 match probes.clone().try_acquire_owned() {
@@ -84,10 +94,13 @@ pub async fn serve(
         };
         let router = router.clone();
         let stopping = shutdown.clone();
+        let proxies = proxies.clone();
         shutdown.spawn(async move {
             let service = hyper::service::service_fn(move |mut request: hyper::Request<Incoming>| {
-                // The client's address, for the handlers (`ConnectInfo<ClientAddr>`).
-                request.extensions_mut().insert(ConnectInfo(ClientAddr(peer)));
+                // The client's address, for the handlers (`ConnectInfo<ClientAddr>`):
+                // behind a trusted proxy, the one it forwards.
+                let client = proxies.client_of(peer, request.headers());
+                request.extensions_mut().insert(ConnectInfo(ClientAddr(client)));
                 let router = router.clone();
                 router.oneshot(request.map(axum::body::Body::new))
             });

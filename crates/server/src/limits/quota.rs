@@ -327,21 +327,28 @@ impl Quotas {
         Ok(permit)
     }
 
+    /// A connection of a trusted reverse proxy: only its share of what the
+    /// process can hold (its clients are counted by the addresses it
+    /// forwards), or why not.
+    pub fn hold_proxied(&self) -> Result<Permit, Refusal> {
+        Ok(Permit { counted: None, shared: None, _budget: Some(self.connection_budget(Held::Connection)?) })
+    }
+
+    /// A connection's share of what the process can hold.
+    fn connection_budget(&self, held: Held) -> Result<tokio::sync::OwnedSemaphorePermit, Refusal> {
+        self.connections.clone().try_acquire_owned().map_err(|_| Refusal {
+            message: "the server holds as many connections as it can: try again shortly".into(),
+            retry_after: held.retry_after(),
+        })
+    }
+
     /// Takes one `held` for `client` at this node, or says why not.
     fn hold_here(self: &Arc<Self>, client: &Client, held: Held) -> Result<Permit, Refusal> {
         // A connection first takes its share of what the process can hold
         // (a WebSocket takes its own: once upgraded it no longer counts as
         // the HTTP connection it came from).
         let budget = match held {
-            Held::Connection | Held::Classic | Held::WebSocket => match self.connections.clone().try_acquire_owned() {
-                Ok(permit) => Some(permit),
-                Err(_) => {
-                    return Err(Refusal {
-                        message: "the server holds as many connections as it can: try again shortly".into(),
-                        retry_after: held.retry_after(),
-                    });
-                }
-            },
+            Held::Connection | Held::Classic | Held::WebSocket => Some(self.connection_budget(held)?),
             _ => None,
         };
         let Some(holder) = self.holder(client, held.by_address()) else {
