@@ -56,3 +56,32 @@ for (const [code, why] of [[4001, 'session ended'], [4002, 'replaced'], [4003, '
     assert.equal(sockets.length, before, 'no new socket');
   });
 }
+
+test('a socket that brings nothing, not even a pong, is dropped and opened again', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'setInterval'] });
+  const { connection, seen, socket } = connect();
+  const sent = [];
+  socket.send = (text) => sent.push(JSON.parse(text));
+  socket.onopen();
+  // A live table answers each ping: the socket stays.
+  for (let i = 0; i < 3; i += 1) {
+    t.mock.timers.tick(10000);
+    assert.deepEqual(sent.at(-1), { type: 'ping' });
+    socket.onmessage({ data: '{"type":"pong"}' });
+  }
+  const before = sockets.length;
+  t.mock.timers.tick(10000);
+  assert.equal(sockets.length, before, 'a ping unanswered for less than its period is fine');
+  // Nothing since that ping: silent.
+  t.mock.timers.tick(10000);
+  t.mock.timers.tick(250);
+  assert.equal(sockets.length, before + 1, 'a new socket');
+  assert.match(sockets.at(-1).url, /since=41/, 'resuming after the last event');
+  assert.deepEqual(seen.closed, [], 'not closed for good');
+  assert.equal(seen.statuses.at(-1), 'reconnecting');
+  // The silent socket's own close, when it comes, changes nothing.
+  socket.onclose({ code: 1006, reason: '' });
+  t.mock.timers.tick(10000);
+  assert.equal(sockets.length, before + 1);
+  connection.close();
+});

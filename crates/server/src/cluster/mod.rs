@@ -357,6 +357,10 @@ impl Cluster {
     /// its lease has lapsed, so others may own them now.
     async fn give_up_everything(&self) {
         self.set_member(false);
+        // The relayed streams too: their owners have let them go (this node
+        // was not alive), so they would stay silent. Their sockets close as
+        // moved, and the clients connect again, to wherever the tables are.
+        self.forget_stand_ins(&[]);
         let fences = self.store.fences();
         if fences.is_empty() {
             return;
@@ -610,9 +614,12 @@ impl Cluster {
         {
             return Ok(remote.handle.clone());
         }
-        let owner = self.store.owner(id).await.map_err(|e| match e {
-            StoreError::Unavailable(_) => TableError::StoreUnavailable,
-            _ => TableError::NoSuchTable(id.to_string()),
+        // Where the table is cannot be read (the database restarting, say):
+        // not "no such table", which clients take as final, but "come back
+        // shortly".
+        let owner = self.store.owner(id).await.map_err(|e| {
+            tracing::warn!(table = %id, "cannot read the table's owner: {e}");
+            TableError::Recovering
         })?;
         match owner {
             None => Err(TableError::NoSuchTable(id.to_string())),

@@ -556,10 +556,17 @@ impl StandIn {
                 return Err(TableError::Recovering);
             }
         };
-        if let Err(TableError::NoSuchTable(_) | TableError::Recovering) = &answer {
-            self.gone.cancel();
+        match answer {
+            // The owner no longer has it: it is moving (handed over, taken
+            // over), or it has just closed. Either way the next request
+            // reads where it is now: come back shortly, which a closed
+            // table answers with 404 then.
+            Err(TableError::NoSuchTable(_) | TableError::Recovering) => {
+                self.gone.cancel();
+                Err(TableError::Recovering)
+            }
+            answer => answer,
         }
-        answer
     }
 
     /// Connects to the owner's table, its stream relayed here.

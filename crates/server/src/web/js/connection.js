@@ -5,6 +5,12 @@
 
 const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000];
 
+// How often the client pings the table. A table answers every ping (`pong`),
+// so a socket that has brought nothing since the last ping is silent: the
+// stream behind it has stopped (a server node that was paused, say) though
+// the socket itself lives. It is dropped and opened again, resuming.
+const PING_EVERY_MS = 10000;
+
 // Close codes after which reconnecting cannot help (docs/protocol.md, "Close codes").
 const ENDED_FOR_GOOD = [4001, 4002, 4003];
 
@@ -25,6 +31,7 @@ export class TableConnection {
     this.closedForGood = false;
     this.ws = null;
     this.pingTimer = null;
+    this.heard = false;
     this.open();
   }
 
@@ -48,9 +55,11 @@ export class TableConnection {
       this.attempt = 0;
       this.handlers.status('connected');
       clearInterval(this.pingTimer);
-      this.pingTimer = setInterval(() => this.send({ type: 'ping' }), 20000);
+      this.heard = true;
+      this.pingTimer = setInterval(() => this.checkHeard(ws), PING_EVERY_MS);
     };
     ws.onmessage = (m) => {
+      this.heard = true;
       let msg;
       try { msg = JSON.parse(m.data); } catch { return; }
       this.handlers.message(msg);
@@ -71,6 +80,28 @@ export class TableConnection {
       this.handlers.status('reconnecting');
       this.retry = setTimeout(() => this.open(), delay);
     };
+  }
+
+  /** Pings the table, or opens the socket again if nothing came since the last ping. */
+  checkHeard(ws) {
+    if (this.ws !== ws || this.closedForGood) return;
+    if (!this.heard) {
+      this.reopen();
+      return;
+    }
+    this.heard = false;
+    this.send({ type: 'ping' });
+  }
+
+  /** Lets a silent socket go (its close is not waited for) and opens another. */
+  reopen() {
+    clearInterval(this.pingTimer);
+    const silent = this.ws;
+    this.ws = null;
+    silent?.close();
+    this.attempt += 1;
+    this.handlers.status('reconnecting');
+    this.retry = setTimeout(() => this.open(), BACKOFF_MS[0]);
   }
 
   /** Sends a client message; false when the socket is not open. */
