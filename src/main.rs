@@ -298,7 +298,7 @@ fn preset_book(database: Option<&str>) -> Result<PresetBook, ExitCode> {
         let book = mahjong::table::Rulebook::load_presets(&store).await;
         store.close().await;
         book.map_err(|e| {
-            eprintln!("cannot read the presets of {database}: {e}");
+            eprintln!("cannot read the presets of {}: {e}", mahjong::store::shown_database(database));
             ExitCode::FAILURE
         })
     })
@@ -430,9 +430,31 @@ fn block_on(work: impl std::future::Future<Output = ExitCode>) -> ExitCode {
 /// Opens the store, or says why not.
 async fn open_store(database: &str) -> Result<mahjong::store::Store, ExitCode> {
     mahjong::store::Store::open(database).await.map_err(|e| {
-        eprintln!("cannot open the database {database}: {e}");
+        eprintln!("cannot open the database {}: {e}", mahjong::store::shown_database(database));
         ExitCode::from(2)
     })
+}
+
+/// Opens the store for `serve`: a database that cannot be reached yet (a
+/// Postgres starting beside the server) is tried again with back-off for
+/// `wait_secs` seconds; any other failure stops at once.
+async fn open_store_waiting(database: &str, wait_secs: u64) -> Result<mahjong::store::Store, ExitCode> {
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(wait_secs);
+    let mut wait = std::time::Duration::from_millis(250);
+    loop {
+        match mahjong::store::Store::open(database).await {
+            Ok(store) => return Ok(store),
+            Err(e @ mahjong::store::StoreError::Unavailable(_)) if std::time::Instant::now() + wait < until => {
+                tracing::warn!("the database does not answer yet ({e}): trying again in {wait:?}");
+                tokio::time::sleep(wait).await;
+                wait = (wait * 2).min(std::time::Duration::from_secs(8));
+            }
+            Err(e) => {
+                eprintln!("cannot open the database {}: {e}", mahjong::store::shown_database(database));
+                return Err(ExitCode::from(2));
+            }
+        }
+    }
 }
 
 /// `admin create-user`: an account, with its password from MAHJONG_PASSWORD
@@ -513,7 +535,7 @@ fn export(database: &str, game_id: &str, output: Option<&std::path::Path>, forma
         let file = match exported {
             Ok(Some(file)) => file,
             Ok(None) => {
-                eprintln!("no game {game_id} in {database}");
+                eprintln!("no game {game_id} in {}", mahjong::store::shown_database(database));
                 return ExitCode::from(2);
             }
             Err(e) => {
@@ -623,6 +645,7 @@ fn cluster_config(
     let mut config = mahjong::cluster::ClusterConfig::new(nats, name, address);
     config.lease = std::time::Duration::from_secs(args.lease_seconds);
     config.heartbeat = config.lease / 5;
+    config.join_within = std::time::Duration::from_secs(args.wait_for_services);
     Ok(Some(config))
 }
 
@@ -672,7 +695,7 @@ fn serve(args: mahjong::server::ServeArgs) -> ExitCode {
                 return ExitCode::from(2);
             }
         };
-        let store = match open_store(&args.database).await {
+        let store = match open_store_waiting(&args.database, args.wait_for_services).await {
             Ok(s) => s,
             Err(code) => return code,
         };

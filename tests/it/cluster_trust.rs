@@ -175,6 +175,33 @@ fn serve_once(args: &[&str], env: &[(&str, &str)], within: Duration) -> (Option<
     (code, said)
 }
 
+/// A node started before its NATS server waits for it, trying again with
+/// back-off, and joins once it answers; a database that does not answer
+/// stops it after `--wait-for-services`, its password never shown.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_node_waits_for_a_nats_starting_beside_it() {
+    nats_is_there();
+    let db = TestDb::new("postgres").await;
+    let port = free_port();
+    let url = format!("nats://127.0.0.1:{port}");
+    let database = db.url.clone();
+    let early = tokio::spawn(async move { Node::start_on(&url, "early", &database, 0, &[]).await });
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    assert!(!early.is_finished(), "the node waits for NATS");
+    let _nats = OwnNats::start(port);
+    let node = early.await.unwrap();
+    assert!(node.is_ready().await, "joined once NATS answered");
+    drop(node);
+    let (code, said) = serve_once(
+        &["--database", "postgres://someone:pg-secret-pw@127.0.0.1:1/none", "--wait-for-services", "1"],
+        &[],
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, Some(2), "{said}");
+    assert!(said.contains("cannot open the database") && !said.contains("pg-secret-pw"), "{said}");
+    db.remove().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn nats_credentials_are_used_and_never_shown() {
     nats_is_there();

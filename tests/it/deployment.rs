@@ -55,6 +55,8 @@ fn the_image_and_the_compose_file_set_only_settings_the_server_reads() {
                 "MAHJONG_LISTEN" => vec!["--listen".to_string(), value.clone()],
                 "MAHJONG_PRESET" => vec!["--preset".to_string(), value.clone()],
                 "MAHJONG_TRUSTED_PROXY" => vec!["--trusted-proxy".to_string(), value.clone()],
+                "MAHJONG_WAIT_FOR_SERVICES" => vec!["--wait-for-services".to_string(), value.clone()],
+                "MAHJONG_CLASSIC_LISTEN" => vec!["--classic-listen".to_string(), value.clone()],
                 "DATABASE_URL" => {
                     let scheme = if file == "Dockerfile" { "sqlite://" } else { "postgres://" };
                     assert!(value.starts_with(scheme), "{file}: DATABASE_URL {value} should start with {scheme}");
@@ -90,6 +92,18 @@ fn the_image_is_built_from_everything_the_build_needs() {
     assert!(compose.contains("authorization {") && compose.contains("password: $$NATS_PASSWORD"), "{compose}");
     assert!(compose.contains("MAHJONG_NATS_USER: mahjong") && compose.contains("MAHJONG_NATS_PASSWORD:"));
     assert!(!compose.contains("4222:4222"), "NATS is published nowhere");
+    // Any password works: Postgres's is passed apart (PGPASSWORD, which sqlx
+    // reads), NATS's as its own variable; the nodes start once both are healthy,
+    // and wait for them besides.
+    let urls = settings(&compose, |n| n == "DATABASE_URL");
+    assert!(urls.iter().all(|(_, url)| !url.contains(":${")), "no password in DATABASE_URL: {urls:?}");
+    assert!(compose.contains("PGPASSWORD: ${POSTGRES_PASSWORD"), "{compose}");
+    assert!(compose.contains("8222/healthz") && !compose.contains("condition: service_started"), "{compose}");
+    assert!(compose.contains("MAHJONG_WAIT_FOR_SERVICES"));
+    // The classic port: published by each node (Caddy carries HTTP only).
+    for port in ["5001:5000", "5002:5000", "5003:5000"] {
+        assert!(compose.contains(&format!("\"{port}\"")), "the classic port {port}");
+    }
     // The nodes believe the client's address from Caddy alone, at its fixed address.
     let trusted = settings(&compose, |n| n == "MAHJONG_TRUSTED_PROXY");
     assert!(!trusted.is_empty(), "the nodes trust the proxy's X-Forwarded-For");

@@ -119,6 +119,11 @@ pub struct ServeArgs {
     #[arg(long, env = "MAHJONG_LEASE_SECONDS", default_value_t = 5,
           value_parser = clap::value_parser!(u64).range(2..=120), requires = "nats")]
     pub lease_seconds: u64,
+    /// Seconds `serve` waits at start for a Postgres database or a NATS
+    /// server that does not answer yet (one starting beside it), trying
+    /// again with back-off; a refusal (a wrong password) stops it at once.
+    #[arg(long, env = "MAHJONG_WAIT_FOR_SERVICES", default_value_t = 60)]
+    pub wait_for_services: u64,
     /// Where games are stored: `sqlite://FILE` (created if missing) or
     /// `postgres://USER@HOST/DB`. Unfinished games in it resume at start-up.
     #[arg(long, env = "DATABASE_URL", default_value = crate::store::DEFAULT_DATABASE)]
@@ -412,6 +417,7 @@ impl ServeArgs {
             nats_key: None,
             node_name: None,
             lease_seconds: 5,
+            wait_for_services: 60,
             timeout: None,
             pause: 0,
             random_seats: false,

@@ -113,6 +113,9 @@ pub struct ClusterConfig {
     pub heartbeat: Duration,
     /// The messages a relayed stream may hold for a slow socket.
     pub relay_queue: usize,
+    /// How long joining waits for a NATS server that does not answer yet
+    /// (`--wait-for-services`).
+    pub join_within: Duration,
 }
 
 impl ClusterConfig {
@@ -126,6 +129,7 @@ impl ClusterConfig {
             lease: Duration::from_secs(5),
             heartbeat: Duration::from_secs(1),
             relay_queue: 1024,
+            join_within: Duration::ZERO,
         }
     }
 }
@@ -183,16 +187,30 @@ impl Cluster {
         let servers = config.nats.shown();
         let unreachable = |why: String| JoinError::Nats { servers: servers.clone(), why };
         let addresses = config.nats.addresses().map_err(unreachable)?;
-        let nats = config
-            .nats
-            .options()
-            .await
-            .map_err(unreachable)?
-            .name(format!("mahjong-server {}", config.node_name))
-            .request_timeout(Some(relay::ANSWER_WITHIN))
-            .connect(addresses)
-            .await
-            .map_err(|e| unreachable(e.to_string()))?;
+        // A NATS server starting beside this node is waited for, with
+        // back-off; one that refuses (credentials, TLS) is not.
+        let waiting_until = Instant::now() + config.join_within;
+        let mut wait = Duration::from_millis(250);
+        let nats = loop {
+            let connected = config
+                .nats
+                .options()
+                .await
+                .map_err(unreachable)?
+                .name(format!("mahjong-server {}", config.node_name))
+                .request_timeout(Some(relay::ANSWER_WITHIN))
+                .connect(addresses.clone())
+                .await;
+            match connected {
+                Ok(nats) => break nats,
+                Err(e) if nats_not_there_yet(&e) && Instant::now() + wait < waiting_until => {
+                    tracing::warn!("NATS at {servers} does not answer yet ({e}): trying again in {wait:?}");
+                    tokio::time::sleep(wait).await;
+                    wait = (wait * 2).min(Duration::from_secs(8));
+                }
+                Err(e) => return Err(unreachable(e.to_string())),
+            }
+        };
         // The cluster's keys (the first node makes one): nothing is said on
         // NATS, or heard, without them.
         let keys = store.cluster_keys(&seal::new_secret()).await?;
@@ -721,6 +739,39 @@ impl Elsewhere for Cluster {
 
     fn place(&self, setup: TableSetup) -> BoxFuture<'_, Result<Result<TableHandle, OpenError>, TableSetup>> {
         Box::pin(self.place_table(setup))
+    }
+}
+
+/// Whether a NATS connection failed for want of a server (not there yet,
+/// or not answering), not because it refused this node.
+fn nats_not_there_yet(e: &async_nats::ConnectError) -> bool {
+    use async_nats::ConnectErrorKind as K;
+    use std::io::ErrorKind as Io;
+    match e.kind() {
+        K::TimedOut | K::Dns | K::MaxReconnects => true,
+        // An I/O failure of the connection itself, not of TLS (an unknown
+        // certificate is an I/O error too, and final).
+        K::Io => {
+            let mut source = std::error::Error::source(e);
+            while let Some(cause) = source {
+                if let Some(io) = cause.downcast_ref::<std::io::Error>() {
+                    return matches!(
+                        io.kind(),
+                        Io::ConnectionRefused
+                            | Io::ConnectionReset
+                            | Io::ConnectionAborted
+                            | Io::NotConnected
+                            | Io::TimedOut
+                            | Io::AddrNotAvailable
+                            | Io::BrokenPipe
+                            | Io::UnexpectedEof
+                    );
+                }
+                source = cause.source();
+            }
+            false
+        }
+        _ => false,
     }
 }
 

@@ -56,6 +56,18 @@ pub use saved::{NewGame, SavedGame};
 /// How long [`Store::answers`] waits for the database.
 pub const ANSWER_WITHIN: Duration = Duration::from_secs(2);
 
+/// A database URL as it may be shown (logged, printed): its password, if
+/// it has one, replaced by `***`.
+pub fn shown_database(database: &str) -> String {
+    match url::Url::parse(database) {
+        Ok(mut url) if url.password().is_some() => {
+            let _ = url.set_password(Some("***"));
+            url.to_string()
+        }
+        _ => database.to_string(),
+    }
+}
+
 /// The database used when none is named: a file in the working directory.
 pub const DEFAULT_DATABASE: &str = "sqlite://mahjong.db";
 
