@@ -163,6 +163,9 @@ pub struct Cluster {
     remotes: Mutex<HashMap<String, relay::Remote>>,
     /// The live members at the last heartbeat.
     members: Mutex<Vec<NodeRow>>,
+    /// The nodes whose lease had lapsed at the last heartbeat (dead, or
+    /// paused): their tables are about to move, and they are not asked.
+    lapsed: Mutex<HashSet<String>>,
     /// Nodes that did not answer lately.
     unanswering: relay::Unanswering,
     /// `true` while this node holds a live lease.
@@ -238,6 +241,7 @@ impl Cluster {
             owner: owner.clone(),
             remotes: Mutex::default(),
             members: Mutex::default(),
+            lapsed: Mutex::default(),
             unanswering: Default::default(),
             member: watch::Sender::new(true),
             orphans: Notify::new(),
@@ -352,7 +356,9 @@ impl Cluster {
             }
             match self.store.nodes().await {
                 Ok(nodes) => {
-                    let alive: Vec<NodeRow> = nodes.into_iter().filter(|n| n.expires_in_ms > 0).collect();
+                    let (alive, lapsed): (Vec<NodeRow>, Vec<NodeRow>) =
+                        nodes.into_iter().partition(|n| n.expires_in_ms > 0);
+                    *self.lapsed.lock().unwrap_or_else(|e| e.into_inner()) = lapsed.into_iter().map(|n| n.id).collect();
                     let ids: Vec<String> = alive.iter().map(|n| n.id.clone()).collect();
                     self.forget_stand_ins(&ids);
                     self.owner.forget_nodes_but(&ids).await;
@@ -440,33 +446,45 @@ impl Cluster {
     /// Every heartbeat (and at once when told), takes a share of the tables
     /// nobody plays and brings them back.
     async fn take_over_orphans(self: Arc<Self>) {
+        let mut at_once = false;
         loop {
-            tokio::select! {
-                _ = tokio::time::sleep(self.config.heartbeat) => {}
-                _ = self.orphans.notified() => {}
+            // Right after taking some: look again at once, for what the
+            // others could not take (not a heartbeat later, in rounds).
+            if !at_once {
+                tokio::select! {
+                    _ = tokio::time::sleep(self.config.heartbeat) => {}
+                    _ = self.orphans.notified() => {}
+                }
             }
             if self.leaving.load(Ordering::SeqCst) {
                 return;
             }
             if !*self.member.borrow() {
+                at_once = false;
                 continue;
             }
-            if let Err(e) = self.take_over_share().await {
-                tracing::warn!("cannot take tables over: {e}");
-            }
+            at_once = match self.take_over_share().await {
+                Ok(taken) => taken > 0,
+                Err(e) => {
+                    tracing::warn!("cannot take tables over: {e}");
+                    false
+                }
+            };
         }
     }
 
-    async fn take_over_share(&self) -> Result<(), StoreError> {
+    /// Takes this node's share of the tables nobody plays, and brings them
+    /// back; how many it took.
+    async fn take_over_share(&self) -> Result<usize, StoreError> {
         let (orphans, members) = self.store.orphans_and_members().await?;
         if orphans == 0 || members == 0 {
-            return Ok(());
+            return Ok(0);
         }
         // A fair share each, so that a dead node's tables spread over the others.
         let share = (orphans + members - 1) / members;
         let taken = self.store.take_over_tables(&self.node_id, share).await?;
         if taken.is_empty() {
-            return Ok(());
+            return Ok(0);
         }
         let began = Instant::now();
         let ids: Vec<String> = taken.iter().map(|(id, _)| id.clone()).collect();
@@ -484,7 +502,7 @@ impl Cluster {
             began.elapsed().as_secs_f64(),
             progress.failed
         );
-        Ok(())
+        Ok(count)
     }
 
     async fn hear_orphans(self: Arc<Self>, mut orphans: Heard) {
@@ -647,10 +665,13 @@ impl Cluster {
             }
             Some(o) => {
                 let owner = o.node_id.unwrap_or_default();
-                // A node that did not answer within a lease is dead or
-                // paused: its tables are about to move.
+                // A node that did not answer within a lease, or whose lease
+                // has lapsed (as of the last heartbeat), is dead or paused:
+                // its tables are about to move. Not asked (an answer it
+                // cannot give would be waited for).
                 let silent = self.unanswering.lock().unwrap_or_else(|e| e.into_inner()).get(&owner).copied();
-                if silent.is_some_and(|at| at.elapsed() < self.config.lease * 2) {
+                let lapsed = self.lapsed.lock().unwrap_or_else(|e| e.into_inner()).contains(&owner);
+                if lapsed || silent.is_some_and(|at| at.elapsed() < self.config.lease * 2) {
                     return Err(TableError::Recovering);
                 }
                 let mut remotes = self.remotes.lock().unwrap_or_else(|e| e.into_inner());
