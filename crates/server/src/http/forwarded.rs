@@ -18,6 +18,8 @@ use std::net::{IpAddr, SocketAddr};
 use axum::http::HeaderMap;
 use ipnet::IpNet;
 
+use crate::limits::address::{Networks, canonical};
+
 /// Which header a trusted proxy sets.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
 pub enum AddressHeader {
@@ -34,20 +36,19 @@ pub enum AddressHeader {
 /// The proxies whose forwarding header is believed, and the header.
 #[derive(Clone, Debug, Default)]
 pub struct TrustedProxies {
-    networks: Vec<IpNet>,
+    networks: Networks,
     header: AddressHeader,
 }
 
 impl TrustedProxies {
     /// Believes `header` from connections of `networks` (none: nobody's).
     pub fn new(networks: Vec<IpNet>, header: AddressHeader) -> TrustedProxies {
-        TrustedProxies { networks, header }
+        TrustedProxies { networks: Networks::new(networks), header }
     }
 
     /// Whether `address` is a trusted proxy's.
     pub fn contains(&self, address: IpAddr) -> bool {
-        let address = canonical(address);
-        self.networks.iter().any(|n| n.contains(&address))
+        self.networks.contains(address)
     }
 
     /// The address a request that arrived from `peer` with `headers` is
@@ -87,15 +88,6 @@ impl TrustedProxies {
             }
         }
         SocketAddr::new(client, peer.port())
-    }
-}
-
-/// An IPv4 address mapped into IPv6 (`::ffff:192.0.2.1`, a dual-stack
-/// listener's) as the IPv4 address it is.
-fn canonical(address: IpAddr) -> IpAddr {
-    match address {
-        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(address, IpAddr::V4),
-        v4 => v4,
     }
 }
 

@@ -1,7 +1,8 @@
 //! Client addresses as the limits count them: an IPv4 address alone, an
 //! IPv6 address by its /64 network (one subscriber is commonly given a whole
 //! /64, so counting single IPv6 addresses would give one client endless
-//! keys), and the networks an operator exempts from the per-address limits.
+//! keys), and the networks an operator names: exempt from the per-address
+//! limits, or trusted as reverse proxies.
 
 use std::net::{IpAddr, Ipv6Addr};
 
@@ -13,15 +14,12 @@ impl AddressKey {
     /// The key of `addr`: IPv4 as it is (an IPv4-mapped IPv6 address too),
     /// IPv6 by its /64 network.
     pub fn of(addr: IpAddr) -> AddressKey {
-        match addr {
-            IpAddr::V4(v4) => AddressKey(IpAddr::V4(v4)),
-            IpAddr::V6(v6) => match v6.to_ipv4_mapped() {
-                Some(v4) => AddressKey(IpAddr::V4(v4)),
-                None => {
-                    let network = u128::from(v6) & !((1u128 << 64) - 1);
-                    AddressKey(IpAddr::V6(Ipv6Addr::from(network)))
-                }
-            },
+        match canonical(addr) {
+            IpAddr::V6(v6) => {
+                let network = u128::from(v6) & !((1u128 << 64) - 1);
+                AddressKey(IpAddr::V6(Ipv6Addr::from(network)))
+            }
+            v4 => AddressKey(v4),
         }
     }
 }
@@ -35,23 +33,32 @@ impl std::fmt::Display for AddressKey {
     }
 }
 
+/// An address as the networks below see it: an IPv4 address mapped into
+/// IPv6 (`::ffff:192.0.2.1`, a dual-stack listener's) is the IPv4 address.
+pub fn canonical(addr: IpAddr) -> IpAddr {
+    match addr {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(addr, IpAddr::V4),
+        v4 => v4,
+    }
+}
+
+/// Networks an operator names (`--exempt-address`, `--trusted-proxy`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Networks(Vec<ipnet::IpNet>);
+
 /// Networks whose clients no per-address limit applies to (`--exempt-address`):
 /// a load test's own address, say.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Exempt(Vec<ipnet::IpNet>);
+pub type Exempt = Networks;
 
-impl Exempt {
+impl Networks {
     /// These networks (an address alone is a network of one).
-    pub fn new(networks: Vec<ipnet::IpNet>) -> Exempt {
-        Exempt(networks)
+    pub fn new(networks: Vec<ipnet::IpNet>) -> Networks {
+        Networks(networks)
     }
 
     /// Whether `addr` is in one of them.
     pub fn contains(&self, addr: IpAddr) -> bool {
-        let addr = match addr {
-            IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(addr, IpAddr::V4),
-            v4 => v4,
-        };
+        let addr = canonical(addr);
         self.0.iter().any(|net| net.contains(&addr))
     }
 

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use super::rate::Rate;
+use super::rate::{Rate, drained};
 
 /// The hours of a day, and the seconds of an hour.
 const HOUR: Duration = Duration::from_secs(3600);
@@ -101,9 +101,7 @@ impl Tally {
         if levels.len() >= TALLY_KEPT {
             levels.retain(|_, level| level.empty_at > now);
         }
-        let hands = levels
-            .get(key)
-            .map_or(0.0, |l| (l.hands - now.duration_since(l.at).as_secs_f64() / every.as_secs_f64()).max(0.0));
+        let hands = levels.get(key).map_or(0.0, |l| drained(l.hands, l.at, every));
         let over = hands + 1.0 - f64::from(rate.burst);
         if over > 0.0 {
             return Err(every.mul_f64(over));

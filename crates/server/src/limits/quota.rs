@@ -12,10 +12,12 @@ use std::net::IpAddr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use futures_util::future::BoxFuture;
+
 use super::Limits;
 use super::address::AddressKey;
 use super::budget::{RobotBudget, Tally};
-use super::ledger::Ledger;
+use super::ledger::{Ledger, LedgerError};
 use super::rate::Limit;
 
 /// Who holds something: an account (a logged-in player), or else the
@@ -69,6 +71,16 @@ pub enum Held {
     Seat,
     /// A game of four robots being played (by holder).
     RobotGame,
+}
+
+impl Holder {
+    /// Whose it is, as a refusal tells the client.
+    fn whose(self) -> &'static str {
+        match self {
+            Holder::Account(_) => "your account",
+            Holder::Address(_) => "your address",
+        }
+    }
 }
 
 impl std::fmt::Display for Holder {
@@ -296,10 +308,7 @@ impl Quotas {
     }
 
     fn refusal(holder: Holder, held: Held, n: Option<u32>, cap: u32) -> Refusal {
-        let whose = match holder {
-            Holder::Account(_) => "your account",
-            Holder::Address(_) => "your address",
-        };
+        let whose = holder.whose();
         let has = match n {
             Some(n) => format!("{whose} has {n} of at most {cap}"),
             None => format!("{whose} has the most the cluster's servers allow together, {cap}"),
@@ -382,22 +391,8 @@ impl Quotas {
                 (&self.connections_opened, self.limits.connections_opened, "connections opened")
             }
         };
-        let shared = match self.ledger.get() {
-            Some(ledger) => match ledger.pace(&format!("{name} {holder}"), rate).await {
-                Ok(wait) => Some(wait),
-                Err(e) => {
-                    tracing::warn!("{e}");
-                    None
-                }
-            },
-            None => None,
-        };
-        let checked = match shared {
-            Some(None) => Ok(()),
-            Some(Some(wait)) => Err(wait),
-            // Counted here when there is no cluster, or its counts are away.
-            None => limit.check(&holder),
-        };
+        let key = format!("{name} {holder}");
+        let checked = self.counted(|ledger| ledger.pace(&key, rate), || limit.check(&holder)).await;
         checked.map_err(|wait| Refusal {
             message: format!(
                 "too many {name}: at most {} at once, then one every {} s",
@@ -429,10 +424,6 @@ impl Quotas {
     pub async fn pay_robot_hand(&self, client: &Client) -> Result<(), Refusal> {
         let Some(holder) = self.holder(client, false) else { return Ok(()) };
         let budget = self.robot_budget();
-        let whose = match holder {
-            Holder::Account(_) => "your account",
-            Holder::Address(_) => "your address",
-        };
         for (window, hands, rate) in budget.windows() {
             if hands == 0 {
                 return Err(Refusal {
@@ -441,26 +432,13 @@ impl Quotas {
                 });
             }
             let key = format!("robot hands per {window} {holder}");
-            let shared = match self.ledger.get() {
-                Some(ledger) => match ledger.spend(&key, rate).await {
-                    Ok(wait) => Some(wait),
-                    Err(e) => {
-                        tracing::warn!("{e}");
-                        None
-                    }
-                },
-                None => None,
-            };
-            let paid = match shared {
-                Some(None) => Ok(()),
-                Some(Some(wait)) => Err(wait),
-                None => self.robot_hands.spend(&key, rate),
-            };
+            let paid = self.counted(|ledger| ledger.spend(&key, rate), || self.robot_hands.spend(&key, rate)).await;
             if let Err(wait) = paid {
                 return Err(Refusal {
                     message: format!(
-                        "{whose} has had its budget of hands of robots alone: at most {hands} a{} {window}; the next \
+                        "{} has had its budget of hands of robots alone: at most {hands} a{} {window}; the next \
                          in {} s",
+                        holder.whose(),
                         if window == "hour" { "n" } else { "" },
                         wait.as_secs().max(1)
                     ),
@@ -469,6 +447,24 @@ impl Quotas {
             }
         }
         Ok(())
+    }
+
+    /// Counts one attempt in the cluster's ledger (`shared`) when there is
+    /// one and it answers, else at this node (`here`, when there is no
+    /// cluster or its counts are away): `Err(wait)` when refused.
+    async fn counted<'a>(
+        &'a self,
+        shared: impl FnOnce(&'a dyn Ledger) -> BoxFuture<'a, Result<Option<Duration>, LedgerError>>,
+        here: impl FnOnce() -> Result<(), Duration>,
+    ) -> Result<(), Duration> {
+        if let Some(ledger) = self.ledger.get() {
+            match shared(ledger.as_ref()).await {
+                Ok(None) => return Ok(()),
+                Ok(Some(wait)) => return Err(wait),
+                Err(e) => tracing::warn!("{e}"),
+            }
+        }
+        here()
     }
 
     /// How many of `held` `holder` has now (for tests and metrics).

@@ -95,6 +95,13 @@ impl Bucket {
     }
 }
 
+/// What is left of `level` put in a leaky bucket at `since`, one draining
+/// every `every` (at least a millisecond).
+pub(super) fn drained(level: f64, since: std::time::Instant, every: Duration) -> f64 {
+    let every = every.max(Duration::from_millis(1)).as_secs_f64();
+    (level - since.elapsed().as_secs_f64() / every).max(0.0)
+}
+
 /// Failures counted per key and forgiven at a steady pace: a leaky bucket
 /// that only failures fill, one strike draining every `rate.every`. A key
 /// with `rate.burst` strikes waiting is refused until one drains. Unlike a
@@ -119,8 +126,7 @@ impl<K: Hash + Eq> Strikes<K> {
     }
 
     fn drained(&self, level: f64, since: std::time::Instant) -> f64 {
-        let every = self.rate.every.max(Duration::from_millis(1)).as_secs_f64();
-        (level - since.elapsed().as_secs_f64() / every).max(0.0)
+        drained(level, since, self.rate.every)
     }
 
     /// The rate strikes drain at.

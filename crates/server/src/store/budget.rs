@@ -96,14 +96,7 @@ impl Store {
     /// Forgets the stored budget (the flags' is in force again) and logs
     /// `change`; `false` (and nothing logged) if none was stored.
     pub async fn forget_robot_budget(&self, actor: &Actor, change: &Change) -> Result<bool, StoreError> {
-        let mut tx = self.pool().begin().await?;
-        let done = sqlx::query("DELETE FROM robot_budget WHERE id = 1").execute(&mut *tx).await?;
-        if done.rows_affected() == 0 {
-            return Ok(false);
-        }
-        log(&mut tx, actor, change).await?;
-        tx.commit().await?;
-        Ok(true)
+        self.forget_only_row("robot_budget", actor, change).await
     }
 
     /// Keeps the game `game_id` for `actor` (once kept, it stays kept by

@@ -235,8 +235,20 @@ impl Store {
     /// Forgets the stored defaults (the flags' are in force again) and logs
     /// `change`; `false` (and nothing logged) if none were stored.
     pub async fn forget_defaults(&self, actor: &Actor, change: &Change) -> Result<bool, StoreError> {
+        self.forget_only_row("option_defaults", actor, change).await
+    }
+
+    /// Deletes the one row (`id = 1`) of `table`, a setting an admin stored,
+    /// and logs `change`, in one transaction; `false` (and nothing logged)
+    /// if there was none.
+    pub(super) async fn forget_only_row(
+        &self,
+        table: &'static str,
+        actor: &Actor,
+        change: &Change,
+    ) -> Result<bool, StoreError> {
         let mut tx = self.pool().begin().await?;
-        let done = sqlx::query("DELETE FROM option_defaults WHERE id = 1").execute(&mut *tx).await?;
+        let done = sqlx::query(&format!("DELETE FROM {table} WHERE id = 1")).execute(&mut *tx).await?;
         if done.rows_affected() == 0 {
             return Ok(false);
         }

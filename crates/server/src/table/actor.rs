@@ -640,7 +640,7 @@ impl Actor {
     /// A game of four robots pays for each hand dealt since the last paid
     /// for; when its starter's budget is spent, the hand dealt is its last.
     async fn pay_for_hands(&mut self) {
-        let dealt = self.game.as_ref().map_or(0, |g| g.hands_started());
+        let dealt = self.hands_dealt();
         while let Some((payer, paid)) = &mut self.hands_payer
             && *paid < dealt
         {

@@ -343,6 +343,26 @@ const FORGOTTEN_ROWS: [&str; 9] = [
     "DELETE FROM games WHERE id = $1",
 ];
 
+/// Deletes the games `$ids` in the transaction `$tx`: for each, the
+/// statements `$also` (the database's own rows of a game, `$1` its id), then
+/// [`FORGOTTEN_ROWS`]; evaluates to how many games there were. (A macro: the
+/// two databases' transactions are of different types.)
+macro_rules! forget_games {
+    ($tx:expr, $ids:expr, $also:expr) => {{
+        let mut games = 0;
+        for id in $ids {
+            let mut deleted = 0;
+            for delete in $also.iter().chain(FORGOTTEN_ROWS.iter()) {
+                deleted = sqlx::query(delete).bind(id).execute(&mut *$tx).await?.rows_affected();
+            }
+            // (The last statement deletes the game's own row.)
+            games += deleted;
+        }
+        games
+    }};
+}
+use forget_games;
+
 const INPUT_COLUMNS: &str = "inputs (game_id, n, seq, body)";
 const EVENT_COLUMNS: &str = "events (game_id, seq, at_us, hand, audience, audience_player, body)";
 /// Rows filed from the tail that are there already stay as they are.

@@ -12,7 +12,8 @@ use tokio::sync::mpsc;
 
 use super::{
     Claim, Committed, EVENT_COLUMNS, FORGOTTEN_ROWS, GAME_COLUMNS, GAME_CONFLICT, GameRow, INPUT_COLUMNS, PACK_EVENTS,
-    PACK_INPUTS, Rows, SeatChange, Write, acquire, claim_then_rows, hands_ended, json, pack_blocks, rare_writes,
+    PACK_INPUTS, Rows, SeatChange, Write, acquire, claim_then_rows, forget_games, hands_ended, json, pack_blocks,
+    rare_writes,
 };
 use crate::store::saved::ROW_SEPARATOR;
 
@@ -76,16 +77,7 @@ impl Write for PostgresWriter {
     async fn forget(&self, ids: &[String]) -> Result<u64, sqlx::Error> {
         let mut conn = acquire(self.pool.acquire()).await?;
         let mut tx = conn.begin().await?;
-        let mut games = 0;
-        for id in ids {
-            sqlx::query("DELETE FROM table_owners WHERE game_id = $1").bind(id).execute(&mut *tx).await?;
-            let mut deleted = 0;
-            for delete in FORGOTTEN_ROWS {
-                deleted = sqlx::query(delete).bind(id).execute(&mut *tx).await?.rows_affected();
-            }
-            // (The last statement deletes the game's own row.)
-            games += deleted;
-        }
+        let games = forget_games!(tx, ids, ["DELETE FROM table_owners WHERE game_id = $1"]);
         tx.commit().await?;
         Ok(games)
     }

@@ -16,7 +16,7 @@ use sqlx::{Connection, Sqlite};
 use super::{
     Claim, Committed, EVENT_COLUMNS, EVENT_TAIL_COLUMNS, EventRow, FORGOTTEN_ROWS, GAME_COLUMNS, GAME_CONFLICT,
     INPUT_COLUMNS, INPUT_TAIL_COLUMNS, InputRow, NOT_AGAIN, PACK_EVENTS, PACK_INPUTS, Rows, SeatChange, Write, acquire,
-    claim_then_rows, hands_ended, json, pack_blocks, rare_writes,
+    claim_then_rows, forget_games, hands_ended, json, pack_blocks, rare_writes,
 };
 use crate::store::saved::ROW_SEPARATOR;
 
@@ -130,18 +130,11 @@ impl Write for SqliteWriter {
         let mut conn = acquire(self.pool.acquire()).await?;
         self.wal.finish_checkpoint(&mut conn).await;
         let mut tx = conn.begin().await?;
-        let mut games = 0;
-        for id in ids {
-            for table in ["events_tail", "inputs_tail"] {
-                sqlx::query(&format!("DELETE FROM {table} WHERE game_id = $1")).bind(id).execute(&mut *tx).await?;
-            }
-            let mut deleted = 0;
-            for delete in FORGOTTEN_ROWS {
-                deleted = sqlx::query(delete).bind(id).execute(&mut *tx).await?.rows_affected();
-            }
-            // (The last statement deletes the game's own row.)
-            games += deleted;
-        }
+        let games = forget_games!(
+            tx,
+            ids,
+            ["DELETE FROM events_tail WHERE game_id = $1", "DELETE FROM inputs_tail WHERE game_id = $1"]
+        );
         tx.commit().await?;
         Ok(games)
     }
