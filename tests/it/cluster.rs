@@ -302,6 +302,65 @@ async fn three_nodes_play_as_one_service() {
     db.remove().await;
 }
 
+/// The messages a node has published on NATS (`/metrics`).
+async fn published(addr: SocketAddr) -> f64 {
+    let a = http(addr, "GET", "/metrics", None, None).await.unwrap();
+    let text = a.body.as_str().unwrap_or_default().to_string();
+    text.lines()
+        .filter(|l| l.starts_with("mahjong_cluster_nats_messages_total") && l.contains(r#"direction="out""#))
+        .filter_map(|l| l.rsplit_once(' ').and_then(|(_, v)| v.parse::<f64>().ok()))
+        .sum()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn spectators_at_another_node_share_one_relayed_stream() {
+    nats_is_there();
+    let db = TestDb::new("postgres").await;
+    let nodes = Node::several_on(NATS, &["owner", "watchers"], &db.url, 0, &[]).await;
+    let table = robot_table(nodes[0].api(), "watched from afar").await;
+    // One spectator at the owner, twelve through the other node.
+    let here = tokio::spawn(follow(vec![nodes[0].addr], table.clone(), u64::MAX));
+    let there: Vec<_> = (0..12).map(|_| tokio::spawn(follow(vec![nodes[1].addr], table.clone(), u64::MAX))).collect();
+    wait_for(Duration::from_secs(10), "all thirteen spectators counted by the owner", || async {
+        nodes[1].api().table_info(&table).await["spectators"] == 13
+    })
+    .await;
+    // A spectator the feed serves is answered as its table would answer it.
+    let mut asking = TableSocket::connect(nodes[1].addr, &table, None, None).await.unwrap();
+    let (first, _) = asking.next(Duration::from_secs(10)).await.unwrap().unwrap();
+    assert!(matches!(first, ServerMessage::Snapshot { .. }), "{first:?}");
+    for (ask, answer) in [
+        (r#"{"type":"ping"}"#, r#""type":"pong""#),
+        (r#"{"type":"ready"}"#, r#""code":"not_allowed""#),
+        (r#"{"type":"nonsense"}"#, r#""code":"bad_message""#),
+        (r#"{"type":"snapshot"}"#, r#""type":"snapshot""#),
+    ] {
+        asking.send_text(ask.into()).await.unwrap();
+        let (_, text) = asking.next(Duration::from_secs(10)).await.unwrap().unwrap();
+        assert!(text.contains(answer), "{ask} was answered {text}");
+    }
+    asking.close().await;
+    wait_for(Duration::from_secs(10), "the one who left to be counted out", || async {
+        nodes[0].api().table_info(&table).await["spectators"] == 13
+    })
+    .await;
+    let before = published(nodes[0].addr).await;
+    nodes[0].api().start(&table, None).await;
+    let here = here.await.unwrap();
+    let played = published(nodes[0].addr).await - before;
+    eprintln!("{played} published for {} events", here.len());
+    assert!(here.len() > 100, "the game was followed: {} events", here.len());
+    for there in there {
+        assert_eq!(there.await.unwrap(), here, "a spectator through the feed sees exactly what one at the owner sees");
+    }
+    // Relayed once for the twelve: about one message per event they saw,
+    // where a stream each would take twelve.
+    let events = here.len() as f64;
+    assert!(played < 1.5 * events + 50.0, "{played} messages published for {events} events seen by 12 spectators");
+    drop(nodes);
+    db.remove().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn new_tables_go_to_the_least_loaded_node() {
     nats_is_there();
@@ -634,7 +693,6 @@ async fn a_relayed_stream_that_misses_a_message_is_filled_from_the_log() {
     let mut frames = nats.subscribe(format!("mj.relay.{me}.>")).await.unwrap();
     let remote = relay::Remote::start(bus.clone(), table.id.clone(), owner_id, me, 1024, Default::default());
     let mut relayed = connect(remote.handle.clone()).await;
-    let subject = tokio::time::timeout(Duration::from_secs(10), frames.next()).await.unwrap().unwrap().subject;
     table
         .ask(|reply| TableCommand::Start {
             asker: Asker::default(),
@@ -645,6 +703,8 @@ async fn a_relayed_stream_that_misses_a_message_is_filled_from_the_log() {
         .await
         .unwrap()
         .unwrap();
+    // The spectator's feed, relayed once the game's events come.
+    let subject = tokio::time::timeout(Duration::from_secs(10), frames.next()).await.unwrap().unwrap().subject;
     // A message "lost" on the way: a frame out of its turn. The stand-in
     // attaches again after the last event it passed on.
     let mut through = Vec::new();

@@ -222,9 +222,21 @@ impl Api {
         assert_eq!(a.status, 204, "start {table}: {}", a.body);
     }
 
-    /// The table's public state (`GET /api/v1/tables/{id}`).
+    /// The table's public state (`GET /api/v1/tables/{id}`). A table on its
+    /// way to another node is `503 recovering` for a moment, as the protocol
+    /// says: asked again, for at most ten seconds.
     pub async fn table_info(self, table: &str) -> Value {
-        self.get(&format!("/api/v1/tables/{table}")).await
+        let path = format!("/api/v1/tables/{table}");
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            let a = self.ask(&path, None).await;
+            if a.status == 503 && a.body["error"]["code"] == "recovering" && Instant::now() < deadline {
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+            assert_eq!(a.status, 200, "GET {path}: {}", a.body);
+            return a.body;
+        }
     }
 
     /// Waits until the table says its game is over.

@@ -25,6 +25,7 @@
 
 pub mod access;
 pub mod bus;
+pub mod feed;
 pub mod relay;
 pub mod seal;
 
@@ -360,7 +361,7 @@ impl Cluster {
                         nodes.into_iter().partition(|n| n.expires_in_ms > 0);
                     *self.lapsed.lock().unwrap_or_else(|e| e.into_inner()) = lapsed.into_iter().map(|n| n.id).collect();
                     let ids: Vec<String> = alive.iter().map(|n| n.id.clone()).collect();
-                    self.forget_stand_ins(&ids);
+                    self.forget_stand_ins(|owner| !ids.iter().any(|id| id == owner));
                     self.owner.forget_nodes_but(&ids).await;
                     *self.members.lock().unwrap_or_else(|e| e.into_inner()) = alive;
                 }
@@ -384,7 +385,7 @@ impl Cluster {
         // The relayed streams too: their owners have let them go (this node
         // was not alive), so they would stay silent. Their sockets close as
         // moved, and the clients connect again, to wherever the tables are.
-        self.forget_stand_ins(&[]);
+        self.forget_stand_ins(|_| true);
         let fences = self.store.fences();
         if fences.is_empty() {
             return;
@@ -413,7 +414,7 @@ impl Cluster {
         let c = &self.config;
         self.store.join_cluster(&self.node_id, &c.node_name, &c.address, c.lease).await?;
         self.set_member(true);
-        let _ = self.bus.publish(self.shared.orphans.clone(), b"").await;
+        let _ = self.bus.publish(self.shared.orphans.clone(), self.node_id.as_bytes()).await;
         Ok(())
     }
 
@@ -506,7 +507,14 @@ impl Cluster {
     }
 
     async fn hear_orphans(self: Arc<Self>, mut orphans: Heard) {
-        while orphans.next().await.is_some() {
+        while let Some(notice) = orphans.next().await {
+            // A node that let its tables go names itself: the stand-ins of
+            // its tables here are stale at once (not at the next heartbeat),
+            // so the next request reads where each table is now.
+            let from = String::from_utf8_lossy(&notice.payload);
+            if !from.is_empty() && from != self.node_id {
+                self.forget_stand_ins(|owner| owner == from);
+            }
             self.orphans.notify_one();
         }
     }
@@ -615,7 +623,7 @@ impl Cluster {
             }
         });
         futures_util::future::join_all(handovers).await;
-        let _ = self.bus.publish(self.shared.orphans.clone(), b"").await;
+        let _ = self.bus.publish(self.shared.orphans.clone(), self.node_id.as_bytes()).await;
         self.bus.flush().await;
         if let Err(e) = self.store.forget_node(&self.node_id).await {
             tracing::warn!("cannot remove this node's lease: {e}");
@@ -631,12 +639,12 @@ impl Cluster {
 
     // ----- the others' tables ---------------------------------------------------------------
 
-    /// Ends the stand-ins of tables whose node is no longer alive (the next
-    /// request looks the table up again).
-    fn forget_stand_ins(&self, alive: &[String]) {
+    /// Ends the stand-ins of tables whose node `gone` says has let them go
+    /// (the next request looks the table up again).
+    fn forget_stand_ins(&self, gone: impl Fn(&str) -> bool) {
         let mut remotes = self.remotes.lock().unwrap_or_else(|e| e.into_inner());
         remotes.retain(|_, remote| {
-            let keep = alive.contains(&remote.owner) && !remote.gone.is_cancelled();
+            let keep = !gone(&remote.owner) && !remote.gone.is_cancelled();
             if !keep {
                 remote.gone.cancel();
             }

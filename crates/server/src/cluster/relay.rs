@@ -3,12 +3,15 @@
 //! - **Commands** go by request-reply to the owner's subject
 //!   (`mj.node.<node id>`), one JSON [`Ask`] each; a client's moves and its
 //!   disconnection are published there without a reply, in order.
-//! - **A connection's stream** (everything its table queues for it, already
-//!   cut to what it may see: the owner's table does that, exactly as for a
+//! - **A seat's stream** (everything its table queues for it, already cut
+//!   to what it may see: the owner's table does that, exactly as for a
 //!   socket of its own) is published by the owner on the connection's relay
 //!   subject (`mj.relay.<node id>.<n>`), each message numbered. The node of
 //!   the socket subscribes to it before it asks to connect, so nothing is
 //!   missed between the answer and the first event.
+//! - **Spectators** of a table at one node share one such stream, the
+//!   node's feed of the table (see [`super::feed`]): the owner publishes each
+//!   event once for them all.
 //! - **A gap** (NATS core delivers at most once: a message lost while it
 //!   reconnected, say) is filled from the stored log: the socket's node
 //!   attaches the stream again after the last event it gave the socket
@@ -17,7 +20,8 @@
 //!   `since` itself: a lost NATS message loses nothing and duplicates nothing.
 //!
 //! The hidden-information rule holds across nodes because the only thing
-//! that crosses for a connection is what the table cut for it.
+//! that crosses for a connection is what the table cut for it (for a feed,
+//! for a spectator).
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -25,13 +29,14 @@ use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio_util::sync::CancellationToken;
 
 use super::bus::{Bus, Heard};
+use super::feed::Feed;
 use crate::bots::strategy::Strategy;
 use crate::limits::{Client, HandsPayer, Permit};
-use crate::protocol::ws::{ClientMessage, WsErrorCode};
+use crate::protocol::ws::{ClientMessage, ServerMessage, WsErrorCode};
 use crate::table::actor::OpenError;
 use crate::table::{
     Asker, Connection, Farewell, Lobby, RobotSeat, SeatGrant, TableCommand, TableError, TableHandle, TableSettings,
@@ -65,7 +70,9 @@ pub enum Ask {
     /// [`TableCommand::Abort`].
     Abort { table: String },
     /// [`TableCommand::Connect`], its stream relayed on `relay`; `from`:
-    /// the node of the socket.
+    /// the node of the socket. `share`: a spectator's stream is not relayed
+    /// but shared (the node of the socket has one feed per table, see
+    /// `feed`): only its start is answered, [`Connected::glimpse`].
     Connect {
         table: String,
         token: Option<String>,
@@ -74,7 +81,12 @@ pub enum Ask {
         replay_hand: bool,
         relay: String,
         from: String,
+        #[serde(default)]
+        share: bool,
     },
+    /// [`TableCommand::Watching`] (no reply): the feed relayed as
+    /// `connection` stands for `count` spectators.
+    Watching { table: String, connection: u64, count: usize },
     /// [`TableCommand::Message`] (no reply).
     Message { table: String, connection: u64, message: ClientMessage },
     /// [`TableCommand::BadMessage`] (no reply).
@@ -90,6 +102,11 @@ pub struct Connected {
     pub connection: u64,
     /// Its seat (`None`: a spectator).
     pub seat: Option<u8>,
+    /// A spectator asked to `share`: what its stream started with (its
+    /// snapshot, or the events it missed after `since`); nothing more is
+    /// relayed for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub glimpse: Option<Vec<String>>,
 }
 
 /// Asks node `owner` to open a table as `setup` says; its id.
@@ -208,6 +225,11 @@ impl Owner {
                         let _ = handle.send(TableCommand::BadMessage { connection, code, reason }).await;
                     }
                 }
+                Ask::Watching { table, connection, count } => {
+                    if let Ok(handle) = self.lobby.get(&table) {
+                        let _ = handle.send(TableCommand::Watching { connection, count }).await;
+                    }
+                }
                 Ask::Disconnect { table, connection, relay } => {
                     if let Some(relayed) = self.take_relay(&relay) {
                         relayed.stop.cancel();
@@ -278,6 +300,7 @@ impl Owner {
             | Ask::Connect { table, .. }
             | Ask::Message { table, .. }
             | Ask::BadMessage { table, .. }
+            | Ask::Watching { table, .. }
             | Ask::Disconnect { table, .. } => table.clone(),
         };
         // Only this node's own tables: never relayed on again.
@@ -310,14 +333,17 @@ impl Owner {
                 )
             }
             Ask::Abort { .. } => json::<()>(&handle.ask(|reply| TableCommand::Abort { reply }).await.and_then(|r| r)),
-            Ask::Connect { token, account, since, replay_hand, relay, from, .. } => {
+            Ask::Connect { token, account, since, replay_hand, relay, from, share, .. } => {
                 let connected = handle
                     .ask(|reply| TableCommand::Connect { token, account, since, replay_hand, reply })
                     .await
                     .and_then(|r| r);
                 match connected {
+                    Ok(connection) if share && connection.seat.is_none() => {
+                        json(&Ok(glimpse(connection, &handle).await))
+                    }
                     Ok(connection) => {
-                        let answer = Connected { connection: connection.id, seat: connection.seat };
+                        let answer = Connected { connection: connection.id, seat: connection.seat, glimpse: None };
                         let stop = CancellationToken::new();
                         self.relays.lock().unwrap_or_else(|e| e.into_inner()).insert(
                             relay.clone(),
@@ -330,9 +356,25 @@ impl Owner {
                 }
             }
             // Handled in order by `serve`, and above.
-            Ask::Message { .. } | Ask::BadMessage { .. } | Ask::Disconnect { .. } | Ask::Open { .. } => Vec::new(),
+            Ask::Message { .. }
+            | Ask::BadMessage { .. }
+            | Ask::Watching { .. }
+            | Ask::Disconnect { .. }
+            | Ask::Open { .. } => Vec::new(),
         }
     }
+}
+
+/// A spectator's connection that another node's feed serves: what the table
+/// queued for it on connecting (its snapshot, or what it missed), and then
+/// it is let go. Whatever the table queued after that is in the feed too.
+async fn glimpse(mut connection: Connection, table: &TableHandle) -> Connected {
+    let mut start = Vec::new();
+    while let Ok(text) = connection.outbound.try_recv() {
+        start.push(text.to_string());
+    }
+    let _ = table.send(TableCommand::Disconnect { connection: connection.id }).await;
+    Connected { connection: connection.id, seat: None, glimpse: Some(start) }
 }
 
 /// Publishes what the table queues for a relayed connection, numbered, then
@@ -400,6 +442,7 @@ impl Remote {
             gone: gone.clone(),
             unanswering,
             connections: Arc::default(),
+            feed: Arc::default(),
         };
         tokio::spawn(stand_in.run(commands));
         Remote { held: Vec::new(), handle, owner, gone }
@@ -453,6 +496,8 @@ struct StandIn {
     /// Each relayed socket's id here, and its connection's id at the owner
     /// now (they differ once its stream was attached again after a gap).
     connections: Arc<Mutex<HashMap<u64, u64>>>,
+    /// The table's spectators here, fed by one relayed stream.
+    feed: Arc<Mutex<Option<Arc<Feed>>>>,
 }
 
 impl StandIn {
@@ -493,6 +538,18 @@ impl StandIn {
                         let _ = reply.send(stand_in.connect(token, account, since, replay_hand).await);
                     });
                 }
+                // A spectator the feed serves is answered here.
+                TableCommand::Message { connection, message } if self.feeds(connection) => {
+                    self.answer_spectator(connection, &message);
+                }
+                TableCommand::BadMessage { connection, code, reason } if self.feeds(connection) => {
+                    self.tell_spectator(connection, &ServerMessage::error(code, reason));
+                }
+                TableCommand::Disconnect { connection } if self.feeds(connection) => {
+                    if let Some(feed) = self.feed() {
+                        feed.leave(connection);
+                    }
+                }
                 TableCommand::Message { connection, message } => {
                     let connection = self.at_owner(connection);
                     self.tell(&Ask::Message { table, connection, message }).await;
@@ -503,6 +560,8 @@ impl StandIn {
                 }
                 // Relayed connections say which relay they close themselves (see `connect`).
                 TableCommand::Disconnect { .. } => {}
+                // Only the owner's table counts spectators.
+                TableCommand::Watching { .. } => {}
                 // The owner's node hears of ended sessions itself.
                 TableCommand::EndSeatTokens(_) => {}
                 TableCommand::Shutdown { reply } | TableCommand::HandOver { reply } => {
@@ -569,7 +628,9 @@ impl StandIn {
         }
     }
 
-    /// Connects to the owner's table, its stream relayed here.
+    /// Connects to the owner's table. A spectator joins the table's feed
+    /// here (its start answered by the owner, the rest shared); a seat's
+    /// stream is relayed here for it alone.
     async fn connect(
         &self,
         token: Option<String>,
@@ -577,64 +638,219 @@ impl StandIn {
         since: Option<u64>,
         replay_hand: bool,
     ) -> Result<Connection, TableError> {
-        let (relay, frames, connected) = self.attach(token.clone(), account, since, replay_hand).await?;
-        let (sender, outbound) = mpsc::channel(self.queue.max(1));
+        // Without a seat token the socket may be a spectator's (a logged-in
+        // one's seat, if it has one, is found by the owner): asked to share.
+        let share = token.is_none() && !replay_hand;
+        let (connected, attached) = if share && account.is_none() {
+            // Surely a spectator: nothing will be relayed for it alone.
+            (self.glimpse(since).await?, None)
+        } else {
+            let (relay, frames, connected) = self.attach(token.clone(), account, since, replay_hand, share).await?;
+            (connected, Some((relay, frames)))
+        };
+        let Some(glimpse) = connected.glimpse else {
+            let (relay, frames) = attached.ok_or(TableError::Recovering)?;
+            let relayed = Attached { relay, frames, connection: connected.connection, token, account, last_seq: since };
+            return Ok(self.relay_to_socket(relayed, connected.seat, Vec::new()));
+        };
+        if let Some((_, mut frames)) = attached {
+            let _ = frames.unsubscribe().await;
+        }
+        let glimpse: Vec<Arc<str>> = glimpse.into_iter().map(Arc::from).collect();
+        let at = glimpse_end(&glimpse).or(since);
+        if let Some(at) = at
+            && let Some(connection) = self.watch(connected.connection, &glimpse, at).await
+        {
+            return Ok(connection);
+        }
+        // The feed cannot serve it: a stream of its own, after its glimpse.
+        let (first, since) = if at.is_some() { (glimpse, at) } else { (Vec::new(), since) };
+        let (relay, frames, connected) = self.attach(None, account, since, false, false).await?;
+        let relayed =
+            Attached { relay, frames, connection: connected.connection, token: None, account, last_seq: since };
+        Ok(self.relay_to_socket(relayed, connected.seat, first))
+    }
+
+    /// A socket's own relayed stream, `first` given before it.
+    fn relay_to_socket(&self, relayed: Attached, seat: Option<u8>, first: Vec<Arc<str>>) -> Connection {
+        let (sender, outbound) = mpsc::channel(self.queue.max(first.len() + 1));
+        for text in first {
+            let _ = sender.try_send(text);
+        }
         let farewell: Arc<OnceLock<Farewell>> = Arc::default();
         // The socket's id here is the first one the owner gave; a resumed
         // stream has another there.
-        let local = connected.connection;
+        let local = relayed.connection;
         self.connections.lock().unwrap_or_else(|e| e.into_inner()).insert(local, local);
-        let relayed = Attached { relay, frames, connection: local, token, account, last_seq: since };
-        tokio::spawn(self.clone().pump(relayed, local, sender, farewell.clone()));
-        Ok(Connection { id: local, seat: connected.seat, outbound, farewell })
+        let sink = Sink::Socket { local, sender, told: farewell.clone() };
+        tokio::spawn(self.clone().pump(relayed, sink));
+        Connection { id: local, seat, outbound, farewell }
+    }
+
+    /// The table's feed here, if it has one.
+    fn feed(&self) -> Option<Arc<Feed>> {
+        self.feed.lock().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Whether socket `id` is a spectator the feed serves.
+    fn feeds(&self, id: u64) -> bool {
+        self.feed().is_some_and(|f| f.feeds(id))
+    }
+
+    /// Spectator `local` joins the feed after its glimpse, which brought it
+    /// to event `at`; the first spectator starts the feed. `None` when the
+    /// feed cannot serve it.
+    async fn watch(&self, local: u64, glimpse: &[Arc<str>], at: u64) -> Option<Connection> {
+        let (feed, new) = {
+            let mut slot = self.feed.lock().unwrap_or_else(|e| e.into_inner());
+            match &*slot {
+                Some(feed) if !feed.has_ended() => (feed.clone(), false),
+                _ => {
+                    let feed = Feed::new(at, self.queue);
+                    *slot = Some(feed.clone());
+                    (feed, true)
+                }
+            }
+        };
+        let Some(connection) = feed.join(local, glimpse, at) else {
+            if new {
+                feed.end(Farewell::Moved);
+            }
+            return None;
+        };
+        if new {
+            // One spectator's stream after `at`, relayed once for them all.
+            match self.attach(None, None, Some(at), false, false).await {
+                Ok((relay, frames, connected)) => {
+                    let relayed = Attached {
+                        relay,
+                        frames,
+                        connection: connected.connection,
+                        token: None,
+                        account: None,
+                        last_seq: Some(at),
+                    };
+                    tokio::spawn(self.clone().pump(relayed, Sink::Feed(feed)));
+                }
+                // The socket closes as moved: its client connects again.
+                Err(_) => feed.end(Farewell::Moved),
+            }
+        }
+        Some(connection)
+    }
+
+    /// A spectator's start, asked of the owner without relaying anything:
+    /// its snapshot, or the events after `since`.
+    async fn glimpse(&self, since: Option<u64>) -> Result<Connected, TableError> {
+        let ask = Ask::Connect {
+            table: self.table.clone(),
+            token: None,
+            account: None,
+            since,
+            replay_hand: false,
+            relay: String::new(),
+            from: self.me.clone(),
+            share: true,
+        };
+        let connected: Connected = self.request(&ask).await?;
+        if connected.glimpse.is_none() {
+            return Err(TableError::Invalid("the table's node relayed a spectator's stream it was to share".into()));
+        }
+        Ok(connected)
+    }
+
+    /// A spectator of the feed asked something: answered here, as its
+    /// table would; a snapshot is the owner's.
+    fn answer_spectator(&self, id: u64, message: &ClientMessage) {
+        if let Some(answer) = crate::table::spectator_answer(message) {
+            return self.tell_spectator(id, &answer);
+        }
+        let stand_in = self.clone();
+        tokio::spawn(async move {
+            let Some(feed) = stand_in.feed() else { return };
+            let started = match stand_in.glimpse(None).await {
+                Ok(Connected { glimpse: Some(glimpse), .. }) => {
+                    let glimpse: Vec<Arc<str>> = glimpse.into_iter().map(Arc::from).collect();
+                    glimpse_end(&glimpse).is_some_and(|at| feed.start_again(id, &glimpse, at))
+                }
+                _ => false,
+            };
+            if !started {
+                // It reconnects, and gets its snapshot then.
+                feed.let_go(id, Farewell::FellBehind);
+            }
+        });
+    }
+
+    fn tell_spectator(&self, id: u64, message: &ServerMessage) {
+        if let Some(feed) = self.feed() {
+            feed.tell(id, crate::table::stream::to_text(message));
+        }
     }
 
     /// Subscribes to a new relay subject, then asks the owner to connect
-    /// (resuming after `since`), its stream relayed there.
+    /// (resuming after `since`), its stream relayed there (or, `share` and
+    /// a spectator, only its glimpse answered).
     async fn attach(
         &self,
         token: Option<String>,
         account: Option<i64>,
         since: Option<u64>,
         replay_hand: bool,
+        share: bool,
     ) -> Result<(String, Heard, Connected), TableError> {
         let relay = format!("mj.relay.{}.{}", self.me, RELAYS.fetch_add(1, Ordering::Relaxed));
         // Subscribed before asking: nothing the owner sends is missed.
         let frames = self.bus.subscribe(relay.clone()).await.map_err(|_| TableError::Recovering)?;
         let table = self.table.clone();
-        let ask =
-            Ask::Connect { table, token, account, since, replay_hand, relay: relay.clone(), from: self.me.clone() };
+        let ask = Ask::Connect {
+            table,
+            token,
+            account,
+            since,
+            replay_hand,
+            relay: relay.clone(),
+            from: self.me.clone(),
+            share,
+        };
         let connected: Connected = self.request(&ask).await?;
         Ok((relay, frames, connected))
     }
 
-    /// Hands a relayed stream's messages to the socket, in order. A message
-    /// lost on the way (a gap in the frames' numbers) is filled from the
-    /// stored log: the stream is attached again after the last event the
-    /// socket was given (`since`), invisibly to it; only when that fails
-    /// does the socket close as fallen behind (the client then resumes).
-    async fn pump(
-        self,
-        mut relayed: Attached,
-        local: u64,
-        sender: mpsc::Sender<Arc<str>>,
-        told: Arc<OnceLock<Farewell>>,
-    ) {
+    /// Hands a relayed stream's messages to its socket or feed, in order. A
+    /// message lost on the way (a gap in the frames' numbers) is filled from
+    /// the stored log: the stream is attached again after the last event
+    /// given (`since`), invisibly to the sockets; only when that fails do
+    /// they close as fallen behind (their clients then resume).
+    async fn pump(self, mut relayed: Attached, sink: Sink) {
         let mut expected = 1u64;
+        let mut watchers = sink.watchers();
+        self.tell_watchers(&relayed, watchers.as_mut()).await;
         let why = loop {
+            let watchers_changed = async {
+                match watchers.as_mut() {
+                    Some(w) => w.changed().await.is_ok(),
+                    None => std::future::pending().await,
+                }
+            };
             let next = tokio::select! {
                 next = relayed.frames.next() => next,
-                // The socket closed: tell the owner.
-                _ = sender.closed() => break None,
+                // The socket closed, or the feed's last spectator left: tell the owner.
+                _ = sink.unwanted() => break None,
                 _ = self.gone.cancelled() => break Some(Farewell::Moved),
+                true = watchers_changed => {
+                    self.tell_watchers(&relayed, watchers.as_mut()).await;
+                    continue;
+                }
             };
             let Some(message) = next else { break Some(Farewell::Moved) };
             let Some((n, kind, body)) = read_frame(&message.payload) else { continue };
             if n != expected {
-                match self.resume(&mut relayed, local).await {
+                match self.resume(&mut relayed, &sink).await {
                     Ok(()) => {
                         crate::metrics::gap_filled();
                         expected = 1;
+                        self.tell_watchers(&relayed, watchers.as_mut()).await;
                         continue;
                     }
                     Err(()) => break Some(Farewell::FellBehind),
@@ -644,32 +860,40 @@ impl StandIn {
             if kind == 'e' {
                 break Some(farewell_of(body));
             }
-            if let Some(seq) = event_seq(body) {
-                relayed.last_seq = Some(seq);
+            let seq = event_seq(body);
+            if seq.is_some() {
+                relayed.last_seq = seq;
             }
-            if sender.try_send(Arc::from(body)).is_err() {
+            if !sink.give(seq, body) {
                 break Some(Farewell::FellBehind);
             }
         };
         let _ = relayed.frames.unsubscribe().await;
-        if let Some(why) = why {
-            let _ = told.set(why);
-        }
-        drop(sender);
+        sink.end(why);
         if why != Some(Farewell::Moved) || !self.gone.is_cancelled() {
             let Attached { relay, connection, .. } = relayed;
             self.tell(&Ask::Disconnect { table: self.table.clone(), connection, relay }).await;
         }
-        self.connections.lock().unwrap_or_else(|e| e.into_inner()).remove(&local);
+        if let Sink::Socket { local, .. } = sink {
+            self.connections.lock().unwrap_or_else(|e| e.into_inner()).remove(&local);
+        }
+    }
+
+    /// Tells the owner how many spectators a feed stands for (nothing for
+    /// a socket's own stream).
+    async fn tell_watchers(&self, relayed: &Attached, watchers: Option<&mut watch::Receiver<usize>>) {
+        let Some(watchers) = watchers else { return };
+        let count = *watchers.borrow_and_update();
+        self.tell(&Ask::Watching { table: self.table.clone(), connection: relayed.connection, count }).await;
     }
 
     /// Attaches a stream that missed a message again, after the last event
     /// its socket was given; the old attachment is let go.
-    async fn resume(&self, relayed: &mut Attached, local: u64) -> Result<(), ()> {
+    async fn resume(&self, relayed: &mut Attached, sink: &Sink) -> Result<(), ()> {
         // Without an event yet, there is nothing to resume after.
         let since = relayed.last_seq.ok_or(())?;
         let (relay, frames, connected) =
-            self.attach(relayed.token.clone(), relayed.account, Some(since), false).await.map_err(drop)?;
+            self.attach(relayed.token.clone(), relayed.account, Some(since), false, false).await.map_err(drop)?;
         let fresh = Attached {
             relay,
             frames,
@@ -682,9 +906,74 @@ impl StandIn {
             std::mem::replace(relayed, fresh);
         let _ = old_frames.unsubscribe().await;
         self.tell(&Ask::Disconnect { table: self.table.clone(), connection: old_connection, relay: old_relay }).await;
-        self.connections.lock().unwrap_or_else(|e| e.into_inner()).insert(local, relayed.connection);
+        if let Sink::Socket { local, .. } = sink {
+            self.connections.lock().unwrap_or_else(|e| e.into_inner()).insert(*local, relayed.connection);
+        }
         Ok(())
     }
+}
+
+/// Where a relayed stream's messages go: one socket, or this node's feed of
+/// the table's spectators.
+enum Sink {
+    Socket { local: u64, sender: mpsc::Sender<Arc<str>>, told: Arc<OnceLock<Farewell>> },
+    Feed(Arc<Feed>),
+}
+
+impl Sink {
+    /// Ends when nobody wants the stream any more.
+    async fn unwanted(&self) {
+        match self {
+            Sink::Socket { sender, .. } => sender.closed().await,
+            Sink::Feed(feed) => feed.unwanted.cancelled().await,
+        }
+    }
+
+    /// A feed's count of spectators, as it changes.
+    fn watchers(&self) -> Option<watch::Receiver<usize>> {
+        match self {
+            Sink::Socket { .. } => None,
+            Sink::Feed(feed) => Some(feed.watchers()),
+        }
+    }
+
+    /// Gives one message (`seq`: its number, if an event); `false` when a
+    /// socket's queue is full (a feed lets its slow spectators go itself).
+    fn give(&self, seq: Option<u64>, text: &str) -> bool {
+        match self {
+            Sink::Socket { sender, .. } => sender.try_send(Arc::from(text)).is_ok(),
+            Sink::Feed(feed) => {
+                feed.deliver(seq, text);
+                true
+            }
+        }
+    }
+
+    /// The stream ended, for `why` (`None`: nobody wanted it).
+    fn end(&self, why: Option<Farewell>) {
+        match self {
+            Sink::Socket { told, .. } => {
+                if let Some(why) = why {
+                    let _ = told.set(why);
+                }
+            }
+            Sink::Feed(feed) => feed.end(why.unwrap_or(Farewell::Moved)),
+        }
+    }
+}
+
+/// The last event a spectator's glimpse brings it to: its last event's
+/// number, or its snapshot's (`None` for neither).
+fn glimpse_end(glimpse: &[Arc<str>]) -> Option<u64> {
+    glimpse
+        .iter()
+        .filter_map(|text| {
+            event_seq(text).or_else(|| {
+                let snapshot: serde_json::Value = serde_json::from_str(text).ok()?;
+                (snapshot["type"] == "snapshot").then(|| snapshot["table"]["seq"].as_u64()).flatten()
+            })
+        })
+        .max()
 }
 
 /// One relayed stream as its pump holds it: the subject and subscription

@@ -424,6 +424,7 @@ impl Actor {
                 self.reply(connection, &ServerMessage::error(code, reason));
             }
             TableCommand::Disconnect { connection } => self.disconnect(connection),
+            TableCommand::Watching { connection, count } => self.stream.stands_for(connection, count),
             TableCommand::EndSeatTokens(revoked) => self.end_seat_tokens(&revoked),
             // `run` answers them.
             TableCommand::Shutdown { .. } | TableCommand::HandOver { .. } | TableCommand::GiveUp => {}
@@ -480,6 +481,7 @@ impl Actor {
                 self.reply(connection, &ServerMessage::error(code, reason));
             }
             TableCommand::Disconnect { connection } => self.disconnect(connection),
+            TableCommand::Watching { connection, count } => self.stream.stands_for(connection, count),
             // Ending tokens changes a seat's row: done once the store is back
             // (the sessions themselves have ended already).
             TableCommand::EndSeatTokens(revoked) => self.end_seat_tokens(&revoked),

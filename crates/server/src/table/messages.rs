@@ -22,6 +22,17 @@ fn rate_limited(what: &str, wait: std::time::Duration) -> Refusal {
     (WsErrorCode::RateLimited, format!("too many {what} from your seat: try again in {seconds:.1} s"))
 }
 
+/// What a spectator's message is answered, for every message but
+/// `snapshot` (`None`: that needs the table). The same whether the table
+/// answers it or another node's feed does (cluster mode, `cluster::feed`).
+pub fn spectator_answer(message: &ClientMessage) -> Option<ServerMessage> {
+    match message {
+        ClientMessage::Ping => Some(ServerMessage::Pong),
+        ClientMessage::Snapshot => None,
+        _ => Some(ServerMessage::error(WsErrorCode::NotAllowed, "spectators can only watch")),
+    }
+}
+
 impl Actor {
     /// A message from connection `connection`.
     pub fn message(&mut self, connection: u64, message: ClientMessage) {
@@ -37,7 +48,9 @@ impl Actor {
             _ => {}
         }
         let Some(seat) = seat else {
-            self.reply(connection, &ServerMessage::error(WsErrorCode::NotAllowed, "spectators can only watch"));
+            if let Some(answer) = spectator_answer(&message) {
+                self.reply(connection, &answer);
+            }
             return;
         };
         if let Err((code, why)) = self.player_message(seat, message) {

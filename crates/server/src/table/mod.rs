@@ -25,6 +25,7 @@ use crate::rules::options::GameOptions;
 use crate::rules::tile::Tile;
 
 pub use lobby::Lobby;
+pub use messages::spectator_answer;
 pub use rulebook::{Rulebook, Rules};
 pub use setup::{NewTable, TableDefaults};
 
@@ -363,6 +364,15 @@ pub enum TableCommand {
     Disconnect {
         /// The connection.
         connection: u64,
+    },
+    /// Cluster mode: a spectator connection is the feed of another node's
+    /// spectators of this table, `count` of them now (the table counts them
+    /// all, not the one feed).
+    Watching {
+        /// The feed's connection.
+        connection: u64,
+        /// The spectators it feeds.
+        count: usize,
     },
     /// An admin closes the table: a game being played ends as it stands
     /// (a hand in progress is washed out), and the table is gone.

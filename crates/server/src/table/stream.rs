@@ -29,6 +29,9 @@ struct Subscriber {
     seat: Option<u8>,
     sender: mpsc::Sender<Arc<str>>,
     farewell: Arc<OnceLock<Farewell>>,
+    /// The spectators it counts for: 1, or (cluster mode) those of another
+    /// node that it feeds, [`Stream::stands_for`].
+    watchers: usize,
 }
 
 /// One event of the stream, kept for clients that resume.
@@ -255,7 +258,7 @@ impl Stream {
             }
         }
         let farewell = Arc::new(OnceLock::new());
-        self.subscribers.insert(id, Subscriber { seat, sender, farewell: farewell.clone() });
+        self.subscribers.insert(id, Subscriber { seat, sender, farewell: farewell.clone(), watchers: 1 });
         Ok((Connection { id, seat, outbound, farewell }, !resumable))
     }
 
@@ -358,9 +361,17 @@ impl Stream {
         !self.outbox.is_empty()
     }
 
-    /// Connected spectators.
+    /// Connected spectators (those another node's feed stands for included).
     pub fn spectators(&self) -> usize {
-        self.subscribers.values().filter(|s| s.seat.is_none()).count()
+        self.subscribers.values().filter(|s| s.seat.is_none()).map(|s| s.watchers).sum()
+    }
+
+    /// Cluster mode: spectator connection `id` feeds `count` spectators of
+    /// another node (see `cluster::feed`).
+    pub fn stands_for(&mut self, id: u64, count: usize) {
+        if let Some(sub) = self.subscribers.get_mut(&id).filter(|s| s.seat.is_none()) {
+            sub.watchers = count;
+        }
     }
 
     /// True when nobody is connected.
@@ -420,6 +431,9 @@ mod tests {
         assert_eq!(seqs(&drain(&mut watcher)), [1, 3]);
         assert_eq!(s.seq(), 3);
         assert_eq!(s.spectators(), 1);
+        s.stands_for(watcher.id, 7);
+        s.stands_for(east.id, 9);
+        assert_eq!(s.spectators(), 7, "a feed counts its spectators; a seat is none");
     }
 
     #[test]
