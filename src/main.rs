@@ -646,6 +646,7 @@ fn cluster_config(
     config.lease = std::time::Duration::from_secs(args.lease_seconds);
     config.heartbeat = config.lease / 5;
     config.join_within = std::time::Duration::from_secs(args.wait_for_services);
+    config.rebalance_at_once = args.rebalance_at_once as usize;
     Ok(Some(config))
 }
 

@@ -362,6 +362,50 @@ async fn spectators_at_another_node_share_one_relayed_stream() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn tables_spread_again_when_a_node_joins() {
+    nats_is_there();
+    let db = TestDb::new("postgres").await;
+    let quick = ["--lease-seconds", "2"];
+    let first = Node::start("first", &db.url, 1, &quick).await;
+    let mut tables = Vec::new();
+    for i in 0..8 {
+        tables.push(playing_robot_table(first.api(), &format!("busy {i}")).await);
+    }
+    let joining = Node::start("joining", &db.url, 1, &quick).await;
+    let addrs = vec![first.addr, joining.addr];
+    // Each followed for a few hands, through the move.
+    let mut followers = Vec::new();
+    for t in &tables {
+        let until = first.api().table_info(t).await["seq"].as_u64().unwrap() + 500;
+        followers.push((until, tokio::spawn(follow(addrs.clone(), t.clone(), until))));
+    }
+    // Fair shares of four: four move, each at its hand's end, and no more.
+    let where_they_are = || async {
+        let mut on_joining = Vec::new();
+        for t in &tables {
+            let info = first.api().table_info(t).await;
+            if info["node"] == "joining" {
+                on_joining.push((t.clone(), info["hands"].as_u64().unwrap()));
+            }
+        }
+        on_joining
+    };
+    wait_for(Duration::from_secs(90), "four tables to move to the node that joined", || async {
+        where_they_are().await.len() == 4
+    })
+    .await;
+    assert_eq!(metric(first.addr, "mahjong_cluster_tables_moved_total").await, 4.0);
+    for (until, follower) in followers {
+        // Every event once, in order, through the move ([`follow`] checks).
+        followed_to(&follower.await.unwrap(), until);
+    }
+    assert_eq!(where_they_are().await.len(), 4, "nothing moved back");
+    assert_eq!(metric(joining.addr, "mahjong_cluster_tables_moved_total").await, 0.0);
+    drop((first, joining));
+    db.remove().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn new_tables_go_to_the_least_loaded_node() {
     nats_is_there();
     let db = TestDb::new("postgres").await;

@@ -55,6 +55,8 @@ pub const RECOVERY_SECONDS: &str = "mahjong_recovery_seconds";
 pub const CLUSTER_OWNED_TABLES: &str = "mahjong_cluster_owned_tables";
 /// Cluster mode: tables this node took over from a dead or leaving node: a counter.
 pub const CLUSTER_TAKEN_OVER: &str = "mahjong_cluster_tables_taken_over_total";
+/// Cluster mode: tables this node sent to another node at a hand's end (rebalancing): a counter.
+pub const CLUSTER_MOVED: &str = "mahjong_cluster_tables_moved_total";
 /// Cluster mode: tables this node lost (taken by another, or its lease expired): a counter.
 pub const CLUSTER_LOST: &str = "mahjong_cluster_tables_lost_total";
 /// Cluster mode: table writes the database refused as fenced (a stale epoch): a counter.
@@ -74,7 +76,7 @@ pub const CLUSTER_NATS_CONNECTED: &str = "mahjong_cluster_nats_connected";
 
 /// Every metric of the server's own (the process's, `process_*`, come from
 /// `metrics-process`).
-pub const ALL: [&str; 24] = [
+pub const ALL: [&str; 25] = [
     TABLES,
     WEBSOCKETS,
     EVENTS_SENT,
@@ -92,6 +94,7 @@ pub const ALL: [&str; 24] = [
     RECOVERY_SECONDS,
     CLUSTER_OWNED_TABLES,
     CLUSTER_TAKEN_OVER,
+    CLUSTER_MOVED,
     CLUSTER_LOST,
     CLUSTER_FENCED_WRITES,
     CLUSTER_NATS_MESSAGES,
@@ -200,6 +203,7 @@ fn describe() {
     describe_gauge!(RECOVERY_SECONDS, Unit::Seconds, "How long resuming the unfinished games took at start-up");
     describe_gauge!(CLUSTER_OWNED_TABLES, "Cluster mode: tables this node owns (plays) now");
     describe_counter!(CLUSTER_TAKEN_OVER, "Cluster mode: tables taken over from a dead or leaving node");
+    describe_counter!(CLUSTER_MOVED, "Cluster mode: tables sent to another node at a hand's end (rebalancing)");
     describe_counter!(CLUSTER_LOST, "Cluster mode: tables lost to another node (taken over, or the lease expired)");
     describe_counter!(CLUSTER_FENCED_WRITES, "Cluster mode: table writes the database refused (stale epoch)");
     describe_counter!(CLUSTER_NATS_MESSAGES, "Cluster mode: NATS messages, by direction (in, out)");
@@ -228,6 +232,7 @@ fn describe() {
         SUBSCRIBERS_DROPPED,
         STORE_ROWS_WRITTEN,
         CLUSTER_TAKEN_OVER,
+        CLUSTER_MOVED,
         CLUSTER_LOST,
         CLUSTER_FENCED_WRITES,
         CLUSTER_GAPS_FILLED,
@@ -352,6 +357,11 @@ pub fn fenced_writes(n: usize) {
 /// This node owns `n` tables now.
 pub fn cluster_owned(n: usize) {
     gauge!(CLUSTER_OWNED_TABLES).set(n as f64);
+}
+
+/// This node sent a table to another node (rebalancing).
+pub fn cluster_moved() {
+    counter!(CLUSTER_MOVED).increment(1);
 }
 
 /// This node took `n` tables over.

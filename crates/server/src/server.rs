@@ -119,6 +119,13 @@ pub struct ServeArgs {
     #[arg(long, env = "MAHJONG_LEASE_SECONDS", default_value_t = 5,
           value_parser = clap::value_parser!(u64).range(2..=120), requires = "nats")]
     pub lease_seconds: u64,
+    /// Cluster mode: how many of its tables the most loaded node may have on
+    /// their way to a less loaded one at once, each moving at its hand's end
+    /// (docs/operations.md, "Rebalancing"); 0: tables never move while their
+    /// node lives, and only new tables go to a node that joins.
+    #[arg(long, env = "MAHJONG_REBALANCE_AT_ONCE", default_value_t = 4,
+          value_parser = clap::value_parser!(u64).range(0..=64), requires = "nats")]
+    pub rebalance_at_once: u64,
     /// Seconds `serve` waits at start for a Postgres database or a NATS
     /// server that does not answer yet (one starting beside it), trying
     /// again with back-off; a refusal (a wrong password) stops it at once.
@@ -417,6 +424,7 @@ impl ServeArgs {
             nats_key: None,
             node_name: None,
             lease_seconds: 5,
+            rebalance_at_once: 4,
             wait_for_services: 60,
             timeout: None,
             pause: 0,

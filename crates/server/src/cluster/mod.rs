@@ -24,6 +24,7 @@
 //! credentials and TLS ([`access`]).
 
 pub mod access;
+pub mod balance;
 pub mod bus;
 pub mod feed;
 pub mod relay;
@@ -117,6 +118,10 @@ pub struct ClusterConfig {
     /// How long joining waits for a NATS server that does not answer yet
     /// (`--wait-for-services`).
     pub join_within: Duration,
+    /// Rebalancing: how many of its tables the most loaded node may have on
+    /// their way to another node at once (`--rebalance-at-once`; 0: none
+    /// move, only new tables go to a node that joins).
+    pub rebalance_at_once: usize,
 }
 
 impl ClusterConfig {
@@ -131,6 +136,7 @@ impl ClusterConfig {
             heartbeat: Duration::from_secs(1),
             relay_queue: 1024,
             join_within: Duration::ZERO,
+            rebalance_at_once: 4,
         }
     }
 }
@@ -149,6 +155,15 @@ pub enum JoinError {
     /// The store refused.
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// The notice on `mj.<cluster>.orphans`: node `from` let tables go, for
+/// node `to` to take (rebalancing), or for any (`None`).
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct TablesWait {
+    from: String,
+    #[serde(default)]
+    to: Option<String>,
 }
 
 /// This node's part in the cluster.
@@ -173,6 +188,9 @@ pub struct Cluster {
     member: watch::Sender<bool>,
     /// Wakes the takeover at once (a node left).
     orphans: Notify,
+    /// This node's tables on their way to another node (rebalancing), each
+    /// at its hand's end.
+    moving: Mutex<HashSet<String>>,
     leaving: AtomicBool,
     /// Ends the node's tasks once it has left.
     stop: tokio_util::sync::CancellationToken,
@@ -246,6 +264,7 @@ impl Cluster {
             unanswering: Default::default(),
             member: watch::Sender::new(true),
             orphans: Notify::new(),
+            moving: Mutex::default(),
             leaving: AtomicBool::new(false),
             stop: Default::default(),
             shared,
@@ -265,6 +284,7 @@ impl Cluster {
         cluster.spawn(cluster.clone().hear_revoked(revoked));
         cluster.spawn(cluster.clone().keep_lease());
         cluster.spawn(cluster.clone().take_over_orphans());
+        cluster.spawn(cluster.clone().rebalance());
         Ok(cluster)
     }
 
@@ -414,7 +434,7 @@ impl Cluster {
         let c = &self.config;
         self.store.join_cluster(&self.node_id, &c.node_name, &c.address, c.lease).await?;
         self.set_member(true);
-        let _ = self.bus.publish(self.shared.orphans.clone(), self.node_id.as_bytes()).await;
+        self.tables_wait(None).await;
         Ok(())
     }
 
@@ -506,17 +526,109 @@ impl Cluster {
         Ok(count)
     }
 
+    /// Tells the other nodes that this one let tables go: the one named
+    /// (rebalancing), or else every node, is to take them over at once.
+    async fn tables_wait(&self, for_node: Option<&str>) {
+        let notice = TablesWait { from: self.node_id.clone(), to: for_node.map(str::to_string) };
+        let payload = serde_json::to_vec(&notice).unwrap_or_default();
+        if let Err(e) = self.bus.publish(self.shared.orphans.clone(), &payload).await {
+            tracing::warn!("cannot tell the other nodes that tables wait: {e}");
+        }
+    }
+
     async fn hear_orphans(self: Arc<Self>, mut orphans: Heard) {
         while let Some(notice) = orphans.next().await {
-            // A node that let its tables go names itself: the stand-ins of
-            // its tables here are stale at once (not at the next heartbeat),
-            // so the next request reads where each table is now.
-            let from = String::from_utf8_lossy(&notice.payload);
-            if !from.is_empty() && from != self.node_id {
-                self.forget_stand_ins(|owner| owner == from);
+            let Ok(notice) = serde_json::from_slice::<TablesWait>(&notice.payload) else { continue };
+            // The stand-ins here of the tables it let go are stale at once
+            // (not at the next heartbeat): the next request reads where
+            // each table is now.
+            if notice.from != self.node_id {
+                self.forget_stand_ins(|owner| owner == notice.from);
             }
-            self.orphans.notify_one();
+            // Tables sent to another node are left to it; should it not
+            // take them, every node looks again at its next heartbeat.
+            if notice.to.is_none_or(|to| to == self.node_id) {
+                self.orphans.notify_one();
+            }
         }
+    }
+
+    // ----- rebalancing ---------------------------------------------------------------------
+
+    /// Every heartbeat: while this node is the most loaded, by more than its
+    /// fair share and one, it sends some of its tables to the least loaded
+    /// node, a few at a time, each when its hand is over.
+    async fn rebalance(self: Arc<Self>) {
+        if self.config.rebalance_at_once == 0 {
+            return;
+        }
+        loop {
+            tokio::time::sleep(self.config.heartbeat).await;
+            if self.leaving.load(Ordering::SeqCst) || !*self.member.borrow() {
+                continue;
+            }
+            // What moved, or closed, is no longer on its way.
+            let on_the_way: Vec<String> = {
+                let mut moving = self.moving.lock().unwrap_or_else(|e| e.into_inner());
+                moving.retain(|id| self.lobby.holds(id));
+                moving.iter().cloned().collect()
+            };
+            let members = self.members.lock().unwrap_or_else(|e| e.into_inner()).clone();
+            let loads: Vec<(String, i64)> = members
+                .iter()
+                .filter(|n| n.state == "member" && n.expires_in_ms > 0)
+                .map(|n| (n.id.clone(), n.tables))
+                .collect();
+            let mine = self.store.fences().len() as i64;
+            let Some((to, count)) =
+                balance::plan(&self.node_id, mine, &loads, on_the_way.len(), self.config.rebalance_at_once)
+            else {
+                continue;
+            };
+            for id in self.tables_to_move(count, &on_the_way).await {
+                self.moving.lock().unwrap_or_else(|e| e.into_inner()).insert(id.clone());
+                tokio::spawn(self.clone().move_table(id, to.clone()));
+            }
+        }
+    }
+
+    /// Up to `count` tables being played here that are not on their way
+    /// yet; those with the fewest people first (a person's socket moves
+    /// with the table, and reconnects).
+    async fn tables_to_move(&self, count: usize, on_the_way: &[String]) -> Vec<String> {
+        let mut playing = Vec::new();
+        for handle in self.lobby.handles() {
+            if on_the_way.contains(&handle.id) {
+                continue;
+            }
+            let Ok(info) = self.lobby.info(&handle).await else { continue };
+            if info.state == crate::protocol::ws::TableState::Playing {
+                let people = info.seats.iter().filter(|s| s.robot.is_none() && s.name.is_some()).count();
+                playing.push((people, handle.id.clone()));
+            }
+        }
+        playing.sort();
+        playing.into_iter().take(count).map(|(_, id)| id).collect()
+    }
+
+    /// Moves one table to node `to` at its hand's end: it stops here as on
+    /// SIGTERM, its row is released, and `to` is told to take it.
+    async fn move_table(self: Arc<Self>, id: String, to: String) {
+        let Some(epoch) = self.store.epoch_of(&id) else { return };
+        let Ok(handle) = self.lobby.get(&id) else { return };
+        // Not answered: not moved (it closed, or this node is leaving,
+        // which hands it over itself).
+        if handle.ask(|reply| TableCommand::MoveBetweenHands { reply }).await.is_err() {
+            return;
+        }
+        self.store.unfence(&id);
+        if let Err(e) = self.store.release_table(&id, &self.node_id, epoch).await {
+            // Its row still names this node, which no longer plays it: the
+            // next check of ownership releases it.
+            tracing::warn!(table = %id, "cannot release a table moving to another node: {e}");
+        }
+        crate::metrics::cluster_moved();
+        self.tables_wait(Some(&to)).await;
     }
 
     // ----- ended sessions --------------------------------------------------------------
@@ -623,7 +735,7 @@ impl Cluster {
             }
         });
         futures_util::future::join_all(handovers).await;
-        let _ = self.bus.publish(self.shared.orphans.clone(), self.node_id.as_bytes()).await;
+        self.tables_wait(None).await;
         self.bus.flush().await;
         if let Err(e) = self.store.forget_node(&self.node_id).await {
             tracing::warn!("cannot remove this node's lease: {e}");

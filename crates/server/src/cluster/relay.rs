@@ -560,8 +560,8 @@ impl StandIn {
                 }
                 // Relayed connections say which relay they close themselves (see `connect`).
                 TableCommand::Disconnect { .. } => {}
-                // Only the owner's table counts spectators.
-                TableCommand::Watching { .. } => {}
+                // Only the owner's table counts spectators, and moves.
+                TableCommand::Watching { .. } | TableCommand::MoveBetweenHands { .. } => {}
                 // The owner's node hears of ended sessions itself.
                 TableCommand::EndSeatTokens(_) => {}
                 TableCommand::Shutdown { reply } | TableCommand::HandOver { reply } => {

@@ -105,8 +105,9 @@ pub async fn spawn(id: String, setup: TableSetup, store: Store, limits: TableLim
 pub(super) fn start_task(actor: Actor) -> TableHandle {
     let (sender, receiver) = mpsc::channel(super::COMMAND_QUEUE);
     let id = actor.id.clone();
+    let elsewhere = actor.elsewhere.clone();
     tokio::spawn(actor.run(receiver));
-    TableHandle { id, sender, relayed: false }
+    TableHandle { id, sender, relayed: false, elsewhere }
 }
 
 /// One table: its settings, seats, game, stream and record.
@@ -171,6 +172,14 @@ pub(super) struct Actor {
     /// Cluster mode: the epoch this node plays the table under, carried by
     /// every batch (the database refuses a stale one); `None` on one node.
     fence: Option<i64>,
+    /// Cluster mode, rebalancing: the table moves to another node when the
+    /// hand being played is over (no next hand is dealt here); answered
+    /// once it has stopped.
+    moving: Option<tokio::sync::oneshot::Sender<()>>,
+    /// Set when the table stops here to be played at another node (shared
+    /// with its handles: a request it did not answer is told to come back
+    /// shortly, not that the table has closed).
+    elsewhere: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl Actor {
@@ -209,6 +218,8 @@ impl Actor {
             idle_since: Some(Instant::now()),
             deferred: Vec::new(),
             fence,
+            moving: None,
+            elsewhere: Default::default(),
         }
     }
 
@@ -261,7 +272,7 @@ impl Actor {
                         if let Err(e) = self.flush().await {
                             tracing::warn!(table = %self.id, "the table is handed over without its last changes: {e}");
                         }
-                        self.stream.let_everyone_go(Farewell::Moved);
+                        self.send_everyone_elsewhere();
                         let _ = reply.send(());
                         break;
                     }
@@ -269,7 +280,7 @@ impl Actor {
                         // Cluster mode: another node owns the table now.
                         // Nothing more is written or shown here.
                         tracing::warn!(table = %self.id, "the table stops: another node plays it now");
-                        self.stream.let_everyone_go(Farewell::Moved);
+                        self.send_everyone_elsewhere();
                         break;
                     }
                     Some(c) => self.handle(c).await,
@@ -301,13 +312,29 @@ impl Actor {
                 // fenced, by the node that owns it now: its clients go there).
                 // (The cluster's check of ownership counts the table lost.)
                 if let StoreError::Fenced { .. } = e {
-                    self.stream.let_everyone_go(Farewell::Moved);
+                    self.send_everyone_elsewhere();
                 }
                 tracing::error!(table = %self.id, "the table stops: {e}");
                 break;
             }
             self.watch_idle();
             if self.closing {
+                break;
+            }
+            if self.moving.is_some() && self.between_hands() {
+                // Cluster mode, rebalancing: the hand is over, and the next
+                // is dealt at the table's next node. Handed over as on
+                // SIGTERM: what is pending stored, the clients sent there.
+                if let Err(e) = self.flush().await {
+                    tracing::warn!(table = %self.id, "the table cannot move without its last changes: {e}");
+                    self.moving = None;
+                    continue;
+                }
+                self.send_everyone_elsewhere();
+                if let Some(reply) = self.moving.take() {
+                    let _ = reply.send(());
+                }
+                tracing::info!(table = %self.id, "moved to another node at the hand's end");
                 break;
             }
             // A finished game with nobody watching closes after a while.
@@ -425,6 +452,7 @@ impl Actor {
             }
             TableCommand::Disconnect { connection } => self.disconnect(connection),
             TableCommand::Watching { connection, count } => self.stream.stands_for(connection, count),
+            TableCommand::MoveBetweenHands { reply } => self.move_between_hands(reply),
             TableCommand::EndSeatTokens(revoked) => self.end_seat_tokens(&revoked),
             // `run` answers them.
             TableCommand::Shutdown { .. } | TableCommand::HandOver { .. } | TableCommand::GiveUp => {}
@@ -482,6 +510,7 @@ impl Actor {
             }
             TableCommand::Disconnect { connection } => self.disconnect(connection),
             TableCommand::Watching { connection, count } => self.stream.stands_for(connection, count),
+            TableCommand::MoveBetweenHands { reply } => self.move_between_hands(reply),
             // Ending tokens changes a seat's row: done once the store is back
             // (the sessions themselves have ended already).
             TableCommand::EndSeatTokens(revoked) => self.end_seat_tokens(&revoked),
@@ -753,10 +782,35 @@ impl Actor {
         self.seats.robot_plays(seat, self.settings.robot_takeover)
     }
 
+    /// Cluster mode: the table stops here, to be played at another node;
+    /// its clients are sent there (4004), and what it was asked and did not
+    /// answer is told to come back shortly.
+    fn send_everyone_elsewhere(&mut self) {
+        self.elsewhere.store(true, std::sync::atomic::Ordering::SeqCst);
+        self.stream.let_everyone_go(Farewell::Moved);
+    }
+
+    /// Cluster mode, rebalancing: the table is to move to another node when
+    /// the hand being played is over. Only a game being played moves (one
+    /// not started, or over, is no load worth moving): otherwise the answer
+    /// is dropped, which the asker reads as "not moved".
+    fn move_between_hands(&mut self, reply: tokio::sync::oneshot::Sender<()>) {
+        if self.state == TableState::Playing && !self.closing && self.fence.is_some() {
+            self.moving = Some(reply);
+        }
+    }
+
+    /// No hand is being played, and the game goes on: the moment a table
+    /// may move to another node.
+    fn between_hands(&self) -> bool {
+        self.game.as_ref().is_some_and(|g| !g.hand_in_progress() && !g.is_over())
+    }
+
     /// Once everybody is ready: play resumes after a pause, or the next
     /// hand is dealt.
     pub fn deal_if_ready(&mut self) {
-        if self.closing {
+        // A table about to move deals its next hand at its next node.
+        if self.closing || (self.moving.is_some() && self.between_hands()) {
             return;
         }
         if !self.waiting_ready || !self.unready().is_empty() {

@@ -365,6 +365,14 @@ pub enum TableCommand {
         /// The connection.
         connection: u64,
     },
+    /// Cluster mode, rebalancing: the table moves to another node when the
+    /// hand being played is over, as on [`TableCommand::HandOver`]; answered
+    /// once it has stopped (dropped unanswered when it does not move: it is
+    /// not being played, or it closed first).
+    MoveBetweenHands {
+        /// Answered when the table has stopped here.
+        reply: oneshot::Sender<()>,
+    },
     /// Cluster mode: a spectator connection is the feed of another node's
     /// spectators of this table, `count` of them now (the table counts them
     /// all, not the one feed).
@@ -428,6 +436,8 @@ pub struct TableHandle {
     /// that never comes means its node did not answer, and the table is
     /// on its way to another.
     relayed: bool,
+    /// Cluster mode: the table stopped here to be played at another node.
+    elsewhere: std::sync::Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl TableHandle {
@@ -436,19 +446,29 @@ impl TableHandle {
     /// relay to the table's node).
     pub fn channel(id: String) -> (TableHandle, mpsc::Receiver<TableCommand>) {
         let (sender, receiver) = mpsc::channel(COMMAND_QUEUE);
-        (TableHandle { id, sender, relayed: true }, receiver)
+        (TableHandle { id, sender, relayed: true, elsewhere: Default::default() }, receiver)
     }
 
-    /// Sends a command; fails if the table has closed.
+    /// Sends a command; fails if the table has closed (or moved).
     pub async fn send(&self, command: TableCommand) -> Result<(), TableError> {
-        self.sender.send(command).await.map_err(|_| TableError::Closed)
+        self.sender.send(command).await.map_err(|_| self.stopped())
     }
 
     /// Sends a command built around a reply channel and waits for the answer.
     pub async fn ask<T>(&self, make: impl FnOnce(oneshot::Sender<T>) -> TableCommand) -> Result<T, TableError> {
         let (tx, rx) = oneshot::channel();
         self.send(make(tx)).await?;
-        rx.await.map_err(|_| if self.relayed { TableError::Recovering } else { TableError::Closed })
+        rx.await.map_err(|_| self.stopped())
+    }
+
+    /// Why a command went unanswered: the table closed, or (cluster mode)
+    /// it is on its way to another node, where it is back shortly.
+    fn stopped(&self) -> TableError {
+        if self.relayed || self.elsewhere.load(std::sync::atomic::Ordering::SeqCst) {
+            TableError::Recovering
+        } else {
+            TableError::Closed
+        }
     }
 
     /// True once the table's task has ended.
