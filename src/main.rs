@@ -696,10 +696,15 @@ fn serve(args: mahjong::server::ServeArgs) -> ExitCode {
                 return ExitCode::from(2);
             }
         };
+        // Until the server answers, a copy of its socket does: alive, not ready.
+        let starting = mahjong::http::starting::Starting::answer(&listener);
         let store = match open_store_waiting(&args.database, args.wait_for_services).await {
             Ok(s) => s,
             Err(code) => return code,
         };
+        if cluster.is_some() {
+            starting.awaiting(mahjong::http::starting::Awaiting::Cluster);
+        }
         // A loaded game not over opens as a table once the unfinished games
         // in the store have resumed.
         let classic = match &args.classic_listen {
@@ -746,6 +751,7 @@ fn serve(args: mahjong::server::ServeArgs) -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
+        starting.stop().await;
         match server.run_until(mahjong::server::shutdown_signal()).await {
             Ok(()) => {
                 tracing::info!("shut down");

@@ -358,7 +358,7 @@ async fn no_password_or_token_is_stored_or_logged(backend: &str) {
     let addr: std::net::SocketAddr = format!("127.0.0.1:{port}").parse().unwrap();
     let api = Api::at(addr);
     let started = std::time::Instant::now();
-    while mahjong_tools::client::http(addr, "GET", "/healthz", None, None).await.is_err() {
+    while !mahjong_tools::client::http(addr, "GET", "/healthz", None, None).await.is_ok_and(|a| a.status == 200) {
         assert!(started.elapsed() < WAIT, "the server did not start");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }

@@ -202,6 +202,63 @@ async fn a_node_waits_for_a_nats_starting_beside_it() {
     db.remove().await;
 }
 
+/// Kills a child process when dropped.
+struct Killed(std::process::Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_starting_node_answers_not_ready_until_its_services_answer() {
+    nats_is_there();
+    let db = TestDb::new("postgres").await;
+    let nats_port = free_port();
+    let addr: std::net::SocketAddr = format!("127.0.0.1:{}", free_port()).parse().unwrap();
+    let nats = format!("nats://127.0.0.1:{nats_port}");
+    let start = |database: &str| {
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_mahjong-server"))
+            .args(["serve", "--listen", &addr.to_string(), "--database", database, "--nats", &nats])
+            .args(["--wait-for-services", "60"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        Killed(child)
+    };
+    // Every path answers 503 at once, with the code of what is awaited.
+    let refused_with = |code: &'static str| async move {
+        let mut answers = Vec::new();
+        for path in ["/healthz", "/readyz", "/api/v1/tables"] {
+            let Ok(a) = mahjong_tools::client::http(addr, "GET", path, None, None).await else { return false };
+            answers.push(a.status == 503 && a.body["error"]["code"] == code && a.header("retry-after") == Some("1"));
+        }
+        answers.iter().all(|&ok| ok)
+    };
+    // A database that does not answer yet (nothing listens on port 1).
+    let waiting = start("postgres://mahjong@127.0.0.1:1/mahjong");
+    wait_for(Duration::from_secs(20), "503 store_unavailable while the database is awaited", || {
+        refused_with("store_unavailable")
+    })
+    .await;
+    drop(waiting);
+    // The database answers; NATS not yet.
+    let node = start(&db.url);
+    wait_for(Duration::from_secs(20), "503 not_member while NATS is awaited", || refused_with("not_member")).await;
+    let nats_server = OwnNats::start(nats_port);
+    wait_for(Duration::from_secs(30), "the node to serve once NATS answers", || async {
+        let healthz = mahjong_tools::client::http(addr, "GET", "/healthz", None, None).await;
+        let readyz = mahjong_tools::client::http(addr, "GET", "/readyz", None, None).await;
+        healthz.is_ok_and(|a| a.status == 200) && readyz.is_ok_and(|a| a.status == 200)
+    })
+    .await;
+    drop((node, nats_server));
+    db.remove().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn nats_credentials_are_used_and_never_shown() {
     nats_is_there();

@@ -15,7 +15,7 @@ pub struct ServerProcess {
 
 impl ServerProcess {
     /// Starts the server and waits (at most `wait`) until it answers
-    /// `/healthz` (not until it is ready: its stored games may still be
+    /// `/healthz` with `ok` (not until it is ready: its stored games may still be
     /// coming back).
     ///
     /// The socket is handed over ([`mahjong_tools::handover`]): it stays
@@ -51,7 +51,10 @@ impl ServerProcess {
         let server = ServerProcess { child };
         let deadline = Instant::now() + wait;
         loop {
-            if let Ok(a) = http(addr, "GET", "/healthz", None, None).await {
+            // (503 while it waits for its database or NATS.)
+            if let Ok(a) = http(addr, "GET", "/healthz", None, None).await
+                && a.status != 503
+            {
                 assert_eq!((a.status, a.body.as_str()), (200, Some("ok")), "/healthz");
                 return server;
             }

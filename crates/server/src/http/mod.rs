@@ -32,6 +32,7 @@ pub mod options;
 pub mod paging;
 pub mod readiness;
 pub mod serve;
+pub mod starting;
 pub mod tables;
 pub mod web;
 pub mod ws;
