@@ -89,6 +89,10 @@ enum Commands {
     /// load test against a fresh server for each table count, judged on
     /// latency, delivery and memory.
     LoadtestSweep(mahjong_tools::sweep::SweepArgs),
+    /// Follow every table being played through every node of a cluster
+    /// while faults happen: how long each spectator went without an event,
+    /// the 404s met reconnecting, the games followed to their end.
+    Followers(mahjong_tools::followers::FollowersArgs),
     /// Measure the store: events persisted per second while many tables
     /// write at once (SQLite or Postgres).
     Storebench(mahjong_tools::storebench::StorebenchArgs),
@@ -212,6 +216,7 @@ fn main() -> ExitCode {
         }
         Commands::Loadtest(args) => mahjong_tools::loadtest::run_command(args),
         Commands::LoadtestSweep(args) => mahjong_tools::sweep::run_command(args),
+        Commands::Followers(args) => mahjong_tools::followers::run_command(args),
         Commands::Storebench(args) => mahjong_tools::storebench::run_command(args),
         Commands::Presets { json, database } => presets(json, database.as_deref()),
         Commands::Openapi { output } => openapi(output.as_deref()),

@@ -203,12 +203,18 @@ pub(crate) async fn admin(database: &str, api: Api) -> String {
     api.login("root", "correct horse battery").await
 }
 
-/// The value of a metric without labels in `/metrics`.
+/// The value of a metric in `/metrics`, summed over its labels.
 pub(crate) async fn metric(addr: SocketAddr, name: &str) -> f64 {
+    metric_where(addr, name, "").await
+}
+
+/// The value of a metric in `/metrics`, summed over the lines that hold
+/// `label` (`direction="out"`, say).
+pub(crate) async fn metric_where(addr: SocketAddr, name: &str, label: &str) -> f64 {
     let a = http(addr, "GET", "/metrics", None, None).await.unwrap();
     let text = a.body.as_str().unwrap_or_default().to_string();
     text.lines()
-        .filter(|l| l.starts_with(name))
+        .filter(|l| l.starts_with(name) && l.contains(label))
         .filter_map(|l| l.rsplit_once(' ').and_then(|(_, v)| v.parse::<f64>().ok()))
         .sum()
 }
@@ -304,12 +310,7 @@ async fn three_nodes_play_as_one_service() {
 
 /// The messages a node has published on NATS (`/metrics`).
 async fn published(addr: SocketAddr) -> f64 {
-    let a = http(addr, "GET", "/metrics", None, None).await.unwrap();
-    let text = a.body.as_str().unwrap_or_default().to_string();
-    text.lines()
-        .filter(|l| l.starts_with("mahjong_cluster_nats_messages_total") && l.contains(r#"direction="out""#))
-        .filter_map(|l| l.rsplit_once(' ').and_then(|(_, v)| v.parse::<f64>().ok()))
-        .sum()
+    metric_where(addr, "mahjong_cluster_nats_messages_total", r#"direction="out""#).await
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]

@@ -24,6 +24,7 @@
 //! `rules`, `protocol`, `store`), and the product never depends on this crate.
 
 pub mod client;
+pub mod followers;
 pub mod handover;
 pub mod latency;
 pub mod loadtest;
