@@ -191,6 +191,8 @@ pub struct Cluster {
     /// This node's tables on their way to another node (rebalancing), each
     /// at its hand's end.
     moving: Mutex<HashSet<String>>,
+    /// When this node last sent a table to another (rebalancing).
+    last_sent: Mutex<Option<Instant>>,
     leaving: AtomicBool,
     /// Ends the node's tasks once it has left.
     stop: tokio_util::sync::CancellationToken,
@@ -265,6 +267,7 @@ impl Cluster {
             member: watch::Sender::new(true),
             orphans: Notify::new(),
             moving: Mutex::default(),
+            last_sent: Mutex::default(),
             leaving: AtomicBool::new(false),
             stop: Default::default(),
             shared,
@@ -503,7 +506,16 @@ impl Cluster {
         }
         // A fair share each, so that a dead node's tables spread over the others.
         let share = (orphans + members - 1) / members;
-        let taken = self.store.take_over_tables(&self.node_id, share).await?;
+        // A node that sent tables away lately does not take them back: what
+        // was released lately is left to the node it was sent to (which
+        // takes it at once), and to any other node after a lease.
+        let sent_lately = self
+            .last_sent
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some_and(|at| at.elapsed() < self.config.lease * 2);
+        let settled = if sent_lately { self.config.lease } else { Duration::ZERO };
+        let taken = self.store.take_over_tables(&self.node_id, share, settled).await?;
         if taken.is_empty() {
             return Ok(0);
         }
@@ -622,6 +634,7 @@ impl Cluster {
             return;
         }
         self.store.unfence(&id);
+        *self.last_sent.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
         if let Err(e) = self.store.release_table(&id, &self.node_id, epoch).await {
             // Its row still names this node, which no longer plays it: the
             // next check of ownership releases it.

@@ -212,14 +212,21 @@ impl Store {
     /// owner whose lease has expired) for `node_id`,
     /// raising each one's epoch; returns them with their new epochs. Rows
     /// another node is taking at the same moment are skipped, not waited
-    /// for. Only a live node takes anything.
-    pub async fn take_over_tables(&self, node_id: &str, at_most: i64) -> Result<Vec<(String, i64)>, StoreError> {
+    /// for. Only a live node takes anything. A table released (or last
+    /// taken) less than `settled` ago is left to the others.
+    pub async fn take_over_tables(
+        &self,
+        node_id: &str,
+        at_most: i64,
+        settled: std::time::Duration,
+    ) -> Result<Vec<(String, i64)>, StoreError> {
         Ok(sqlx::query_as(
             "UPDATE table_owners o SET node_id = $1, epoch = o.epoch + 1, since = clock_timestamp() \
              WHERE o.game_id IN ( \
                  SELECT w.game_id FROM table_owners w LEFT JOIN cluster_nodes n ON n.id = w.node_id \
                  WHERE (n.id IS NULL OR n.expires_at < clock_timestamp()) \
                    AND w.node_id IS DISTINCT FROM $1 \
+                   AND w.since <= clock_timestamp() - $3 * interval '1 millisecond' \
                    AND EXISTS (SELECT 1 FROM cluster_nodes me WHERE me.id = $1 \
                                AND me.expires_at > clock_timestamp() AND me.state = 'member') \
                  ORDER BY w.since LIMIT $2 FOR UPDATE OF w SKIP LOCKED) \
@@ -227,6 +234,7 @@ impl Store {
         )
         .bind(node_id)
         .bind(at_most)
+        .bind(settled.as_millis() as f64)
         .fetch_all(self.pool())
         .await?)
     }
