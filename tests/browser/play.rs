@@ -329,9 +329,11 @@ async fn a_whole_game_played_with_the_keyboard_only() {
     me.assert_no_console_errors().await;
 }
 
-/// The client's picture of the game against a fresh snapshot, asked for now,
-/// while the table waits for us: our hand, every seat's sets and counts, the
-/// discards.
+/// The client's picture of the game against a fresh snapshot, asked for now:
+/// our hand, every seat's sets and counts, the discards. The picture is taken
+/// when the snapshot arrives, before it is applied: the events sent before
+/// it have all been applied by then (a client still catching up on a busy
+/// machine is not behind a snapshot that follows them).
 async fn picture_matches_a_fresh_snapshot(b: &Browser) {
     let same = b
         .eval(
@@ -339,11 +341,16 @@ async fn picture_matches_a_fresh_snapshot(b: &Browser) {
   const t = window.mjTable;
   const pic = (hand) => JSON.stringify(hand.seats.map((s) => [s.player, s.concealed_count, s.sets, s.bonus,
     s.concealed ? [...s.concealed].sort() : null]).concat([hand.discards, hand.live_tiles_left]));
-  const mine = pic(t.state.game.hand);
   const original = t.onMessage.bind(t);
   t.onMessage = (m) => {
+    if (m.type === 'snapshot') {
+      const mine = pic(t.state.game.hand);
+      t.onMessage = original;
+      original(m);
+      resolve([mine === pic(m.game.hand), mine, pic(m.game.hand)]);
+      return;
+    }
     original(m);
-    if (m.type === 'snapshot') { t.onMessage = original; resolve([mine === pic(m.game.hand), mine, pic(m.game.hand)]); }
   };
   t.connection.send({ type: 'snapshot' });
 })"#,
