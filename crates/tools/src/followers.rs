@@ -76,13 +76,7 @@ pub fn run_command(args: FollowersArgs) -> ExitCode {
     if let Err(e) = crate::loadtest::raise_fd_limit() {
         eprintln!("followers: cannot raise the open-file limit: {e}");
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let Some(runtime) = crate::runtime() else { return ExitCode::FAILURE };
     match runtime.block_on(run(args)) {
         Ok(report) => {
             println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());

@@ -18,7 +18,9 @@
 //! - [`storebench`]: `mahjong-server storebench`, events persisted per
 //!   second with many tables writing to the store at once;
 //! - [`threads`]: a process's threads and the CPU each used (the load
-//!   test's report of the server's busiest threads).
+//!   test's report of the server's busiest threads);
+//! - [`followers`]: `mahjong-server followers`, every table of a cluster
+//!   followed through every node while faults happen.
 //!
 //! Imports go one way: the tools use the product (the crate `mahjong`: its
 //! `rules`, `protocol`, `store`), and the product never depends on this crate.
@@ -32,3 +34,15 @@ pub mod logins;
 pub mod storebench;
 pub mod sweep;
 pub mod threads;
+
+/// The multi-threaded runtime a tool's command runs in; `None`, said on
+/// stderr, when it cannot start.
+pub fn runtime() -> Option<tokio::runtime::Runtime> {
+    match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => Some(runtime),
+        Err(e) => {
+            eprintln!("cannot start the runtime: {e}");
+            None
+        }
+    }
+}

@@ -1016,13 +1016,7 @@ pub fn run_command(args: LoadtestArgs) -> ExitCode {
     for w in &warnings {
         eprintln!("loadtest: warning: {w}");
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let Some(runtime) = crate::runtime() else { return ExitCode::FAILURE };
     let json = config.json;
     let result = runtime.block_on(run(config, fd_limit, warnings));
     // The clients' tasks end by themselves; do not wait long for them.

@@ -403,13 +403,7 @@ pub fn run_command(args: SweepArgs) -> ExitCode {
             limit.soft, limit.hard
         );
     }
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("cannot start the runtime: {e}");
-            return ExitCode::FAILURE;
-        }
-    };
+    let Some(runtime) = crate::runtime() else { return ExitCode::FAILURE };
     let result = runtime.block_on(run(args, fd_limit));
     runtime.shutdown_timeout(Duration::from_secs(2));
     match result {

@@ -53,6 +53,23 @@ struct State {
     ended: bool,
 }
 
+impl State {
+    /// Sends a spectator's `glimpse` (which brings it to event `at`), then
+    /// the kept events after `at`; the last event it then has. `None` when
+    /// the events after `at` are no longer all kept, or do not fit in its
+    /// queue.
+    fn catch_up(&self, sender: &mpsc::Sender<Arc<str>>, glimpse: &[Arc<str>], at: u64) -> Option<u64> {
+        if at < self.covered_after {
+            return None;
+        }
+        let missed = self.recent.iter().filter(|(seq, _)| *seq > at).map(|(_, text)| text);
+        for text in glimpse.iter().chain(missed) {
+            sender.try_send(text.clone()).ok()?;
+        }
+        Some(at.max(self.last))
+    }
+}
+
 #[derive(Debug)]
 struct Tap {
     sender: mpsc::Sender<Arc<str>>,
@@ -100,18 +117,12 @@ impl Feed {
     /// `at`.
     pub fn join(&self, id: u64, glimpse: &[Arc<str>], at: u64) -> Option<Connection> {
         let mut state = self.state();
-        if state.ended || at < state.covered_after || glimpse.len() >= self.queue {
+        if state.ended || glimpse.len() >= self.queue {
             return None;
         }
         let (sender, outbound) = mpsc::channel(self.queue);
-        let missed = state.recent.iter().filter(|(seq, _)| *seq > at).map(|(_, text)| text);
-        for text in glimpse.iter().chain(missed) {
-            if sender.try_send(text.clone()).is_err() {
-                return None;
-            }
-        }
+        let last = state.catch_up(&sender, glimpse, at)?;
         let farewell: Arc<OnceLock<Farewell>> = Arc::default();
-        let last = at.max(state.last);
         state.taps.insert(id, Tap { sender, farewell: farewell.clone(), last });
         self.watchers.send_replace(state.taps.len());
         Some(Connection { id, seat: None, outbound, farewell })
@@ -168,18 +179,11 @@ impl Feed {
     /// `at`. `false` when the feed can no longer serve it.
     pub fn start_again(&self, id: u64, glimpse: &[Arc<str>], at: u64) -> bool {
         let mut state = self.state();
-        if at < state.covered_after {
-            return false;
+        let Some(sender) = state.taps.get(&id).map(|tap| tap.sender.clone()) else { return false };
+        let Some(last) = state.catch_up(&sender, glimpse, at) else { return false };
+        if let Some(tap) = state.taps.get_mut(&id) {
+            tap.last = last;
         }
-        let State { recent, taps, last: feed_last, .. } = &mut *state;
-        let Some(tap) = taps.get_mut(&id) else { return false };
-        let missed = recent.iter().filter(|(seq, _)| *seq > at).map(|(_, text)| text);
-        for text in glimpse.iter().chain(missed) {
-            if tap.sender.try_send(text.clone()).is_err() {
-                return false;
-            }
-        }
-        tap.last = at.max(*feed_last);
         true
     }
 
