@@ -499,6 +499,58 @@ async fn a_node_paused_past_its_lease_writes_and_shows_nothing() {
     db.remove().await;
 }
 
+/// When every node was cut off past its lease (the database away, say) each
+/// comes back to its own tables: the first one back does not take the
+/// others' (it waits a lease for them to come back too), and nothing moves.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn after_every_node_lapsed_each_comes_back_to_its_own_tables() {
+    nats_is_there();
+    let db = TestDb::new("postgres").await;
+    let lease = ["--lease-seconds", "3"];
+    let nodes = [Node::start("early", &db.url, 2, &lease).await, Node::start("late", &db.url, 2, &lease).await];
+    let mut tables = Vec::new();
+    for (n, node) in nodes.iter().enumerate() {
+        for k in 0..2 {
+            tables.push(playing_robot_table(node.api(), &format!("cut off {n}.{k}")).await);
+        }
+    }
+    let where_they_are = || async {
+        let mut on = Vec::new();
+        for t in &tables {
+            on.push(nodes[0].api().table_info(t).await["node"].as_str().unwrap().to_string());
+        }
+        on
+    };
+    let before = where_they_are().await;
+    assert!(before.contains(&"late".to_string()) && before.contains(&"early".to_string()), "{before:?}");
+    let followers: Vec<_> =
+        tables.iter().map(|t| tokio::spawn(follow(vec![nodes[0].addr, nodes[1].addr], t.clone(), 250))).collect();
+    let mut seqs = Vec::new();
+    for t in &tables {
+        nodes[0].wait_seq(t, 20, Duration::from_secs(30), "some play").await;
+        seqs.push(nodes[0].api().table_info(t).await["seq"].as_u64().unwrap());
+    }
+    for node in &nodes {
+        node.process().signal("STOP");
+    }
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    // One wakes a second before the other: both leases had lapsed.
+    nodes[0].process().signal("CONT");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    nodes[1].process().signal("CONT");
+    for (t, seq) in tables.iter().zip(&seqs) {
+        nodes[0].wait_seq(t, *seq, Duration::from_secs(20), "the table to play again").await;
+    }
+    // Past the first one's wait of a lease: still where they were.
+    tokio::time::sleep(Duration::from_secs(4)).await;
+    assert_eq!(where_they_are().await, before, "each node plays its own tables again");
+    for follower in followers {
+        followed_to(&follower.await.unwrap(), 250);
+    }
+    drop(nodes);
+    db.remove().await;
+}
+
 /// Asks for each table through each address every 50 ms until `stop`: the
 /// `404`s answered for a table that was seen again afterwards, being
 /// played (while a table moves, a node must say `503 recovering`).

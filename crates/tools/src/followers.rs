@@ -8,9 +8,11 @@
 //!
 //! A spectator of a table of robots hears an event every second or so; a
 //! silence much longer than that is the time it was cut off. Like the
-//! browser, a follower whose socket stays silent ten seconds connects again,
-//! and one whose node does not answer tries the next. It stops by
-//! itself after `--duration`, or once every game it follows is over.
+//! browser, a follower pings every three seconds and connects again when
+//! nothing came since its last ping (not even the `pong`), and one whose
+//! node does not answer (or does not open the socket within two seconds)
+//! tries the next. It stops by itself after `--duration`, or once every
+//! game it follows is over.
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -21,7 +23,10 @@ use serde::Serialize;
 use tokio::time::Instant;
 
 use crate::client::{ClientError, TableSocket, http};
-use mahjong::protocol::ws::ServerMessage;
+use mahjong::protocol::ws::{ClientMessage, ServerMessage};
+
+/// How often a follower pings its table: the browser's `PING_EVERY_MS`.
+const PING_EVERY: Duration = Duration::from_secs(3);
 
 /// `followers`' arguments.
 #[derive(clap::Args, Debug)]
@@ -179,9 +184,27 @@ async fn follow(
             }
         };
         f.connections += 1;
+        // The browser's rule (connection.js): a ping every PING_EVERY, and a
+        // socket that brought nothing since the last one is silent.
+        let mut heard_since_ping = true;
+        let mut next_ping = Instant::now() + PING_EVERY;
         while Instant::now() < until {
-            match socket.next(Duration::from_secs(1)).await {
+            if Instant::now() >= next_ping {
+                if !heard_since_ping {
+                    node = (node + 1) % nodes.len();
+                    continue 'connect;
+                }
+                heard_since_ping = false;
+                next_ping += PING_EVERY;
+                let ping = socket.send(&ClientMessage::Ping);
+                if !matches!(tokio::time::timeout(PING_EVERY, ping).await, Ok(Ok(()))) {
+                    continue 'connect;
+                }
+            }
+            let wait = next_ping.saturating_duration_since(Instant::now());
+            match socket.next(wait).await {
                 Ok(Some((ServerMessage::Event { seq, .. }, text))) => {
+                    heard_since_ping = true;
                     heard(&mut f, Instant::now(), &mut last_event);
                     since = Some(seq);
                     if text.contains(r#""type":"game_over""#) {
@@ -189,12 +212,8 @@ async fn follow(
                         break 'connect;
                     }
                 }
-                // Silent for ten seconds (its node paused, say): elsewhere, as the browser does.
-                Err(ClientError::Timeout(_)) if last_event.elapsed() > Duration::from_secs(10) => {
-                    node = (node + 1) % nodes.len();
-                    continue 'connect;
-                }
-                Ok(Some(_)) | Err(ClientError::Timeout(_)) => {}
+                Ok(Some(_)) => heard_since_ping = true,
+                Err(ClientError::Timeout(_)) => {}
                 Ok(None) | Err(_) => continue 'connect,
             }
         }

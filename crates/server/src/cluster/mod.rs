@@ -193,6 +193,8 @@ pub struct Cluster {
     moving: Mutex<HashSet<String>>,
     /// When this node last sent a table to another (rebalancing).
     last_sent: Mutex<Option<Instant>>,
+    /// When this node last joined again after its lease lapsed.
+    rejoined: Mutex<Option<Instant>>,
     leaving: AtomicBool,
     /// Ends the node's tasks once it has left.
     stop: tokio_util::sync::CancellationToken,
@@ -268,6 +270,7 @@ impl Cluster {
             orphans: Notify::new(),
             moving: Mutex::default(),
             last_sent: Mutex::default(),
+            rejoined: Mutex::default(),
             leaving: AtomicBool::new(false),
             stop: Default::default(),
             shared,
@@ -427,17 +430,26 @@ impl Cluster {
         }
     }
 
-    /// After the lease expired: whatever still names this node is given up
-    /// in the store, and the lease starts again.
+    /// After the lease expired: the lease starts again, and the tables that
+    /// still name this node (nobody took them while it was away) come back
+    /// here at their next epoch. For a lease after, it takes over nobody
+    /// else's tables: when the database was away from every node, the
+    /// others come back to their own tables within it, rather than the
+    /// first one back taking them all.
     async fn rejoin(&self) -> Result<(), StoreError> {
-        for (id, epoch) in self.store.owned_tables(&self.node_id).await? {
-            self.store.release_table(&id, &self.node_id, epoch).await?;
-        }
-        self.store.forget_node(&self.node_id).await?;
         let c = &self.config;
-        self.store.join_cluster(&self.node_id, &c.node_name, &c.address, c.lease).await?;
+        let kept = self.store.rejoin_cluster(&self.node_id, &c.node_name, &c.address, c.lease).await?;
+        *self.rejoined.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
         self.set_member(true);
-        self.tables_wait(None).await;
+        if !kept.is_empty() {
+            let (count, began) = (kept.len(), Instant::now());
+            let progress = self.bring_back(kept).await;
+            tracing::info!(
+                "{count} tables of this node's taken back in {:.2} s ({} could not be brought back)",
+                began.elapsed().as_secs_f64(),
+                progress.failed
+            );
+        }
         Ok(())
     }
 
@@ -500,6 +512,11 @@ impl Cluster {
     /// Takes this node's share of the tables nobody plays, and brings them
     /// back; how many it took.
     async fn take_over_share(&self) -> Result<usize, StoreError> {
+        let back_lately =
+            self.rejoined.lock().unwrap_or_else(|e| e.into_inner()).is_some_and(|at| at.elapsed() < self.config.lease);
+        if back_lately {
+            return Ok(0);
+        }
         let (orphans, members) = self.store.orphans_and_members().await?;
         if orphans == 0 || members == 0 {
             return Ok(0);
@@ -519,7 +536,20 @@ impl Cluster {
         if taken.is_empty() {
             return Ok(0);
         }
-        let began = Instant::now();
+        let (count, began) = (taken.len(), Instant::now());
+        crate::metrics::cluster_taken_over(count);
+        let progress = self.bring_back(taken).await;
+        tracing::info!(
+            "{count} tables taken over in {:.2} s ({} could not be brought back)",
+            began.elapsed().as_secs_f64(),
+            progress.failed
+        );
+        Ok(count)
+    }
+
+    /// Plays here the tables the store has just given this node, at their
+    /// new epochs: brought back from their logs, as a restart does.
+    async fn bring_back(&self, taken: Vec<(String, i64)>) -> crate::table::lobby::RecoveryProgress {
         let ids: Vec<String> = taken.iter().map(|(id, _)| id.clone()).collect();
         // On their way before they are this node's: the check of ownership
         // must not take them for tables that closed here.
@@ -527,15 +557,7 @@ impl Cluster {
         for (id, epoch) in &taken {
             self.store.fence(id, *epoch);
         }
-        let count = ids.len();
-        crate::metrics::cluster_taken_over(count);
-        let progress = self.lobby.take_over(ids).await;
-        tracing::info!(
-            "{count} tables taken over in {:.2} s ({} could not be brought back)",
-            began.elapsed().as_secs_f64(),
-            progress.failed
-        );
-        Ok(count)
+        self.lobby.take_over(ids).await
     }
 
     /// Tells the other nodes that this one let tables go: the one named

@@ -73,23 +73,18 @@ pub(super) fn millis(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
+/// A node's new lease: `$1` id, `$2` name, `$3` address, `$4` its length in ms.
+const JOIN_NODE: &str = "INSERT INTO cluster_nodes (id, name, address, started_at, heartbeat_at, expires_at, \
+     tables, sockets, state) VALUES ($1, $2, $3, clock_timestamp(), clock_timestamp(), \
+     clock_timestamp() + $4::float8 * INTERVAL '1 millisecond', 0, 0, 'member')";
+
 impl Store {
     /// Adds a node's lease, valid for `lease` from now by the database's
     /// clock; and makes every unfinished game that has no owner row one
     /// waiting to be taken over (games stored before cluster mode, or by
     /// a single-node server on the same database).
     pub async fn join_cluster(&self, id: &str, name: &str, address: &str, lease: Duration) -> Result<(), StoreError> {
-        sqlx::query(
-            "INSERT INTO cluster_nodes (id, name, address, started_at, heartbeat_at, expires_at, tables, sockets, \
-             state) VALUES ($1, $2, $3, clock_timestamp(), clock_timestamp(), \
-             clock_timestamp() + $4::float8 * INTERVAL '1 millisecond', 0, 0, 'member')",
-        )
-        .bind(id)
-        .bind(name)
-        .bind(address)
-        .bind(millis(lease))
-        .execute(self.pool())
-        .await?;
+        sqlx::query(JOIN_NODE).bind(id).bind(name).bind(address).bind(millis(lease)).execute(self.pool()).await?;
         sqlx::query(
             "INSERT INTO table_owners (game_id, node_id, epoch, since) \
              SELECT id, NULL, 0, clock_timestamp() FROM games WHERE state <> 'over' \
@@ -98,6 +93,33 @@ impl Store {
         .execute(self.pool())
         .await?;
         Ok(())
+    }
+
+    /// Joins again as a new lease after this node's lapsed (paused, or cut
+    /// off from the database), and takes back at once, each at its next
+    /// epoch, the tables it still owns: nobody took them while it was away
+    /// (after an outage of the database every node comes back to its own
+    /// tables, rather than the first one back taking them all). One
+    /// transaction: no other node sees its tables without a live owner.
+    pub async fn rejoin_cluster(
+        &self,
+        id: &str,
+        name: &str,
+        address: &str,
+        lease: Duration,
+    ) -> Result<Vec<(String, i64)>, StoreError> {
+        let mut tx = self.pool().begin().await?;
+        sqlx::query("DELETE FROM cluster_nodes WHERE id = $1").bind(id).execute(&mut *tx).await?;
+        sqlx::query(JOIN_NODE).bind(id).bind(name).bind(address).bind(millis(lease)).execute(&mut *tx).await?;
+        let kept = sqlx::query_as(
+            "UPDATE table_owners SET epoch = epoch + 1, since = clock_timestamp() WHERE node_id = $1 \
+             RETURNING game_id, epoch",
+        )
+        .bind(id)
+        .fetch_all(&mut *tx)
+        .await?;
+        tx.commit().await?;
+        Ok(kept)
     }
 
     /// The cluster's id: the same for every node on this database (made by

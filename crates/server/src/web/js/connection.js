@@ -8,8 +8,15 @@ const BACKOFF_MS = [250, 500, 1000, 2000, 4000, 8000];
 // How often the client pings the table. A table answers every ping (`pong`),
 // so a socket that has brought nothing since the last ping is silent: the
 // stream behind it has stopped (a server node that was paused, say) though
-// the socket itself lives. It is dropped and opened again, resuming.
-const PING_EVERY_MS = 10000;
+// the socket itself lives. It is dropped and opened again, resuming: a
+// stopped stream is noticed within two pings, well inside the 10 s in which
+// a follower must hear its table again after a node fails.
+const PING_EVERY_MS = 3000;
+
+// A socket that has not opened after this long is given up and opened again
+// (a paused node accepts the connection but never answers it; the proxy
+// sends the next attempt to a node that answers its health checks).
+const OPEN_WITHIN_MS = 4000;
 
 // Close codes after which reconnecting cannot help (docs/protocol.md, "Close codes").
 const ENDED_FOR_GOOD = [4001, 4002, 4003];
@@ -31,6 +38,7 @@ export class TableConnection {
     this.closedForGood = false;
     this.ws = null;
     this.pingTimer = null;
+    this.opening = null;
     this.heard = false;
     this.open();
   }
@@ -51,7 +59,12 @@ export class TableConnection {
     const ws = new WebSocket(this.url(since));
     this.ws = ws;
     this.handlers.status(this.attempt ? 'reconnecting' : 'connecting');
+    clearTimeout(this.opening);
+    this.opening = setTimeout(() => {
+      if (this.ws === ws && ws.readyState === WebSocket.CONNECTING) this.reopen();
+    }, OPEN_WITHIN_MS);
     ws.onopen = () => {
+      clearTimeout(this.opening);
       this.attempt = 0;
       this.handlers.status('connected');
       clearInterval(this.pingTimer);
@@ -66,6 +79,7 @@ export class TableConnection {
     };
     ws.onclose = (e) => {
       clearInterval(this.pingTimer);
+      clearTimeout(this.opening);
       if (this.ws !== ws || this.closedForGood) return;
       // 4001: the session ended; 4002: a newer connection plays the seat;
       // 4003: the seat was left; 1000 from the server: the table closed.
@@ -120,6 +134,7 @@ export class TableConnection {
   close() {
     this.closedForGood = true;
     clearTimeout(this.retry);
+    clearTimeout(this.opening);
     clearInterval(this.pingTimer);
     this.ws?.close(1000);
   }
