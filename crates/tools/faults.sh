@@ -45,12 +45,14 @@ rm -f "$OUT"/*.log "$OUT"/report.json "$OUT"/faults.txt "$OUT"/owned.txt
 pids=()
 nats_pid=
 cleanup() {
-  for p in "${pids[@]}" $nats_pid; do kill -CONT "$p" 2>/dev/null || true; kill "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
+  # The nodes first (each hands its tables over through NATS), then NATS.
+  for p in "${pids[@]}"; do kill -CONT "$p" 2>/dev/null || true; kill "$p" 2>/dev/null || true; done
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  [ -z "$nats_pid" ] || { kill "$nats_pid" 2>/dev/null || true; wait "$nats_pid" 2>/dev/null || true; }
 }
 trap cleanup EXIT
 
-psql -q "$PG_ADMIN" -c "DROP DATABASE IF EXISTS $DB" -c "CREATE DATABASE $DB"
+psql -q "$PG_ADMIN" -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" -c "CREATE DATABASE $DB"
 DATABASE="postgres://postgres@127.0.0.1:5432/$DB"
 
 start_nats() {

@@ -6,10 +6,13 @@ import assert from 'node:assert/strict';
 
 const sockets = [];
 class FakeSocket {
+  static CONNECTING = 0;
   static OPEN = 1;
+  // The state a new socket starts in (a test of a socket that never opens sets CONNECTING).
+  static startIn = FakeSocket.OPEN;
   constructor(url) {
     this.url = url;
-    this.readyState = FakeSocket.OPEN;
+    this.readyState = FakeSocket.startIn;
     sockets.push(this);
   }
   send() {}
@@ -63,17 +66,17 @@ test('a socket that brings nothing, not even a pong, is dropped and opened again
   const sent = [];
   socket.send = (text) => sent.push(JSON.parse(text));
   socket.onopen();
-  // A live table answers each ping: the socket stays.
+  // A live table answers each ping (every 3 s): the socket stays.
   for (let i = 0; i < 3; i += 1) {
-    t.mock.timers.tick(10000);
+    t.mock.timers.tick(3000);
     assert.deepEqual(sent.at(-1), { type: 'ping' });
     socket.onmessage({ data: '{"type":"pong"}' });
   }
   const before = sockets.length;
-  t.mock.timers.tick(10000);
+  t.mock.timers.tick(3000);
   assert.equal(sockets.length, before, 'a ping unanswered for less than its period is fine');
-  // Nothing since that ping: silent.
-  t.mock.timers.tick(10000);
+  // Nothing since that ping: silent, noticed within two pings.
+  t.mock.timers.tick(3000);
   t.mock.timers.tick(250);
   assert.equal(sockets.length, before + 1, 'a new socket');
   assert.match(sockets.at(-1).url, /since=41/, 'resuming after the last event');
@@ -82,6 +85,27 @@ test('a socket that brings nothing, not even a pong, is dropped and opened again
   // The silent socket's own close, when it comes, changes nothing.
   socket.onclose({ code: 1006, reason: '' });
   t.mock.timers.tick(10000);
+  assert.equal(sockets.length, before + 1);
+  connection.close();
+});
+
+test('a socket that has not opened within 4 s is given up and opened again', (t) => {
+  t.mock.timers.enable({ apis: ['setTimeout', 'setInterval'] });
+  FakeSocket.startIn = FakeSocket.CONNECTING;
+  const { connection, socket } = connect();
+  FakeSocket.startIn = FakeSocket.OPEN;
+  let closed = false;
+  socket.close = () => { closed = true; };
+  const before = sockets.length;
+  t.mock.timers.tick(3999);
+  assert.equal(sockets.length, before, 'still waiting');
+  t.mock.timers.tick(1);
+  t.mock.timers.tick(250);
+  assert.ok(closed, 'the socket that never opened is let go');
+  assert.equal(sockets.length, before + 1, 'a new socket');
+  // One that opens in time stays.
+  sockets.at(-1).onopen();
+  t.mock.timers.tick(4000);
   assert.equal(sockets.length, before + 1);
   connection.close();
 });

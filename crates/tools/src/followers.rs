@@ -11,7 +11,8 @@
 //! browser, a follower pings every three seconds and connects again when
 //! nothing came since its last ping (not even the `pong`), and one whose
 //! node does not answer (or does not open the socket within two seconds)
-//! tries the next. It stops by itself after `--duration`, or once every
+//! tries the next; as the proxy of docker-compose.yml does, every follower
+//! then passes that node over for ten seconds. It stops by itself after `--duration`, or once every
 //! game it follows is over.
 
 use std::net::SocketAddr;
@@ -27,6 +28,43 @@ use mahjong::protocol::ws::{ClientMessage, ServerMessage};
 
 /// How often a follower pings its table: the browser's `PING_EVERY_MS`.
 const PING_EVERY: Duration = Duration::from_secs(3);
+
+/// How long a node that did not answer is passed over (Caddy's
+/// `fail_duration` in docker-compose.yml).
+const DOWN_FOR: Duration = Duration::from_secs(10);
+
+/// The nodes as the proxy in front of them offers them: one that did not
+/// answer (killed, paused, its sockets silent) is passed over for
+/// [`DOWN_FOR`], for every follower, unless every node is.
+struct Proxy {
+    nodes: Vec<SocketAddr>,
+    down_until: Vec<std::sync::Mutex<Option<Instant>>>,
+}
+
+impl Proxy {
+    fn new(nodes: &[SocketAddr]) -> Proxy {
+        Proxy { nodes: nodes.to_vec(), down_until: nodes.iter().map(|_| std::sync::Mutex::new(None)).collect() }
+    }
+
+    fn is_down(&self, node: usize) -> bool {
+        self.down_until[node].lock().unwrap_or_else(|e| e.into_inner()).is_some_and(|until| Instant::now() < until)
+    }
+
+    fn mark_down(&self, node: usize) {
+        *self.down_until[node].lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now() + DOWN_FOR);
+    }
+
+    /// `node` if it is up, else the next that is (`node` if none is).
+    fn up_from(&self, node: usize) -> usize {
+        let n = self.nodes.len();
+        (0..n).map(|k| (node + k) % n).find(|&i| !self.is_down(i)).unwrap_or(node)
+    }
+
+    /// The next node after `node` that is up.
+    fn after(&self, node: usize) -> usize {
+        self.up_from((node + 1) % self.nodes.len())
+    }
+}
 
 /// `followers`' arguments.
 #[derive(clap::Args, Debug)]
@@ -107,12 +145,12 @@ async fn run(args: FollowersArgs) -> Result<Report, String> {
     let started = Instant::now();
     let until = started + Duration::from_secs(args.duration);
     let mut tasks = Vec::new();
-    let nodes: Arc<[SocketAddr]> = Arc::from(args.via.as_slice());
+    let proxy = Arc::new(Proxy::new(&args.via));
     let limit = args.silence as f64;
     for table in &tables {
-        for first in 0..nodes.len() {
-            let (nodes, table) = (nodes.clone(), Arc::from(table.as_str()));
-            tasks.push(tokio::spawn(follow(nodes, first, table, started, until, limit)));
+        for first in 0..args.via.len() {
+            let (proxy, table) = (proxy.clone(), Arc::from(table.as_str()));
+            tasks.push(tokio::spawn(follow(proxy, first, table, started, until, limit)));
         }
     }
     let mut followed = Vec::new();
@@ -137,10 +175,10 @@ async fn run(args: FollowersArgs) -> Result<Report, String> {
     })
 }
 
-/// Follows one table through node `nodes[first]` (the next when it does
-/// not answer) until its game ends or `until`.
+/// Follows one table through node `first` (the next when it does not
+/// answer) until its game ends or `until`.
 async fn follow(
-    nodes: Arc<[SocketAddr]>,
+    proxy: Arc<Proxy>,
     first: usize,
     table: Arc<str>,
     started: Instant,
@@ -149,7 +187,7 @@ async fn follow(
 ) -> Followed {
     let mut f = Followed {
         table: table.to_string(),
-        via: nodes[first],
+        via: proxy.nodes[first],
         longest_silence_s: 0.0,
         silences: Vec::new(),
         not_found: 0,
@@ -168,17 +206,25 @@ async fn follow(
         *last = now;
     };
     'connect: while Instant::now() < until && !f.finished {
-        let connecting = TableSocket::connect(nodes[node], &table, None, since);
+        node = proxy.up_from(node);
+        let connecting = TableSocket::connect(proxy.nodes[node], &table, None, since);
         let mut socket = match tokio::time::timeout(Duration::from_secs(2), connecting).await {
             Ok(Ok(socket)) => socket,
-            Ok(Err(e)) if matches!(&e, ClientError::Ws(w) if w.to_string().contains("404")) => {
+            Ok(Err(ClientError::Ws(e))) if e.to_string().contains("404") => {
                 f.not_found += 1;
                 tokio::time::sleep(Duration::from_millis(250)).await;
                 continue;
             }
-            // Refused (503 recovering, the node is down or paused): the next node.
+            // 503 recovering (the table is moving): again, through the proxy.
+            Ok(Err(ClientError::Ws(e))) if e.to_string().contains("503") => {
+                node = proxy.after(node);
+                tokio::time::sleep(Duration::from_millis(250)).await;
+                continue;
+            }
+            // Not answered (the node is down or paused): passed over a while.
             _ => {
-                node = (node + 1) % nodes.len();
+                proxy.mark_down(node);
+                node = proxy.after(node);
                 tokio::time::sleep(Duration::from_millis(250)).await;
                 continue;
             }
@@ -191,7 +237,10 @@ async fn follow(
         while Instant::now() < until {
             if Instant::now() >= next_ping {
                 if !heard_since_ping {
-                    node = (node + 1) % nodes.len();
+                    // Its node answers nothing (paused): the proxy's health
+                    // checks would mark it down as well.
+                    proxy.mark_down(node);
+                    node = proxy.after(node);
                     continue 'connect;
                 }
                 heard_since_ping = false;

@@ -101,9 +101,15 @@ impl Bus {
 
     /// Waits until what was published has been written to NATS.
     pub async fn flush(&self) {
-        let _ = self.nats.flush().await;
+        // NATS may be away (a node stopped during an outage): the others
+        // then learn what this one said at their next heartbeat, and
+        // waiting for NATS to come back would hold the node for ever.
+        let _ = tokio::time::timeout(FLUSH_WITHIN, self.nats.flush()).await;
     }
 }
+
+/// How long [`Bus::flush`] waits for NATS to take what was published.
+const FLUSH_WITHIN: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// A subscription that passes on only what nodes of the cluster sealed.
 pub struct Heard {

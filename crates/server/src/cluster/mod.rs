@@ -157,6 +157,10 @@ pub enum JoinError {
     Store(#[from] StoreError),
 }
 
+/// How long a leaving node waits for its tables to store what they have
+/// and be released.
+const HAND_OVER_WITHIN: Duration = Duration::from_secs(10);
+
 /// The notice on `mj.<cluster>.orphans`: node `from` let tables go, for
 /// node `to` to take (rebalancing), or for any (`None`).
 #[derive(Debug, serde::Serialize, serde::Deserialize)]
@@ -769,8 +773,13 @@ impl Cluster {
                 tracing::warn!(table = %id, "cannot release the table: {e}");
             }
         });
-        futures_util::future::join_all(handovers).await;
-        self.tables_wait(None).await;
+        // The database may be away: a table that cannot store what it has
+        // showed none of it (stored before shown), so leaving without it
+        // loses nothing a client saw; waiting would hold the node for ever.
+        if tokio::time::timeout(HAND_OVER_WITHIN, futures_util::future::join_all(handovers)).await.is_err() {
+            tracing::warn!("some tables could not store what they had: left as last stored");
+        }
+        let _ = tokio::time::timeout(HAND_OVER_WITHIN, self.tables_wait(None)).await;
         self.bus.flush().await;
         if let Err(e) = self.store.forget_node(&self.node_id).await {
             tracing::warn!("cannot remove this node's lease: {e}");
