@@ -79,7 +79,7 @@ fn corpus_connect_replies_give_each_connection_an_id() {
 #[test]
 fn every_option_of_every_preset_is_a_classic_game_option_message() {
     use mahjong::rules::GameOptions;
-    use mahjong::rules::options::OptionLine;
+    use mahjong::rules::option_file::OptionLine;
     use mahjong::rules::presets::{PRESETS, preset};
     for p in PRESETS {
         let options = preset(p.name).unwrap();

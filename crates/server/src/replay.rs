@@ -15,7 +15,8 @@ use serde::Serialize;
 
 use crate::protocol::classic::MoveContext;
 use crate::protocol::{ControllerMessage, Direction, LogError, LogMessage, LogRecord, PlayerMessage, read_log};
-use crate::rules::options::{GameOptions, OptionLine};
+use crate::rules::option_file::OptionLine;
+use crate::rules::options::GameOptions;
 use crate::rules::rebuild::Input;
 use crate::rules::{Action, Command, Emitted, Event, Game, GameError, PlayerId, Tile, WallSource, hand::Phase};
 

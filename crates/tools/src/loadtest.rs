@@ -55,7 +55,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use futures_util::StreamExt;
 use serde::{Deserialize, Serialize};
@@ -541,7 +541,7 @@ async fn watch_table(shared: &Shared, mut socket: Socket, over: &mut watch::Rece
             Some(Err(e)) => return Ended::Dropped(e.to_string()),
             None => return Ended::Dropped("the connection closed".into()),
         };
-        let received = now_us();
+        let received = mahjong::store::now_us().unsigned_abs();
         let Ok(message) = serde_json::from_str::<Probe>(&text) else {
             shared.counters.unreadable.fetch_add(1, Ordering::Relaxed);
             continue;
@@ -610,13 +610,7 @@ fn cpu_seconds(pid: Option<u32>) -> Option<f64> {
         Some(p) => procfs::process::Process::new(i32::try_from(p).ok()?),
         None => procfs::process::Process::myself(),
     };
-    Some(stat_cpu_seconds(&process.ok()?.stat().ok()?))
-}
-
-/// The CPU time (user + system, in seconds) of a process's or a thread's
-/// `stat`.
-pub fn stat_cpu_seconds(stat: &procfs::process::Stat) -> f64 {
-    (stat.utime + stat.stime) as f64 / procfs::ticks_per_second() as f64
+    Some(crate::threads::stat_cpu_seconds(&process.ok()?.stat().ok()?))
 }
 
 /// CPU time the whole machine has been busy (all CPUs added up) and the
@@ -634,10 +628,6 @@ fn machine_ticks() -> Option<(u64, u64)> {
         + cpu.softirq.unwrap_or(0)
         + cpu.steal.unwrap_or(0);
     Some((total - idle, total))
-}
-
-fn now_us() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as u64)
 }
 
 // ----- the run ------------------------------------------------------------------------

@@ -67,4 +67,8 @@ pub mod app;
 pub mod classic;
 pub mod db;
 pub mod process;
+/// The engine's scenario helpers (walls, moves, robot tables), shared with
+/// the engine's own tests (a few serve only those).
+#[path = "../../../crates/engine/tests/engine/scenario.rs"]
+#[allow(dead_code)]
 pub mod scenario;

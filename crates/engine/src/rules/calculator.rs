@@ -10,7 +10,7 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::options::{GameOptions, OptionError};
+use super::options::{GameOptions, JsonOptionsError, OptionError};
 use super::preset_book::{PresetBook, PresetError};
 use super::presets;
 use super::scoring;
@@ -175,21 +175,10 @@ pub fn request_options(
         }
         e => field("preset", e.to_string()),
     })?;
-    apply_options(base, options)
-}
-
-/// Sets options given as JSON (booleans as true/false or 0/1, numbers, words)
-/// over `base`; the result must pass [`GameOptions::check`].
-pub fn apply_options(
-    mut base: GameOptions,
-    options: &serde_json::Map<String, Value>,
-) -> Result<GameOptions, CalcError> {
-    for (name, value) in options {
-        let raw = super::options::raw_value(value).map_err(|why| field("options", format!("{name}: {why}")))?;
-        base.set(name, &raw)?;
-    }
-    base.check()?;
-    Ok(base)
+    base.with_json(options).map_err(|e| match e {
+        JsonOptionsError::NotAValue { name, why } => field("options", format!("{name}: {why}")),
+        JsonOptionsError::Option(e) => e.into(),
+    })
 }
 
 /// Settles a request under the built-in presets.

@@ -10,10 +10,9 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::player_hand::PlayerHand;
-use super::scoring::Purity;
+use super::purity::Purity;
 use super::tile::{Suit, Tile};
-use super::tileset::SetKind;
+use super::tileset::{SetKind, TileSet};
 
 /// A set of danger signals.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -68,11 +67,11 @@ impl Danger {
 /// The dangers a player's declared sets signal, re-evaluated whenever the
 /// player declares a set. The end-of-wall signal is always included: it is a
 /// property of the game, applied only when a dangerous discard is made.
-pub fn hand_danger(hand: &PlayerHand) -> Danger {
+pub fn hand_danger(declared: &[TileSet]) -> Danger {
     let mut sets = 0;
     let (mut dragon_sets, mut wind_sets) = (0, 0);
     let mut purity = Purity::new();
-    for set in &hand.sets {
+    for set in declared {
         // Only the exposed kinds count towards the three sets shown; a
         // concealed kong still tells which tiles are collected.
         if matches!(set.kind, SetKind::Chow | SetKind::Pung | SetKind::Kong { .. }) {
@@ -141,14 +140,9 @@ pub fn end_danger(live_remaining: usize, times_discarded: u8) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::tileset::TileSet;
 
-    fn with_sets(sets: &[(SetKind, &str)]) -> PlayerHand {
-        let mut h = PlayerHand::new();
-        for (k, t) in sets {
-            h.sets.push(TileSet::new(*k, t.parse().unwrap()));
-        }
-        h
+    fn with_sets(sets: &[(SetKind, &str)]) -> Vec<TileSet> {
+        sets.iter().map(|(k, t)| TileSet::new(*k, t.parse().unwrap())).collect()
     }
 
     #[test]

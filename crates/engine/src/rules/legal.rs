@@ -8,7 +8,7 @@
 //! player's own concealed tiles, the current discard's serial number and the
 //! small fixed choices (claims, chow positions, lots): no move outside them
 //! can pass a check. So a move is accepted exactly when it is listed, which
-//! `tests/it/legal_actions.rs` shows over random games under every preset.
+//! `crates/engine/tests/engine/legal_actions.rs` shows over random games under every preset.
 
 use super::arrangement::GoingOut;
 use super::command::{Action, Claim, ClosedSet, DiscardUse, GameError};

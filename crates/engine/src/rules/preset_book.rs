@@ -16,7 +16,6 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::calculator;
 use super::options::GameOptions;
 use super::presets::{self, PRESETS, Preset};
 
@@ -124,7 +123,7 @@ pub fn built_in(name: &str) -> Option<&'static Preset> {
 /// kept: each in its JSON type (`1` for a boolean becomes `true`, `"10"`
 /// for a number becomes `10`), so that what is stored and shown is exact.
 pub fn apply_over(base: GameOptions, options: &OptionMap) -> Result<(GameOptions, OptionMap), PresetError> {
-    let applied = calculator::apply_options(base, options).map_err(|e| PresetError::Options(e.to_string()))?;
+    let applied = base.with_json(options).map_err(|e| PresetError::Options(e.to_string()))?;
     let mut kept = OptionMap::new();
     for name in options.keys() {
         let value = applied.json_value(name).map_err(|e| PresetError::Options(e.to_string()))?;

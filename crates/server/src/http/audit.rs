@@ -4,11 +4,11 @@
 
 use super::AppState;
 use super::extract::Caller;
-use crate::store::{Actor, Change};
+use crate::store::{Author, Change};
 
-/// The admin making a change, as the audit log names it.
-pub(crate) fn actor(admin: &Caller) -> Actor {
-    Actor { user_id: admin.user_id, name: admin.name.clone() }
+/// The account making a change (an admin) or keeping a game, as the store names it.
+pub(crate) fn author(admin: &Caller) -> Author {
+    Author { user_id: admin.user_id, name: admin.name.clone() }
 }
 
 /// Logs in the audit log a change an admin made elsewhere: to an account
@@ -25,7 +25,7 @@ pub(crate) async fn record_change(
     after: Option<serde_json::Value>,
 ) {
     let change = Change { at_us: crate::store::now_us(), action, target, before, after };
-    if let Err(e) = state.rulebook.record(&actor(admin), &change).await {
+    if let Err(e) = state.rulebook.record(&author(admin), &change).await {
         tracing::error!(admin = admin.user_id, target = %change.target, action, "a change was made but not logged: {e}");
     }
 }

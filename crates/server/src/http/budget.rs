@@ -11,14 +11,14 @@ use serde::{Deserialize, Serialize};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::audit::actor;
+use super::audit::author;
 use super::extract::{Admin, Caller, StrictJson, game_id};
 use super::openapi::refusals;
 use super::{ApiError, ApiErrorCode, AppState};
 use crate::limits::RobotBudget;
 use crate::store::budget::{KeptGame, StoredBudget};
 use crate::store::dates::format_time;
-use crate::store::{Actor, Change};
+use crate::store::{Author, Change};
 
 /// The routes of the budget and of keeping games (under `/api/v1`).
 pub fn routes() -> OpenApiRouter<AppState> {
@@ -75,7 +75,7 @@ pub struct RobotBudgetView {
     /// When an admin set it (`YYYY-MM-DDTHH:MM:SSZ`); `null` for the flags'.
     pub updated_at: Option<String>,
     /// The admin who set it.
-    pub updated_by: Option<Actor>,
+    pub updated_by: Option<Author>,
 }
 
 impl RobotBudgetView {
@@ -173,7 +173,7 @@ pub async fn set_robot_budget(
     };
     let store = state.lobby.store();
     store
-        .save_robot_budget(wanted.hands_per_hour, wanted.hands_per_day, wanted.kept_for_s, &actor(&admin), &change)
+        .save_robot_budget(wanted.hands_per_hour, wanted.hands_per_day, wanted.kept_for_s, &author(&admin), &change)
         .await?;
     tracing::info!(admin = admin.user_id, ?budget, "budget of games of robots alone set");
     Ok(Json(in_force(&state).await?))
@@ -205,7 +205,7 @@ pub async fn reset_robot_budget(
         before: Some(before.logged()),
         after: None,
     };
-    if state.lobby.store().forget_robot_budget(&actor(&admin), &change).await? {
+    if state.lobby.store().forget_robot_budget(&author(&admin), &change).await? {
         tracing::info!(admin = admin.user_id, "budget of games of robots alone reset to the flags'");
     }
     Ok(Json(in_force(&state).await?))
@@ -223,7 +223,7 @@ pub struct KeptView {
     /// When it was first kept (`YYYY-MM-DDTHH:MM:SSZ`).
     pub kept_at: String,
     /// Who first kept it.
-    pub kept_by: Actor,
+    pub kept_by: Author,
 }
 
 impl KeptView {
@@ -258,7 +258,7 @@ pub async fn keep_game(
     let store = state.lobby.store();
     let no_game = || ApiError::refused(ApiErrorCode::NoSuchGame, format!("no game {id}"));
     let robots_alone = store.robots_alone(id).await?.ok_or_else(no_game)?;
-    let keeper = Actor { user_id: caller.user_id, name: caller.name.clone() };
+    let keeper = author(&caller);
     let kept = store.keep_game(id, &keeper, crate::store::now_us()).await?.ok_or_else(no_game)?;
     tracing::info!(game = %id, account = caller.user_id, "game kept");
     Ok(Json(KeptView::of(kept, robots_alone)))

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use super::audit::actor;
+use super::audit::author;
 use super::extract::{Admin, StrictJson};
 use super::openapi::refusals;
 use super::paging::{DEFAULT_LIMIT, MAX_LIMIT, number};
@@ -256,7 +256,7 @@ pub async fn set_defaults(
     Admin(admin): Admin,
     StrictJson(wanted): StrictJson<DefaultOptions>,
 ) -> Result<Json<DefaultsView>, ApiError> {
-    let view = state.rulebook.set_defaults(&actor(&admin), wanted).await?;
+    let view = state.rulebook.set_defaults(&author(&admin), wanted).await?;
     tracing::info!(admin = admin.user_id, preset = %view.preset, "defaults of new tables set");
     Ok(Json(view))
 }
@@ -279,7 +279,7 @@ pub async fn reset_defaults(
     State(state): State<AppState>,
     Admin(admin): Admin,
 ) -> Result<Json<DefaultsView>, ApiError> {
-    let view = state.rulebook.reset_defaults(&actor(&admin)).await?;
+    let view = state.rulebook.reset_defaults(&author(&admin)).await?;
     tracing::info!(admin = admin.user_id, preset = %view.preset, "defaults of new tables reset to the flags'");
     Ok(Json(view))
 }
@@ -306,7 +306,7 @@ pub async fn create_preset(
     StrictJson(request): StrictJson<CreatePreset>,
 ) -> Result<Response, ApiError> {
     let draft = PresetDraft { description: request.description, based_on: request.based_on, options: request.options };
-    let info = state.rulebook.create_preset(&actor(&admin), &request.name, draft).await?;
+    let info = state.rulebook.create_preset(&author(&admin), &request.name, draft).await?;
     tracing::info!(admin = admin.user_id, preset = %info.name, "custom preset created");
     Ok((StatusCode::CREATED, Json(info)).into_response())
 }
@@ -334,7 +334,7 @@ pub async fn update_preset(
     Path(name): Path<String>,
     StrictJson(draft): StrictJson<PresetDraft>,
 ) -> Result<Json<PresetInfo>, ApiError> {
-    let info = state.rulebook.update_preset(&actor(&admin), &name, draft).await?;
+    let info = state.rulebook.update_preset(&author(&admin), &name, draft).await?;
     tracing::info!(admin = admin.user_id, preset = %info.name, "custom preset changed");
     Ok(Json(info))
 }
@@ -360,7 +360,7 @@ pub async fn delete_preset(
     Admin(admin): Admin,
     Path(name): Path<String>,
 ) -> Result<StatusCode, ApiError> {
-    state.rulebook.delete_preset(&actor(&admin), &name).await?;
+    state.rulebook.delete_preset(&author(&admin), &name).await?;
     tracing::info!(admin = admin.user_id, preset = %name, "custom preset deleted");
     Ok(StatusCode::NO_CONTENT)
 }

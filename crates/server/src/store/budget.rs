@@ -11,7 +11,7 @@
 
 use sqlx::Row;
 
-use super::options::{Actor, Change, log};
+use super::options::{Author, Change, log};
 use super::{Store, StoreError, parts};
 
 /// The budget an admin stored, and who stored it when.
@@ -26,7 +26,7 @@ pub struct StoredBudget {
     /// When it was stored (microseconds since the epoch).
     pub updated_us: i64,
     /// The admin who stored it.
-    pub updated_by: Actor,
+    pub updated_by: Author,
 }
 
 /// A game someone keeps.
@@ -37,7 +37,7 @@ pub struct KeptGame {
     /// When it was first kept (microseconds since the epoch).
     pub kept_us: i64,
     /// Who first kept it.
-    pub kept_by: Actor,
+    pub kept_by: Author,
 }
 
 /// The games of robots alone forgotten in one transaction at most.
@@ -59,7 +59,7 @@ impl Store {
             hands_per_day: u32::try_from(number("hands_per_day")?).unwrap_or(u32::MAX),
             kept_for_s: u64::try_from(number("kept_for_s")?).unwrap_or(1).max(1),
             updated_us: number("updated_us")?,
-            updated_by: Actor { user_id: number("updated_by_id")?, name: row.try_get("updated_by_name")? },
+            updated_by: Author { user_id: number("updated_by_id")?, name: row.try_get("updated_by_name")? },
         }))
     }
 
@@ -69,7 +69,7 @@ impl Store {
         hands_per_hour: u32,
         hands_per_day: u32,
         kept_for_s: u64,
-        actor: &Actor,
+        actor: &Author,
         change: &Change,
     ) -> Result<(), StoreError> {
         let mut tx = self.pool().begin().await?;
@@ -95,13 +95,13 @@ impl Store {
 
     /// Forgets the stored budget (the flags' is in force again) and logs
     /// `change`; `false` (and nothing logged) if none was stored.
-    pub async fn forget_robot_budget(&self, actor: &Actor, change: &Change) -> Result<bool, StoreError> {
+    pub async fn forget_robot_budget(&self, actor: &Author, change: &Change) -> Result<bool, StoreError> {
         self.forget_only_row("robot_budget", actor, change).await
     }
 
     /// Keeps the game `game_id` for `actor` (once kept, it stays kept by
     /// whoever kept it first); `None` if there is no such game.
-    pub async fn keep_game(&self, game_id: &str, actor: &Actor, at_us: i64) -> Result<Option<KeptGame>, StoreError> {
+    pub async fn keep_game(&self, game_id: &str, actor: &Author, at_us: i64) -> Result<Option<KeptGame>, StoreError> {
         let exists: Option<String> =
             sqlx::query_scalar("SELECT id FROM games WHERE id = $1").bind(game_id).fetch_optional(self.pool()).await?;
         if exists.is_none() {
@@ -130,7 +130,7 @@ impl Store {
         Ok(Some(KeptGame {
             game_id: game_id.to_string(),
             kept_us: row.try_get("kept_us")?,
-            kept_by: Actor { user_id: row.try_get("kept_by_id")?, name: row.try_get("kept_by_name")? },
+            kept_by: Author { user_id: row.try_get("kept_by_id")?, name: row.try_get("kept_by_name")? },
         }))
     }
 

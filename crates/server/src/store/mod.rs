@@ -18,6 +18,25 @@
 //! file keep up with thousands of tables; a new SQLite database is split over
 //! several files, each with its own writer, so that commits are made on as
 //! many threads ([`parts`]).
+//!
+//! # The contract, by concern
+//!
+//! [`Store`]'s methods live beside what they keep, one module per concern;
+//! this list is the whole contract. (One implementation serves both
+//! databases, so a trait would have a single implementor; the one place two
+//! implementations do differ, the writers, is the [`writer::Writer`] trait.)
+//!
+//! | concern | module | methods |
+//! |---|---|---|
+//! | opening, writing, health | this module | `open`, `write`, `write_or_return`, `available`, `answers`, `journal_queue`, `backend`, `files`, `pool`, `close`; the cluster's fences: `fence`, `fenced`, `fences`, `unfence`, `epoch_of` |
+//! | games being played, reloaded | [`saved`] | `import_game`, `unfinished_games`, `load_game`, `load_games_resuming`, `events`, `recently_finished_games`, `live_games` |
+//! | game imports once per key | [`idempotency`] | `import_game_once` |
+//! | score queries | [`queries`] | `list_games`, `game_detail`, `list_hands`, `hand_detail`, `hand_history`, `standings`, `game_progress`, `seat_of_token`, `seat_of_account` |
+//! | accounts and sessions | [`accounts`] | `create_user`, `user_by_name`, `user_looking_like`, `user_by_id`, `users`, `active_users_with_role`, `set_password_hash`, `set_role_and_disabled`, `create_session`, `session`, `touch_session`, `delete_session`, `delete_sessions_of`, `delete_expired_sessions` |
+//! | presets, defaults, audit log | [`options`] | `custom_presets`, `stored_defaults`, `create_preset`, `update_preset`, `delete_preset`, `save_defaults`, `forget_defaults`, `record_change`, `audit_log` |
+//! | games of robots alone | [`budget`] | `stored_robot_budget`, `save_robot_budget`, `forget_robot_budget`, `keep_game`, `kept_game`, `robots_alone`, `old_robot_games`, `forget_games` |
+//! | the cluster: leases, owners, keys | [`cluster`] | `join_cluster`, `rejoin_cluster`, `cluster_id`, `renew_lease`, `leave_cluster`, `forget_node`, `forget_dead_nodes`, `nodes`, `own_new_table`, `own_table`, `owner`, `owned_tables`, `take_over_tables`, `orphans_and_members`, `release_table`, `close_table`, `forget_table`, `cluster_keys`, `read_cluster_keys`, `rotate_cluster_key` |
+//! | limits over the cluster | [`ledger`] | `hold_shared`, `release_shared`, `pace_shared`, `spend_shared`, `strikes_shared`, `strike_shared`, `forget_spent_quotas` |
 
 pub mod accounts;
 pub mod budget;
@@ -45,7 +64,7 @@ use sqlx::{AnyPool, Executor};
 pub use accounts::{Revoked, Role, SessionRow, UserRow};
 pub use error::StoreError;
 pub use journal::Journal;
-pub use options::{Actor, AuditEntry, Change, StoredDefaults};
+pub use options::{AuditEntry, Author, Change, StoredDefaults};
 pub use projection::HandProjector;
 pub use records::{
     Batch, EventRow, GameRow, GameSource, HandOutcome, HandPlayerRow, HandRow, Input, InputRow, PaymentRow, SeatChange,

@@ -16,10 +16,11 @@ use super::dates::format_time;
 use super::{Store, StoreError};
 use crate::rules::preset_book::{CustomPreset, DefaultOptions, OptionMap, name_key};
 
-/// Who made a change: an admin's account.
+/// Who made a change (an admin), or kept a game (a player): an account.
+/// (Not the table's actor, `table::actor`.)
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
-pub struct Actor {
+pub struct Author {
     /// The account's number.
     pub user_id: i64,
     /// Its name when it made the change.
@@ -56,7 +57,7 @@ pub struct AuditEntry {
     /// The same, in microseconds since the epoch.
     pub at_us: i64,
     /// Who made it.
-    pub actor: Actor,
+    pub actor: Author,
     /// What was done (see [`Change::action`]).
     pub action: String,
     /// What was changed (see [`Change::target`]).
@@ -77,7 +78,7 @@ pub struct StoredDefaults {
     /// When they were stored.
     pub updated_us: i64,
     /// Who stored them.
-    pub updated_by: Actor,
+    pub updated_by: Author,
 }
 
 /// Reads a stored JSON object.
@@ -130,7 +131,7 @@ impl Store {
         Ok(Some(StoredDefaults {
             defaults: DefaultOptions { preset: row.try_get("preset")?, options: object("defaults", &options)? },
             updated_us: row.try_get("updated_us")?,
-            updated_by: Actor { user_id: row.try_get("updated_by_id")?, name: row.try_get("updated_by_name")? },
+            updated_by: Author { user_id: row.try_get("updated_by_id")?, name: row.try_get("updated_by_name")? },
         }))
     }
 
@@ -139,7 +140,7 @@ impl Store {
     pub async fn create_preset(
         &self,
         preset: &CustomPreset,
-        actor: &Actor,
+        actor: &Author,
         change: &Change,
     ) -> Result<bool, StoreError> {
         let mut tx = self.pool().begin().await?;
@@ -170,7 +171,7 @@ impl Store {
     pub async fn update_preset(
         &self,
         preset: &CustomPreset,
-        actor: &Actor,
+        actor: &Author,
         change: &Change,
     ) -> Result<bool, StoreError> {
         let mut tx = self.pool().begin().await?;
@@ -194,7 +195,7 @@ impl Store {
 
     /// Deletes the custom preset called exactly `name` and logs `change`;
     /// `false` (and nothing changed) if there is none.
-    pub async fn delete_preset(&self, name: &str, actor: &Actor, change: &Change) -> Result<bool, StoreError> {
+    pub async fn delete_preset(&self, name: &str, actor: &Author, change: &Change) -> Result<bool, StoreError> {
         let mut tx = self.pool().begin().await?;
         let done = sqlx::query("DELETE FROM presets WHERE name = $1").bind(name).execute(&mut *tx).await?;
         if done.rows_affected() == 0 {
@@ -210,7 +211,7 @@ impl Store {
     pub async fn save_defaults(
         &self,
         defaults: &DefaultOptions,
-        actor: &Actor,
+        actor: &Author,
         change: &Change,
     ) -> Result<(), StoreError> {
         let mut tx = self.pool().begin().await?;
@@ -234,7 +235,7 @@ impl Store {
 
     /// Forgets the stored defaults (the flags' are in force again) and logs
     /// `change`; `false` (and nothing logged) if none were stored.
-    pub async fn forget_defaults(&self, actor: &Actor, change: &Change) -> Result<bool, StoreError> {
+    pub async fn forget_defaults(&self, actor: &Author, change: &Change) -> Result<bool, StoreError> {
         self.forget_only_row("option_defaults", actor, change).await
     }
 
@@ -244,7 +245,7 @@ impl Store {
     pub(super) async fn forget_only_row(
         &self,
         table: &'static str,
-        actor: &Actor,
+        actor: &Author,
         change: &Change,
     ) -> Result<bool, StoreError> {
         let mut tx = self.pool().begin().await?;
@@ -259,7 +260,7 @@ impl Store {
 
     /// Logs a change made elsewhere (an account's role, its sessions);
     /// returns the entry's number.
-    pub async fn record_change(&self, actor: &Actor, change: &Change) -> Result<i64, StoreError> {
+    pub async fn record_change(&self, actor: &Author, change: &Change) -> Result<i64, StoreError> {
         let mut tx = self.pool().begin().await?;
         let id = log(&mut tx, actor, change).await?;
         tx.commit().await?;
@@ -289,7 +290,11 @@ impl Store {
 }
 
 /// Writes one audit entry in `tx`; its number.
-pub(super) async fn log(tx: &mut Transaction<'static, Any>, actor: &Actor, change: &Change) -> Result<i64, StoreError> {
+pub(super) async fn log(
+    tx: &mut Transaction<'static, Any>,
+    actor: &Author,
+    change: &Change,
+) -> Result<i64, StoreError> {
     let before = change.before.as_ref().map(text).transpose()?;
     let after = change.after.as_ref().map(text).transpose()?;
     let row = sqlx::query(
@@ -321,7 +326,7 @@ fn entry_of(row: &AnyRow) -> Result<AuditEntry, StoreError> {
         id,
         at: format_time(at_us),
         at_us,
-        actor: Actor { user_id: row.try_get("actor_user_id")?, name: row.try_get("actor_name")? },
+        actor: Author { user_id: row.try_get("actor_user_id")?, name: row.try_get("actor_name")? },
         action: row.try_get("action")?,
         target: row.try_get("target")?,
         before: json("before_json")?,

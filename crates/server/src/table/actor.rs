@@ -20,7 +20,7 @@
 //! the table without showing what it could lose, and the next start
 //! rebuilds it from what was committed.
 
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
@@ -1127,7 +1127,7 @@ impl Actor {
         if self.claim_deadline.is_none_or(|d| d.serial != serial) {
             // Both options are bounded; adding them as u64 cannot overflow.
             let wait = Duration::from_secs(u64::from(options.timeout) + u64::from(options.timeout_grace));
-            let at_us = now_us() + wait.as_micros() as u64;
+            let at_us = crate::store::now_us().unsigned_abs() + wait.as_micros() as u64;
             self.claim_deadline = Some(ClaimDeadline { serial, at: Instant::now() + wait, at_us });
         }
     }
@@ -1246,7 +1246,7 @@ impl Actor {
 
     /// Numbers an event and records it for the store; it is sent once stored.
     pub fn send_event(&mut self, to: Audience, event: StreamEvent) {
-        let at_us = now_us();
+        let at_us = crate::store::now_us().unsigned_abs();
         if let StreamEvent::Game(e) = &event {
             self.record.observe(self.stream.seq() as i64 + 1, at_us as i64, e);
         }
@@ -1416,11 +1416,6 @@ impl Actor {
             }
         }
     }
-}
-
-/// Now, in microseconds since the Unix epoch.
-pub(super) fn now_us() -> u64 {
-    SystemTime::now().duration_since(UNIX_EPOCH).map_or(0, |d| d.as_micros() as u64)
 }
 
 /// Completes once the store can be written again (never, if the store has closed).

@@ -19,7 +19,7 @@ use serde_json::{Value, json};
 
 use crate::rules::preset_book::{self, CustomPreset, DefaultOptions, OptionMap, PresetBook, PresetError, PresetInfo};
 use crate::store::dates::format_time;
-use crate::store::{Actor, AuditEntry, Change, Store, StoreError, now_us};
+use crate::store::{AuditEntry, Author, Change, Store, StoreError, now_us};
 use crate::text::{self, TextError};
 
 /// The rules in force: what a new table is set up from.
@@ -31,7 +31,7 @@ pub struct Rules {
     pub defaults: DefaultOptions,
     /// When and by whom the defaults in force were stored; `None` when they
     /// are the flags'.
-    pub stored: Option<(i64, Actor)>,
+    pub stored: Option<(i64, Author)>,
 }
 
 /// Where the defaults in force come from.
@@ -61,7 +61,7 @@ pub struct DefaultsView {
     /// The same in microseconds since the epoch.
     pub updated_us: Option<i64>,
     /// The admin who set them.
-    pub updated_by: Option<Actor>,
+    pub updated_by: Option<Author>,
     /// Every option of a table opened without a preset or options of its own.
     #[schema(value_type = HashMap<String, crate::rules::options::OptionValue>)]
     pub effective: OptionMap,
@@ -229,7 +229,7 @@ impl Rulebook {
 
     /// Sets the defaults of new tables (an admin's change: stored, logged,
     /// and in force over the flags from now on, restarts included).
-    pub async fn set_defaults(&self, actor: &Actor, wanted: DefaultOptions) -> Result<DefaultsView, RulebookError> {
+    pub async fn set_defaults(&self, actor: &Author, wanted: DefaultOptions) -> Result<DefaultsView, RulebookError> {
         let _one_at_a_time = self.changing.lock().await;
         let rules = self.current();
         let (defaults, _) = wanted.check(&rules.presets)?;
@@ -250,7 +250,7 @@ impl Rulebook {
 
     /// Forgets the defaults an admin set: the flags' are in force again.
     /// Nothing is logged when no admin had set any.
-    pub async fn reset_defaults(&self, actor: &Actor) -> Result<DefaultsView, RulebookError> {
+    pub async fn reset_defaults(&self, actor: &Author) -> Result<DefaultsView, RulebookError> {
         let _one_at_a_time = self.changing.lock().await;
         let rules = self.current();
         if rules.stored.is_none() {
@@ -276,7 +276,7 @@ impl Rulebook {
     /// Defines a custom preset.
     pub async fn create_preset(
         &self,
-        actor: &Actor,
+        actor: &Author,
         name: &str,
         draft: PresetDraft,
     ) -> Result<PresetInfo, RulebookError> {
@@ -311,7 +311,7 @@ impl Rulebook {
     /// the defaults in force, or the flags', would no longer be valid.
     pub async fn update_preset(
         &self,
-        actor: &Actor,
+        actor: &Author,
         name: &str,
         draft: PresetDraft,
     ) -> Result<PresetInfo, RulebookError> {
@@ -363,7 +363,7 @@ impl Rulebook {
 
     /// Deletes a custom preset. Refused while the defaults in force, or the
     /// flags', name it: tables could no longer be opened by default.
-    pub async fn delete_preset(&self, actor: &Actor, name: &str) -> Result<(), RulebookError> {
+    pub async fn delete_preset(&self, actor: &Author, name: &str) -> Result<(), RulebookError> {
         let _one_at_a_time = self.changing.lock().await;
         let rules = self.current();
         if preset_book::built_in(name).is_some() {
@@ -410,7 +410,7 @@ impl Rulebook {
     }
 
     /// Logs a change an admin made elsewhere (to an account).
-    pub async fn record(&self, actor: &Actor, change: &Change) -> Result<i64, StoreError> {
+    pub async fn record(&self, actor: &Author, change: &Change) -> Result<i64, StoreError> {
         self.store.record_change(actor, change).await
     }
 

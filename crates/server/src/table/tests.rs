@@ -277,7 +277,7 @@ async fn an_unanswered_claim_is_passed_for_the_player_when_the_window_closes() {
                 assert_eq!(deadline.discard, discard, "the deadline is for the discard being answered");
                 assert_eq!(p.claimable.map(|c| c.discard), Some(discard));
                 assert!((14_900..=15_000).contains(&deadline.ms_left), "10 s + 5 s grace: {deadline:?}");
-                let wall_left = deadline.at_us as i64 - actor::now_us() as i64;
+                let wall_left = deadline.at_us as i64 - crate::store::now_us();
                 // (at_us is on the wall clock, which the paused tokio clock does not move.)
                 assert!((10_000_000..=15_000_000).contains(&wall_left), "at_us is 15 s ahead on the wall clock");
                 break (discard, Instant::now(), deadline.at_us);

@@ -4,19 +4,17 @@
 //! seen only by its giver and receiver; limit hands of the deal survive a
 //! swap; robots swap and play whole games with no invariant broken.
 
-use crate::common;
-
 use proptest::prelude::*;
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 
-use common::scenario::{self, RobotTable, act, ok, ok_emitted, start, start_emitted, t, wall};
-use mahjong::bots::{Robot, Strategy};
-use mahjong::rules::swap::SwapDirection;
-use mahjong::rules::view::Decision;
-use mahjong::rules::*;
-use mahjong::sim::{SimConfig, simulate};
+use crate::scenario::{self, RobotTable, act, ok, ok_emitted, start, start_emitted, t, wall};
+use mahjong_engine::bots::{Robot, Strategy};
+use mahjong_engine::rules::swap::SwapDirection;
+use mahjong_engine::rules::view::Decision;
+use mahjong_engine::rules::*;
+use mahjong_engine::sim::{SimConfig, simulate};
 use serde_json::json;
 
 fn swap_options() -> GameOptions {
@@ -52,7 +50,7 @@ fn three_lots_go_across_then_right_then_left() {
     let (mut g, events) = start_emitted(swap_options(), wall(MARKED, "8C", "", "", &swap_options()));
     assert!(events.iter().any(|e| e.event == Event::SwapStarted { east: PlayerId(0) }));
     assert!(!events.iter().any(|e| matches!(e.event, Event::PlayStarted { .. })), "play waits for the swap");
-    assert_eq!(g.hand().unwrap().phase(), mahjong::rules::hand::Phase::Swapping);
+    assert_eq!(g.hand().unwrap().phase(), mahjong_engine::rules::hand::Phase::Swapping);
     assert_eq!(decision_of(&g, 0), Some(Decision::ChooseSwap));
     assert!((1..4).all(|p| decision_of(&g, p).is_none()), "only East decides first");
     let chosen = ok(&mut g, 0, Action::ChooseSwap { lots: 3 });
@@ -112,12 +110,12 @@ fn three_lots_go_across_then_right_then_left() {
     }
     // East plays: the tile it received last stands for its drawn tile.
     let h = g.hand().unwrap();
-    assert_eq!(h.phase(), mahjong::rules::hand::Phase::Discarding);
+    assert_eq!(h.phase(), mahjong_engine::rules::hand::Phase::Discarding);
     assert!(h.swap().is_none());
     let view = g.view(Some(PlayerId(0))).hand.unwrap();
     assert_eq!((view.my_decision, view.drawn, view.swap), (Some(Decision::Discard), Some(t("3D")), None));
     assert!(Wind::ALL.iter().all(|&s| h.seat(s).no_discard), "passing is not discarding");
-    mahjong::rules::invariants::check(&g).unwrap();
+    mahjong_engine::rules::invariants::check(&g).unwrap();
     ok(&mut g, 0, Action::Discard { tile: t("3D"), calling: false });
 }
 
@@ -510,5 +508,5 @@ fn the_swap_moves_and_events_have_snake_case_tags() {
         json!({"type": "tile_passed", "player": 3, "lot": 1, "tile": null})
     );
     assert_eq!(serde_json::to_value(Decision::PassTile).unwrap(), json!("pass_tile"));
-    assert_eq!(serde_json::to_value(mahjong::rules::hand::Phase::Swapping).unwrap(), json!("swapping"));
+    assert_eq!(serde_json::to_value(mahjong_engine::rules::hand::Phase::Swapping).unwrap(), json!("swapping"));
 }

@@ -2,12 +2,10 @@
 //! whole preset on (animals in the wall, East's swap, one chow and one suit),
 //! and robot games whose every settlement follows the house rules.
 
-use crate::common;
-
-use common::scenario::{ok, play_robot_game, start, t, wall};
-use mahjong::rules::presets::preset;
-use mahjong::rules::settlement::PaymentKind;
-use mahjong::rules::*;
+use crate::scenario::{ok, play_robot_game, start, t, wall};
+use mahjong_engine::rules::presets::preset;
+use mahjong_engine::rules::settlement::PaymentKind;
+use mahjong_engine::rules::*;
 
 const EAST: &str = "1C 4C 7C 1D 4D 7D 2B 5B 8B 3C 6C 9D 8D";
 

@@ -17,9 +17,9 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use mahjong::bots::{Robot, Strategy};
-use mahjong::rules::presets::{PRESETS, preset};
-use mahjong::rules::*;
+use mahjong_engine::bots::{Robot, Strategy};
+use mahjong_engine::rules::presets::{PRESETS, preset};
+use mahjong_engine::rules::*;
 
 /// A change to the default options.
 type Variant = fn(&mut GameOptions);
@@ -215,7 +215,8 @@ fn play(options: &GameOptions, seed: u64, max_hands: u32) -> Result<Seen, TestCa
                 _ => {}
             }
         }
-        mahjong::rules::invariants::check(&game).map_err(|e| TestCaseError::fail(format!("after {action:?}: {e}")))?;
+        mahjong_engine::rules::invariants::check(&game)
+            .map_err(|e| TestCaseError::fail(format!("after {action:?}: {e}")))?;
     }
     Ok(seen)
 }

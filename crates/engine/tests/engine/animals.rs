@@ -4,14 +4,12 @@
 //! with walls built to deal chosen hands, and through the robots and the
 //! simulator.
 
-use crate::common;
-
-use common::scenario::{act, ok, pass_all, play_robot_game, t, tiles, wall};
-use mahjong::rules::scoring::HandScore;
-use mahjong::rules::tile::TileCounts;
-use mahjong::rules::wall::Wall;
-use mahjong::rules::*;
-use mahjong::sim::{SimConfig, simulate};
+use crate::scenario::{act, ok, pass_all, play_robot_game, t, tiles, wall};
+use mahjong_engine::rules::scoring::HandScore;
+use mahjong_engine::rules::tile::TileCounts;
+use mahjong_engine::rules::wall::Wall;
+use mahjong_engine::rules::*;
+use mahjong_engine::sim::{SimConfig, simulate};
 
 /// Animals on, flowers off (the two are independent), otherwise mj-server's defaults.
 fn animal_options() -> GameOptions {

@@ -10,8 +10,8 @@ use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use mahjong::rules::view::Decision;
-use mahjong::rules::*;
+use mahjong_engine::rules::view::Decision;
+use mahjong_engine::rules::*;
 
 /// Option sets the random games are played under.
 fn options(variant: u8) -> GameOptions {
@@ -188,7 +188,7 @@ fn check_privacy(game: &Game, events: &[Emitted], revealing: &mut bool) -> Resul
     }
     let Some(h) = game.hand() else { return Ok(()) };
     let washout_shown =
-        game.options().show_on_washout && matches!(h.outcome(), Some(mahjong::rules::hand::Outcome::WashOut));
+        game.options().show_on_washout && matches!(h.outcome(), Some(mahjong_engine::rules::hand::Outcome::WashOut));
     for viewer in [None, Some(PlayerId(0)), Some(PlayerId(1)), Some(PlayerId(2)), Some(PlayerId(3))] {
         let v = game.view(viewer);
         let hv = v.hand.as_ref().unwrap();
@@ -218,7 +218,7 @@ fn attempt(game: &mut Game, command: Command, revealing: &mut bool, stats: &mut 
     let before = game.clone();
     match game.apply(command.clone()) {
         Ok(events) => {
-            if let Err(e) = mahjong::rules::invariants::check(game) {
+            if let Err(e) = mahjong_engine::rules::invariants::check(game) {
                 return Err(TestCaseError::fail(format!("after {command:?}: {e}")));
             }
             for e in &events {

@@ -2,15 +2,13 @@
 //! `OneChowOneSuit`, through `Game::apply` with walls built to deal chosen
 //! hands, and robots playing whole games under them.
 
-use crate::common;
-
-use common::scenario::{RobotTable, act, ok, pass_all, refused_with, start, t, tiles, wall, wall_filling};
-use mahjong::bots::Strategy;
-use mahjong::rules::arrangement;
-use mahjong::rules::hand::Outcome;
-use mahjong::rules::tile::TileCounts;
-use mahjong::rules::*;
-use mahjong::sim::{SimConfig, simulate};
+use crate::scenario::{RobotTable, act, ok, pass_all, refused_with, start, t, tiles, wall, wall_filling};
+use mahjong_engine::bots::Strategy;
+use mahjong_engine::rules::arrangement;
+use mahjong_engine::rules::hand::Outcome;
+use mahjong_engine::rules::tile::TileCounts;
+use mahjong_engine::rules::*;
+use mahjong_engine::sim::{SimConfig, simulate};
 
 fn options(minimum_doubles: u32, one_chow_one_suit: bool) -> GameOptions {
     GameOptions { flowers: false, minimum_doubles, one_chow_one_suit, ..GameOptions::default() }

@@ -5,10 +5,10 @@
 use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-use mahjong::bots::{Robot, Strategy};
-use mahjong::rules::tile::{TileCounts, parse_tiles};
-use mahjong::rules::view::decision;
-use mahjong::rules::*;
+use mahjong_engine::bots::{Robot, Strategy};
+use mahjong_engine::rules::tile::{TileCounts, parse_tiles};
+use mahjong_engine::rules::view::decision;
+use mahjong_engine::rules::*;
 
 /// The tiles of a space-separated list of tile codes.
 pub fn tiles(s: &str) -> Vec<Tile> {

@@ -3,16 +3,14 @@
 //! Thirteen Unique Wonders), and the engine's refusals, each through
 //! `Game::apply` with walls built to deal chosen hands.
 
-use crate::common;
-
-use common::scenario::{act, ok, pass_all, refused, start, t, tiles, wall};
-use mahjong::rules::*;
+use crate::scenario::{act, ok, pass_all, refused, start, t, tiles, wall};
+use mahjong_engine::rules::*;
 
 fn options() -> GameOptions {
     GameOptions { flowers: false, ..GameOptions::default() }
 }
 
-fn score_of(events: &[Event], player: u8) -> Option<&mahjong::rules::scoring::HandScore> {
+fn score_of(events: &[Event], player: u8) -> Option<&mahjong_engine::rules::scoring::HandScore> {
     events.iter().find_map(|e| match e {
         Event::HandScored { player: p, score } if p.0 == player => Some(score),
         _ => None,
@@ -146,7 +144,10 @@ fn a_chow_claimed_without_a_position_asks_for_it() {
         events.extend(ok(&mut g, p, Action::Pass { discard: 1 }));
     }
     assert!(events.iter().any(|e| matches!(e, Event::ChowPositionNeeded { player: PlayerId(1), .. })));
-    assert_eq!(g.view(Some(PlayerId(1))).hand.unwrap().my_decision, Some(mahjong::rules::Decision::ChooseChowPosition));
+    assert_eq!(
+        g.view(Some(PlayerId(1))).hand.unwrap().my_decision,
+        Some(mahjong_engine::rules::Decision::ChooseChowPosition)
+    );
     refused(&mut g, 2, Action::ChooseChowPosition { position: ChowPosition::Lower }, "no chow claim waiting");
     refused(&mut g, 1, Action::ChooseChowPosition { position: ChowPosition::Upper }, "cannot make that chow");
     let events = ok(&mut g, 1, Action::ChooseChowPosition { position: ChowPosition::Middle });
