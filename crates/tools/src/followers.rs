@@ -116,7 +116,7 @@ struct Report {
 
 /// Runs `followers`.
 pub fn run_command(args: FollowersArgs) -> ExitCode {
-    if let Err(e) = crate::loadtest::raise_fd_limit() {
+    if let Err(e) = crate::machine::raise_fd_limit() {
         eprintln!("followers: cannot raise the open-file limit: {e}");
     }
     let Some(runtime) = crate::runtime() else { return ExitCode::FAILURE };

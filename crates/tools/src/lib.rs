@@ -31,6 +31,7 @@ pub mod handover;
 pub mod latency;
 pub mod loadtest;
 pub mod logins;
+pub mod machine;
 pub mod storebench;
 pub mod sweep;
 pub mod threads;

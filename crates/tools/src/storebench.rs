@@ -121,7 +121,7 @@ async fn run(args: StorebenchArgs) -> Result<String, mahjong::store::StoreError>
 /// CPU seconds used so far by this process and by its SQLite threads (sqlx
 /// names each connection's thread `sqlx-sqlite-worker-N`), from `/proc`.
 fn thread_cpu() -> (f64, f64) {
-    let seconds = crate::threads::stat_cpu_seconds;
+    let seconds = crate::machine::stat_cpu_seconds;
     let Ok(me) = procfs::process::Process::myself() else { return (0.0, 0.0) };
     let all = me.stat().map_or(0.0, |s| seconds(&s));
     let sqlite = me

@@ -35,7 +35,8 @@ use serde::Serialize;
 use sqlx::Connection;
 
 use crate::client::http;
-use crate::loadtest::{self, Config, FdLimit, Report};
+use crate::loadtest::{self, Config, Report};
+use crate::machine::FdLimit;
 
 /// How long a started server has to answer `/healthz`.
 const START_WAIT: Duration = Duration::from_secs(60);
@@ -393,7 +394,7 @@ pub fn run_command(args: SweepArgs) -> ExitCode {
         eprintln!("loadtest-sweep: {e}");
         return ExitCode::from(2);
     }
-    let fd_limit = loadtest::raise_fd_limit().ok();
+    let fd_limit = crate::machine::raise_fd_limit().ok();
     let most = args.tables.iter().max().copied().unwrap_or(0) * args.clients_per_table;
     if let Some(limit) = fd_limit
         && limit.soft < most as u64 + 400

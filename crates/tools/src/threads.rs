@@ -31,7 +31,7 @@ pub fn sample(pid: u32) -> HashMap<i32, (String, f64)> {
     tasks
         .flatten()
         .filter_map(|task| task.stat().ok())
-        .map(|stat| (stat.pid, (stat.comm.clone(), stat_cpu_seconds(&stat))))
+        .map(|stat| (stat.pid, (stat.comm.clone(), crate::machine::stat_cpu_seconds(&stat))))
         .collect()
 }
 
@@ -59,12 +59,6 @@ pub fn busiest(
 /// The shares in words: "sqlx-sqlite-wor 57%, tokio-runtime-w 10%, ...".
 pub fn describe(shares: &[ThreadShare]) -> String {
     shares.iter().map(|s| format!("{} {:.0}%", s.name, s.cpu_percent)).collect::<Vec<_>>().join(", ")
-}
-
-/// The CPU time (user + system, in seconds) of a process's or a thread's
-/// `stat`.
-pub fn stat_cpu_seconds(stat: &procfs::process::Stat) -> f64 {
-    (stat.utime + stat.stime) as f64 / procfs::ticks_per_second() as f64
 }
 
 #[cfg(test)]

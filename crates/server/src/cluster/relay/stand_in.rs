@@ -1,410 +1,9 @@
-//! Tables of other nodes, reached over NATS.
-//!
-//! - **Commands** go by request-reply to the owner's subject
-//!   (`mj.node.<node id>`), one JSON [`Ask`] each; a client's moves and its
-//!   disconnection are published there without a reply, in order.
-//! - **A seat's stream** (everything its table queues for it, already cut
-//!   to what it may see: the owner's table does that, exactly as for a
-//!   socket of its own) is published by the owner on the connection's relay
-//!   subject (`mj.relay.<node id>.<n>`), each message numbered. The node of
-//!   the socket subscribes to it before it asks to connect, so nothing is
-//!   missed between the answer and the first event.
-//! - **Spectators** of a table at one node share one such stream, the
-//!   node's feed of the table (see [`super::feed`]): the owner publishes each
-//!   event once for them all.
-//! - **A gap** (NATS core delivers at most once: a message lost while it
-//!   reconnected, say) is filled from the stored log: the socket's node
-//!   attaches the stream again after the last event it gave the socket
-//!   (`since`), and the socket sees nothing of it. Only when that fails does
-//!   the socket close as fallen behind (4000), its client then resuming with
-//!   `since` itself: a lost NATS message loses nothing and duplicates nothing.
-//!
-//! The hidden-information rule holds across nodes because the only thing
-//! that crosses for a connection is what the table cut for it (for a feed,
-//! for a spectator).
+//! The socket's side of a relay: a stand-in ([`Remote`]) for a table played
+//! on another node, whose commands go there by NATS request-reply and whose
+//! streams come back to this node's sockets (a spectator's through the
+//! node's feed of the table).
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
-use std::time::Duration;
-
-use serde::{Deserialize, Serialize};
-use tokio::sync::{mpsc, oneshot, watch};
-use tokio_util::sync::CancellationToken;
-
-use super::bus::{Bus, Heard};
-use super::feed::Feed;
-use crate::bots::strategy::Strategy;
-use crate::limits::{Client, HandsPayer, Permit};
-use crate::protocol::ws::{ClientMessage, ServerMessage, WsErrorCode};
-use crate::table::actor::OpenError;
-use crate::table::{
-    Asker, Connection, Farewell, Lobby, RobotSeat, SeatGrant, TableCommand, TableError, TableHandle, TableSettings,
-    TableSetup,
-};
-
-/// A command for a table, sent to the node that plays it.
-#[derive(Debug, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
-pub enum Ask {
-    /// Opens a new table here (placed by the node that was asked); the
-    /// answer is its id. Its quota is counted on the node that was asked.
-    /// `starter`: started at once, who pays for its robots' hands.
-    Open { settings: Box<TableSettings>, robots: Vec<RobotSeat>, start: bool, starter: Option<Client> },
-    /// [`TableCommand::Info`].
-    Info { table: String },
-    /// [`TableCommand::Options`].
-    Options { table: String },
-    /// [`TableCommand::Sit`] (the seat is counted against the client's
-    /// quota on the node it asked, not the owner's).
-    Sit { table: String, name: String, seat: Option<u8>, account: Option<i64>, session: Option<String> },
-    /// [`TableCommand::Leave`].
-    Leave { table: String, asker: Asker },
-    /// [`TableCommand::AddRobot`].
-    AddRobot { table: String, seat: Option<u8>, strategy: Strategy, asker: Asker },
-    /// [`TableCommand::RemoveRobot`].
-    RemoveRobot { table: String, seat: u8, asker: Asker },
-    /// [`TableCommand::Start`]; `robot_game`: the asker holds a game of
-    /// robots; `starter`: who pays for its hands.
-    Start { table: String, asker: Asker, robot_game: bool, starter: Option<Client> },
-    /// [`TableCommand::Abort`].
-    Abort { table: String },
-    /// [`TableCommand::Connect`], its stream relayed on `relay`; `from`:
-    /// the node of the socket. `share`: a spectator's stream is not relayed
-    /// but shared (the node of the socket has one feed per table, see
-    /// `feed`): only its start is answered, [`Connected::glimpse`].
-    Connect {
-        table: String,
-        token: Option<String>,
-        account: Option<i64>,
-        since: Option<u64>,
-        replay_hand: bool,
-        relay: String,
-        from: String,
-        #[serde(default)]
-        share: bool,
-    },
-    /// [`TableCommand::Watching`] (no reply): the feed relayed as
-    /// `connection` stands for `count` spectators.
-    Watching { table: String, connection: u64, count: usize },
-    /// [`TableCommand::Message`] (no reply).
-    Message { table: String, connection: u64, message: ClientMessage },
-    /// [`TableCommand::BadMessage`] (no reply).
-    BadMessage { table: String, connection: u64, code: WsErrorCode, reason: String },
-    /// [`TableCommand::Disconnect`] (no reply): the relayed socket closed.
-    Disconnect { table: String, connection: u64, relay: String },
-}
-
-/// The owner's answer to [`Ask::Connect`].
-#[derive(Debug, Serialize, Deserialize)]
-pub struct Connected {
-    /// The connection's id at the table.
-    pub connection: u64,
-    /// Its seat (`None`: a spectator).
-    pub seat: Option<u8>,
-    /// A spectator asked to `share`: what its stream started with (its
-    /// snapshot, or the events it missed after `since`); nothing more is
-    /// relayed for it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub glimpse: Option<Vec<String>>,
-}
-
-/// Asks node `owner` to open a table as `setup` says; its id.
-pub async fn open_on(bus: &Bus, owner: &str, setup: &TableSetup) -> Result<String, OpenError> {
-    let ask = Ask::Open {
-        settings: Box::new(setup.settings.clone()),
-        robots: setup.robots.clone(),
-        start: setup.start,
-        starter: setup.payer.as_ref().map(HandsPayer::starter),
-    };
-    let payload = serde_json::to_vec(&ask).unwrap_or_default();
-    let Ok(answer) = bus.request(node_subject(owner), &payload, ANSWER_WITHIN).await else {
-        return Err(OpenError::Table(TableError::Recovering));
-    };
-    let answer: Result<String, TableError> = serde_json::from_slice(&answer)
-        .unwrap_or_else(|e| Err(TableError::Invalid(format!("the table's node answered oddly: {e}"))));
-    answer.map_err(OpenError::Table)
-}
-
-/// The subject of a node's commands.
-pub fn node_subject(node_id: &str) -> String {
-    format!("mj.node.{node_id}")
-}
-
-/// How long a node waits for another's answer.
-pub const ANSWER_WITHIN: Duration = Duration::from_secs(5);
-
-/// The reason a relayed stream ended, as its last message says it.
-fn farewell_word(farewell: Option<Farewell>, closed: bool) -> &'static str {
-    match farewell {
-        Some(Farewell::Moved) => "moved",
-        Some(Farewell::Replaced) => "replaced",
-        Some(Farewell::SeatLeft) => "seat_left",
-        Some(Farewell::Closed) => "closed",
-        Some(Farewell::SessionEnded) => "session_ended",
-        _ if closed => "closed",
-        Some(Farewell::FellBehind) | None => "fell_behind",
-    }
-}
-
-fn farewell_of(word: &str) -> Farewell {
-    match word {
-        "moved" => Farewell::Moved,
-        "replaced" => Farewell::Replaced,
-        "seat_left" => Farewell::SeatLeft,
-        "closed" => Farewell::Closed,
-        "session_ended" => Farewell::SessionEnded,
-        _ => Farewell::FellBehind,
-    }
-}
-
-/// A frame of a relayed stream: `N m<text>` (a message) or `N e<word>` (the end).
-fn frame(n: u64, kind: char, body: &str) -> Vec<u8> {
-    let mut out = Vec::with_capacity(body.len() + 24);
-    out.extend_from_slice(n.to_string().as_bytes());
-    out.push(b' ');
-    out.push(kind as u8);
-    out.extend_from_slice(body.as_bytes());
-    out
-}
-
-fn read_frame(payload: &[u8]) -> Option<(u64, char, &str)> {
-    let text = std::str::from_utf8(payload).ok()?;
-    let (n, rest) = text.split_once(' ')?;
-    let mut chars = rest.chars();
-    let kind = chars.next()?;
-    Some((n.parse().ok()?, kind, chars.as_str()))
-}
-
-// ----- the owner's side ----------------------------------------------------------------
-
-/// The owner's record of a connection relayed to another node.
-#[derive(Debug)]
-struct Relayed {
-    table: TableHandle,
-    connection: u64,
-    /// The node of the socket.
-    from: String,
-    stop: CancellationToken,
-}
-
-/// The owner's side: answers other nodes' commands for its tables.
-#[derive(Debug)]
-pub struct Owner {
-    bus: Bus,
-    lobby: Arc<Lobby>,
-    relays: Mutex<HashMap<String, Relayed>>,
-}
-
-impl Owner {
-    /// Serves the commands sent to this node.
-    pub fn new(bus: Bus, lobby: Arc<Lobby>) -> Arc<Owner> {
-        Arc::new(Owner { bus, lobby, relays: Mutex::default() })
-    }
-
-    /// Handles the messages of `subscriber` (this node's subject) until it
-    /// ends. Moves and disconnections are handled in the order they came;
-    /// requests each in a task of its own.
-    pub async fn serve(self: Arc<Self>, mut subscriber: Heard) {
-        while let Some(message) = subscriber.next().await {
-            let ask: Ask = match serde_json::from_slice(&message.payload) {
-                Ok(ask) => ask,
-                Err(e) => {
-                    tracing::warn!("a cluster command that does not read: {e}");
-                    continue;
-                }
-            };
-            match ask {
-                Ask::Message { table, connection, message } => {
-                    if let Ok(handle) = self.lobby.get(&table) {
-                        let _ = handle.send(TableCommand::Message { connection, message }).await;
-                    }
-                }
-                Ask::BadMessage { table, connection, code, reason } => {
-                    if let Ok(handle) = self.lobby.get(&table) {
-                        let _ = handle.send(TableCommand::BadMessage { connection, code, reason }).await;
-                    }
-                }
-                Ask::Watching { table, connection, count } => {
-                    if let Ok(handle) = self.lobby.get(&table) {
-                        let _ = handle.send(TableCommand::Watching { connection, count }).await;
-                    }
-                }
-                Ask::Disconnect { table, connection, relay } => {
-                    if let Some(relayed) = self.take_relay(&relay) {
-                        relayed.stop.cancel();
-                    }
-                    if let Ok(handle) = self.lobby.get(&table) {
-                        let _ = handle.send(TableCommand::Disconnect { connection }).await;
-                    }
-                }
-                ask => {
-                    let Some(reply) = message.reply else { continue };
-                    let owner = self.clone();
-                    tokio::spawn(async move {
-                        let answer = owner.answer(ask).await;
-                        let _ = owner.bus.publish(reply.to_string(), &answer).await;
-                    });
-                }
-            }
-        }
-    }
-
-    fn take_relay(&self, relay: &str) -> Option<Relayed> {
-        self.relays.lock().unwrap_or_else(|e| e.into_inner()).remove(relay)
-    }
-
-    /// Ends the relayed connections of nodes no longer alive: their sockets
-    /// are gone with them.
-    pub async fn forget_nodes_but(&self, alive: &[String]) {
-        let gone: Vec<Relayed> = {
-            let mut relays = self.relays.lock().unwrap_or_else(|e| e.into_inner());
-            let dead: Vec<String> =
-                relays.iter().filter(|(_, r)| !alive.contains(&r.from)).map(|(k, _)| k.clone()).collect();
-            dead.into_iter().filter_map(|k| relays.remove(&k)).collect()
-        };
-        for relayed in gone {
-            relayed.stop.cancel();
-            let _ = relayed.table.send(TableCommand::Disconnect { connection: relayed.connection }).await;
-        }
-    }
-
-    /// The answer to one request, as JSON.
-    async fn answer(&self, ask: Ask) -> Vec<u8> {
-        fn json<T: Serialize>(value: &Result<T, TableError>) -> Vec<u8> {
-            serde_json::to_vec(value).unwrap_or_default()
-        }
-        if let Ask::Open { settings, robots, start, starter } = ask {
-            let payer = starter.map(|s| self.lobby.quotas().hands_payer(s));
-            let setup = TableSetup { settings: *settings, robots, start, hold: Permit::uncounted(), payer };
-            let opened = match self.lobby.open(setup).await {
-                Ok(handle) => Ok(handle.id),
-                Err(OpenError::Table(e)) => Err(e),
-                Err(OpenError::Store(e)) => {
-                    tracing::warn!("a table placed here could not be opened: {e}");
-                    Err(TableError::StoreUnavailable)
-                }
-            };
-            return json::<String>(&opened);
-        }
-        let table = match &ask {
-            Ask::Open { .. } => String::new(),
-            Ask::Info { table }
-            | Ask::Options { table }
-            | Ask::Sit { table, .. }
-            | Ask::Leave { table, .. }
-            | Ask::AddRobot { table, .. }
-            | Ask::RemoveRobot { table, .. }
-            | Ask::Start { table, .. }
-            | Ask::Abort { table }
-            | Ask::Connect { table, .. }
-            | Ask::Message { table, .. }
-            | Ask::BadMessage { table, .. }
-            | Ask::Watching { table, .. }
-            | Ask::Disconnect { table, .. } => table.clone(),
-        };
-        // Only this node's own tables: never relayed on again.
-        let handle = match self.lobby.get(&table) {
-            Ok(handle) => handle,
-            Err(e) => return json::<()>(&Err(e)),
-        };
-        match ask {
-            Ask::Info { .. } => json(&self.lobby.info(&handle).await),
-            Ask::Options { .. } => json(&handle.ask(|reply| TableCommand::Options { reply }).await),
-            Ask::Sit { name, seat, account, session, .. } => {
-                let hold = Permit::uncounted();
-                let sat = handle.ask(|reply| TableCommand::Sit { name, seat, account, session, hold, reply }).await;
-                json::<SeatGrant>(&sat.and_then(|r| r))
-            }
-            Ask::Leave { asker, .. } => {
-                json::<()>(&handle.ask(|reply| TableCommand::Leave { asker, reply }).await.and_then(|r| r))
-            }
-            Ask::AddRobot { seat, strategy, asker, .. } => json::<u8>(
-                &handle.ask(|reply| TableCommand::AddRobot { seat, strategy, asker, reply }).await.and_then(|r| r),
-            ),
-            Ask::RemoveRobot { seat, asker, .. } => {
-                json::<()>(&handle.ask(|reply| TableCommand::RemoveRobot { seat, asker, reply }).await.and_then(|r| r))
-            }
-            Ask::Start { asker, robot_game, starter, .. } => {
-                let robot_game = robot_game.then(Permit::uncounted);
-                let payer = starter.map(|s| self.lobby.quotas().hands_payer(s));
-                json::<()>(
-                    &handle.ask(|reply| TableCommand::Start { asker, robot_game, payer, reply }).await.and_then(|r| r),
-                )
-            }
-            Ask::Abort { .. } => json::<()>(&handle.ask(|reply| TableCommand::Abort { reply }).await.and_then(|r| r)),
-            Ask::Connect { token, account, since, replay_hand, relay, from, share, .. } => {
-                let connected = handle
-                    .ask(|reply| TableCommand::Connect { token, account, since, replay_hand, reply })
-                    .await
-                    .and_then(|r| r);
-                match connected {
-                    Ok(connection) if share && connection.seat.is_none() => {
-                        json(&Ok(glimpse(connection, &handle).await))
-                    }
-                    Ok(connection) => {
-                        let answer = Connected { connection: connection.id, seat: connection.seat, glimpse: None };
-                        let stop = CancellationToken::new();
-                        self.relays.lock().unwrap_or_else(|e| e.into_inner()).insert(
-                            relay.clone(),
-                            Relayed { table: handle.clone(), connection: connection.id, from, stop: stop.clone() },
-                        );
-                        tokio::spawn(pump(self.bus.clone(), relay, connection, handle, stop));
-                        json(&Ok(answer))
-                    }
-                    Err(e) => json::<Connected>(&Err(e)),
-                }
-            }
-            // Handled in order by `serve`, and above.
-            Ask::Message { .. }
-            | Ask::BadMessage { .. }
-            | Ask::Watching { .. }
-            | Ask::Disconnect { .. }
-            | Ask::Open { .. } => Vec::new(),
-        }
-    }
-}
-
-/// A spectator's connection that another node's feed serves: what the table
-/// queued for it on connecting (its snapshot, or what it missed), and then
-/// it is let go. Whatever the table queued after that is in the feed too.
-async fn glimpse(mut connection: Connection, table: &TableHandle) -> Connected {
-    let mut start = Vec::new();
-    while let Ok(text) = connection.outbound.try_recv() {
-        start.push(text.to_string());
-    }
-    let _ = table.send(TableCommand::Disconnect { connection: connection.id }).await;
-    Connected { connection: connection.id, seat: None, glimpse: Some(start) }
-}
-
-/// Publishes what the table queues for a relayed connection, numbered, then
-/// why it ended.
-async fn pump(bus: Bus, relay: String, connection: Connection, table: TableHandle, stop: CancellationToken) {
-    let Connection { mut outbound, farewell, .. } = connection;
-    let mut n = 0u64;
-    loop {
-        let next = tokio::select! {
-            next = outbound.recv() => next,
-            _ = stop.cancelled() => return,
-        };
-        n += 1;
-        match next {
-            Some(text) => {
-                if bus.publish(relay.clone(), &frame(n, 'm', &text)).await.is_err() {
-                    return;
-                }
-            }
-            None => {
-                let closed = tokio::time::timeout(Duration::from_millis(200), table.closed()).await.is_ok();
-                let word = farewell_word(farewell.get().copied(), closed);
-                let _ = bus.publish(relay, &frame(n, 'e', word)).await;
-                return;
-            }
-        }
-    }
-}
-
-// ----- the socket's side -----------------------------------------------------------------
+use super::*;
 
 /// A stand-in for a table another node plays: a [`TableHandle`] whose
 /// commands go over NATS to the owner.
@@ -484,7 +83,7 @@ impl Answer for crate::rules::options::GameOptions {
 pub type Unanswering = Arc<Mutex<HashMap<String, std::time::Instant>>>;
 
 #[derive(Clone)]
-struct StandIn {
+pub(super) struct StandIn {
     bus: Bus,
     table: String,
     subject: String,
@@ -915,7 +514,7 @@ impl StandIn {
 
 /// Where a relayed stream's messages go: one socket, or this node's feed of
 /// the table's spectators.
-enum Sink {
+pub(super) enum Sink {
     Socket { local: u64, sender: mpsc::Sender<Arc<str>>, told: Arc<OnceLock<Farewell>> },
     Feed(Arc<Feed>),
 }
@@ -964,7 +563,7 @@ impl Sink {
 
 /// The last event a spectator's glimpse brings it to: its last event's
 /// number, or its snapshot's (`None` for neither).
-fn glimpse_end(glimpse: &[Arc<str>]) -> Option<u64> {
+pub(super) fn glimpse_end(glimpse: &[Arc<str>]) -> Option<u64> {
     glimpse
         .iter()
         .filter_map(|text| {
@@ -978,7 +577,7 @@ fn glimpse_end(glimpse: &[Arc<str>]) -> Option<u64> {
 
 /// One relayed stream as its pump holds it: the subject and subscription
 /// it comes on, the connection at the owner, and what reattaches it.
-struct Attached {
+pub(super) struct Attached {
     relay: String,
     frames: Heard,
     /// The connection's id at the owner now.
@@ -991,39 +590,8 @@ struct Attached {
 
 /// The sequence number of an event message (`{"type":"event","seq":N,...}`,
 /// as the table writes it), without reading the rest.
-fn event_seq(text: &str) -> Option<u64> {
+pub(super) fn event_seq(text: &str) -> Option<u64> {
     let rest = text.strip_prefix(r#"{"type":"event","seq":"#)?;
     let digits = rest.find(|c: char| !c.is_ascii_digit()).map_or(rest, |end| &rest[..end]);
     digits.parse().ok()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_frame_reads_back() {
-        assert_eq!(read_frame(&frame(7, 'm', "{\"a\":1}")), Some((7, 'm', "{\"a\":1}")));
-        assert_eq!(read_frame(&frame(8, 'e', "moved")), Some((8, 'e', "moved")));
-        assert_eq!(read_frame(b"x m{}"), None);
-        assert_eq!(farewell_of(farewell_word(Some(Farewell::Moved), false)), Farewell::Moved);
-        assert_eq!(farewell_of(farewell_word(None, true)), Farewell::Closed);
-        for why in [Farewell::Replaced, Farewell::SeatLeft, Farewell::SessionEnded, Farewell::FellBehind] {
-            assert_eq!(farewell_of(farewell_word(Some(why), false)), why);
-        }
-    }
-
-    #[test]
-    fn an_event_s_number_is_read_from_its_text() {
-        let event = crate::protocol::ws::ServerMessage::Event {
-            seq: 1234,
-            at_us: 1,
-            event: crate::protocol::ws::StreamEvent::Table(crate::protocol::ws::TableEvent::Closed {
-                reason: "idle".into(),
-            }),
-        };
-        let text = serde_json::to_string(&event).unwrap();
-        assert_eq!(event_seq(&text), Some(1234), "{text}");
-        assert_eq!(event_seq(r#"{"type":"pong"}"#), None);
-    }
 }
