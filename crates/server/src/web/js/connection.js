@@ -15,8 +15,11 @@ const PING_EVERY_MS = 3000;
 
 // A socket that has not opened after this long is given up and opened again
 // (a paused node accepts the connection but never answers it; the proxy
-// sends the next attempt to a node that answers its health checks).
+// sends the next attempt to a node that answers its health checks). Each
+// attempt in a row waits twice as long, up to 32 s: a slow network (a phone's)
+// still gets its socket open.
 const OPEN_WITHIN_MS = 4000;
+const OPEN_WITHIN_MAX_MS = 32000;
 
 // Close codes after which reconnecting cannot help (docs/protocol.md, "Close codes").
 const ENDED_FOR_GOOD = [4001, 4002, 4003];
@@ -60,9 +63,10 @@ export class TableConnection {
     this.ws = ws;
     this.handlers.status(this.attempt ? 'reconnecting' : 'connecting');
     clearTimeout(this.opening);
+    const openWithin = Math.min(OPEN_WITHIN_MS * 2 ** this.attempt, OPEN_WITHIN_MAX_MS);
     this.opening = setTimeout(() => {
       if (this.ws === ws && ws.readyState === WebSocket.CONNECTING) this.reopen();
-    }, OPEN_WITHIN_MS);
+    }, openWithin);
     ws.onopen = () => {
       clearTimeout(this.opening);
       this.attempt = 0;
