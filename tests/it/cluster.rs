@@ -742,6 +742,40 @@ async fn games_go_on_when_nats_restarts() {
     db.remove().await;
 }
 
+/// A node stopped (SIGTERM) while NATS is away still exits, in bounded time:
+/// its tables are stored and released through the database, and the other
+/// node plays them on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_node_stopped_while_nats_is_away_still_exits() {
+    nats_is_there();
+    let port = {
+        let free = TcpListener::bind("127.0.0.1:0").unwrap();
+        free.local_addr().unwrap().port()
+    };
+    let nats = OwnNats::start(port);
+    let url = format!("nats://127.0.0.1:{port}");
+    let db = TestDb::new("postgres").await;
+    let mut nodes = [
+        Node::start_on(&url, "leaving", &db.url, 2, &[]).await,
+        Node::start_on(&url, "staying", &db.url, 2, &[]).await,
+    ];
+    let table = playing_robot_table(nodes[0].api(), "left in an outage").await;
+    nodes[0].wait_seq(&table, 20, Duration::from_secs(30), "some play").await;
+    let seq = nodes[0].api().table_info(&table).await["seq"].as_u64();
+    drop(nats);
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    // The hand-over waits at most 10 s for the tables, the bus 2 s for NATS.
+    nodes[0].process.take().unwrap().terminate(Duration::from_secs(20));
+    let _nats = OwnNats::start(port);
+    wait_for(Duration::from_secs(20), "the table to play on at the other node", || async {
+        let a = nodes[1].api().request("GET", &format!("/api/v1/tables/{table}"), None, None).await;
+        a.status == 200 && a.body["node"] == "staying" && a.body["seq"].as_u64() > seq
+    })
+    .await;
+    drop(nodes);
+    db.remove().await;
+}
+
 /// Reads a connection's messages until the game is over.
 async fn until_game_over(connection: &mut Connection) -> Vec<Arc<str>> {
     let mut texts = Vec::new();
