@@ -201,6 +201,9 @@ pub struct Cluster {
     last_sent: Mutex<Option<Instant>>,
     /// When this node last joined again after its lease lapsed.
     rejoined: Mutex<Option<Instant>>,
+    /// Held while taking tables over and while joining again, so that a
+    /// takeover never runs with a lease renewed under it by a rejoin.
+    taking: tokio::sync::Mutex<()>,
     leaving: AtomicBool,
     /// Ends the node's tasks once it has left.
     stop: tokio_util::sync::CancellationToken,
@@ -277,6 +280,7 @@ impl Cluster {
             moving: Mutex::default(),
             last_sent: Mutex::default(),
             rejoined: Mutex::default(),
+            taking: tokio::sync::Mutex::new(()),
             leaving: AtomicBool::new(false),
             stop: Default::default(),
             shared,

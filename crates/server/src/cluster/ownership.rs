@@ -117,6 +117,11 @@ impl Cluster {
     /// first one back taking them all.
     pub(super) async fn rejoin(&self) -> Result<(), StoreError> {
         let c = &self.config;
+        // No takeover of this node's runs meanwhile: one that had read "not
+        // back lately" would otherwise take the others' tables under the
+        // lease this renews.
+        let _turn = self.taking.lock().await;
+        *self.rejoined.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
         let kept = self.store.rejoin_cluster(&self.node_id, &c.node_name, &c.address, c.lease).await?;
         *self.rejoined.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
         self.set_member(true);
@@ -191,6 +196,7 @@ impl Cluster {
     /// Takes this node's share of the tables nobody plays, and brings them
     /// back; how many it took.
     pub(super) async fn take_over_share(&self) -> Result<usize, StoreError> {
+        let _turn = self.taking.lock().await;
         let back_lately =
             self.rejoined.lock().unwrap_or_else(|e| e.into_inner()).is_some_and(|at| at.elapsed() < self.config.lease);
         if back_lately {
