@@ -344,7 +344,7 @@ async fn no_password_or_token_is_stored_or_logged(backend: &str) {
     assert!(created.status.success(), "{}", String::from_utf8_lossy(&created.stderr));
     let mut logs = String::from_utf8_lossy(&created.stdout).into_owned() + &String::from_utf8_lossy(&created.stderr);
 
-    let port = std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port();
+    let port = common::process::free_port();
     // The log goes to a file: a pipe nobody reads would fill and stop the server.
     let log_path = std::env::temp_dir().join(format!("mahjong-accounts-{backend}-{port}.log"));
     let log_file = std::fs::File::create(&log_path).unwrap();

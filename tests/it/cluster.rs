@@ -26,7 +26,7 @@ use serde_json::{Value, json};
 
 use crate::common::app::Api;
 use crate::common::db::TestDb;
-use crate::common::process::{ServerProcess, listener};
+use crate::common::process::{ServerProcess, free_port, listener};
 
 pub(crate) const NATS: &str = "nats://127.0.0.1:4222";
 const UP: Duration = Duration::from_secs(60);
@@ -711,10 +711,7 @@ impl Drop for OwnNats {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn games_go_on_when_nats_restarts() {
     nats_is_there();
-    let port = {
-        let free = TcpListener::bind("127.0.0.1:0").unwrap();
-        free.local_addr().unwrap().port()
-    };
+    let port = free_port();
     let nats = OwnNats::start(port);
     let url = format!("nats://127.0.0.1:{port}");
     let db = TestDb::new("postgres").await;
@@ -748,10 +745,7 @@ async fn games_go_on_when_nats_restarts() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_node_stopped_while_nats_is_away_still_exits() {
     nats_is_there();
-    let port = {
-        let free = TcpListener::bind("127.0.0.1:0").unwrap();
-        free.local_addr().unwrap().port()
-    };
+    let port = free_port();
     let nats = OwnNats::start(port);
     let url = format!("nats://127.0.0.1:{port}");
     let db = TestDb::new("postgres").await;

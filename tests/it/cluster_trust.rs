@@ -13,14 +13,11 @@ use serde_json::{Value, json};
 
 use crate::cluster::{Node, OwnNats, concealed_tile_owner, metric, nats_is_there, wait_for};
 use crate::common::db::TestDb;
+use crate::common::process::free_port;
 
 /// A connection to the cluster's database, to read what the nodes keep.
 async fn pool(url: &str) -> sqlx::PgPool {
     sqlx::PgPool::connect(url).await.unwrap()
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
 }
 
 /// A refused-message count of one node, by why.

@@ -100,3 +100,9 @@ impl Drop for ServerProcess {
 pub fn listener() -> TcpListener {
     TcpListener::bind("127.0.0.1:0").unwrap()
 }
+
+/// A loopback port free a moment ago, for a process that binds it itself
+/// (a nats-server, a server started by hand).
+pub fn free_port() -> u16 {
+    listener().local_addr().unwrap().port()
+}

@@ -121,19 +121,10 @@ impl Cluster {
         // back lately" would otherwise take the others' tables under the
         // lease this renews.
         let _turn = self.taking.lock().await;
-        *self.rejoined.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
         let kept = self.store.rejoin_cluster(&self.node_id, &c.node_name, &c.address, c.lease).await?;
         *self.rejoined.lock().unwrap_or_else(|e| e.into_inner()) = Some(Instant::now());
         self.set_member(true);
-        if !kept.is_empty() {
-            let (count, began) = (kept.len(), Instant::now());
-            let progress = self.bring_back(kept).await;
-            tracing::info!(
-                "{count} tables of this node's taken back in {:.2} s ({} could not be brought back)",
-                began.elapsed().as_secs_f64(),
-                progress.failed
-            );
-        }
+        self.bring_back(kept, "of this node's taken back").await;
         Ok(())
     }
 
@@ -197,9 +188,7 @@ impl Cluster {
     /// back; how many it took.
     pub(super) async fn take_over_share(&self) -> Result<usize, StoreError> {
         let _turn = self.taking.lock().await;
-        let back_lately =
-            self.rejoined.lock().unwrap_or_else(|e| e.into_inner()).is_some_and(|at| at.elapsed() < self.config.lease);
-        if back_lately {
+        if lately(&self.rejoined, self.config.lease) {
             return Ok(0);
         }
         let (orphans, members) = self.store.orphans_and_members().await?;
@@ -211,30 +200,24 @@ impl Cluster {
         // A node that sent tables away lately does not take them back: what
         // was released lately is left to the node it was sent to (which
         // takes it at once), and to any other node after a lease.
-        let sent_lately = self
-            .last_sent
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .is_some_and(|at| at.elapsed() < self.config.lease * 2);
-        let settled = if sent_lately { self.config.lease } else { Duration::ZERO };
+        let settled = if lately(&self.last_sent, self.config.lease * 2) { self.config.lease } else { Duration::ZERO };
         let taken = self.store.take_over_tables(&self.node_id, share, settled).await?;
-        if taken.is_empty() {
-            return Ok(0);
+        let count = taken.len();
+        if count > 0 {
+            crate::metrics::cluster_taken_over(count);
+            self.bring_back(taken, "taken over").await;
         }
-        let (count, began) = (taken.len(), Instant::now());
-        crate::metrics::cluster_taken_over(count);
-        let progress = self.bring_back(taken).await;
-        tracing::info!(
-            "{count} tables taken over in {:.2} s ({} could not be brought back)",
-            began.elapsed().as_secs_f64(),
-            progress.failed
-        );
         Ok(count)
     }
 
     /// Plays here the tables the store has just given this node, at their
-    /// new epochs: brought back from their logs, as a restart does.
-    pub(super) async fn bring_back(&self, taken: Vec<(String, i64)>) -> crate::table::lobby::RecoveryProgress {
+    /// new epochs: brought back from their logs, as a restart does; logs
+    /// how many (`what`: how they came) and how long it took.
+    pub(super) async fn bring_back(&self, taken: Vec<(String, i64)>, what: &str) {
+        if taken.is_empty() {
+            return;
+        }
+        let began = Instant::now();
         let ids: Vec<String> = taken.iter().map(|(id, _)| id.clone()).collect();
         // On their way before they are this node's: the check of ownership
         // must not take them for tables that closed here.
@@ -242,7 +225,13 @@ impl Cluster {
         for (id, epoch) in &taken {
             self.store.fence(id, *epoch);
         }
-        self.lobby.take_over(ids).await
+        let progress = self.lobby.take_over(ids).await;
+        tracing::info!(
+            "{} tables {what} in {:.2} s ({} could not be brought back)",
+            taken.len(),
+            began.elapsed().as_secs_f64(),
+            progress.failed
+        );
     }
 
     /// Tells the other nodes that this one let tables go: the one named
@@ -393,4 +382,9 @@ impl Cluster {
             began.elapsed().as_secs_f64()
         );
     }
+}
+
+/// Whether the moment kept in `at` is less than `within` ago.
+fn lately(at: &Mutex<Option<Instant>>, within: Duration) -> bool {
+    at.lock().unwrap_or_else(|e| e.into_inner()).is_some_and(|at| at.elapsed() < within)
 }

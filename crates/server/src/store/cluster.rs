@@ -240,7 +240,7 @@ impl Store {
         &self,
         node_id: &str,
         at_most: i64,
-        settled: std::time::Duration,
+        settled: Duration,
     ) -> Result<Vec<(String, i64)>, StoreError> {
         Ok(sqlx::query_as(
             "UPDATE table_owners o SET node_id = $1, epoch = o.epoch + 1, since = clock_timestamp() \
@@ -256,7 +256,7 @@ impl Store {
         )
         .bind(node_id)
         .bind(at_most)
-        .bind(settled.as_millis() as f64)
+        .bind(millis(settled))
         .fetch_all(self.pool())
         .await?)
     }
