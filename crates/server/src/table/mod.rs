@@ -5,7 +5,6 @@
 
 pub mod actor;
 pub mod lobby;
-mod messages;
 mod prompt;
 pub mod record;
 pub mod recovery;
@@ -24,8 +23,8 @@ use crate::protocol::ws::{ClientMessage, TableInfo, WsErrorCode};
 use crate::rules::options::GameOptions;
 use crate::rules::tile::Tile;
 
+pub use actor::spectator_answer;
 pub use lobby::Lobby;
-pub use messages::spectator_answer;
 pub use rulebook::{Rulebook, Rules};
 pub use setup::{NewTable, TableDefaults};
 

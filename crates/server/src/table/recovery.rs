@@ -4,14 +4,14 @@
 use tokio::sync::Semaphore;
 use tokio::time::Instant;
 
-use super::actor::{Actor, KEEP_FINISHED, start_task};
+use super::actor::{Actor, Restored};
 use super::record::Record;
-use super::seats::Seat;
+use super::seats::{Seat, Seats};
 use super::stream::Stream;
 use super::{TableHandle, TableLimits, TableSettings};
 use crate::bots::Robot;
 use crate::bots::strategy::Strategy;
-use crate::protocol::ws::{ServerMessage, StreamEvent, TableState};
+use crate::protocol::ws::{ServerMessage, StreamEvent};
 use crate::rules::game::Game;
 use crate::rules::rebuild::Rebuild;
 use crate::store::{EventRow, GameRow, SavedGame, SeatRow, Store, StoreError};
@@ -63,7 +63,7 @@ pub struct Rebuilt {
 /// that a restart does not wait for the store to commit each table in turn.
 ///
 /// `recovering` is `true` while the restart brings tables back: the table's
-/// robots wait for it to turn `false` (see [`Actor::robots_wait`]).
+/// robots wait for it to turn `false` (see [`Actor::restored`]).
 pub async fn recover(
     saved: SavedGame,
     store: Store,
@@ -74,13 +74,12 @@ pub async fn recover(
     let id = saved.id.clone();
     let corrupt = |why: String| RecoverError::Corrupt { game: id.clone(), why };
     let permit = cpus.acquire().await.map_err(|e| corrupt(format!("waiting to replay: {e}")))?;
-    let mut actor = tokio::task::spawn_blocking(move || set_up(rebuild(saved)?, store, limits))
+    let actor = tokio::task::spawn_blocking(move || set_up(rebuild(saved)?, store, limits, Some(recovering)))
         .await
         .map_err(|e| corrupt(format!("replaying the inputs: {e}")))??;
-    actor.robots_wait = Some(recovering);
     drop(permit);
-    tracing::info!(table = %actor.id, hands = actor.hand_number(), seq = actor.stream.seq(), "table recovered");
-    Ok(start_task(actor))
+    tracing::info!(table = %actor.id(), hands = actor.hand_number(), seq = actor.seq(), "table recovered");
+    Ok(actor.start_task())
 }
 
 /// A stored game replayed through the engine, input by input: CPU work
@@ -104,32 +103,35 @@ pub fn rebuild(saved: SavedGame) -> Result<Rebuilt, RecoverError> {
 /// with their seat tokens; a game in play waits, paused, until every person
 /// is ready again. The game's rows must already be stored.
 pub async fn reopen(saved: Rebuilt, store: Store, limits: TableLimits) -> Result<TableHandle, RecoverError> {
-    open(set_up(saved, store, limits)?).await
+    open(set_up(saved, store, limits, None)?).await
 }
 
 /// The table of a rebuilt game, as [`reopen`] opens it, before anything is
 /// stored or started: CPU work only (the robots, the recent events read
-/// again), so that recovery may do it on a blocking thread.
-pub(super) fn set_up(saved: Rebuilt, store: Store, limits: TableLimits) -> Result<Actor, RecoverError> {
-    let id = saved.id.clone();
+/// again), so that recovery may do it on a blocking thread. `robots_wait`:
+/// see [`Actor::restored`].
+pub(super) fn set_up(
+    saved: Rebuilt,
+    store: Store,
+    limits: TableLimits,
+    robots_wait: Option<tokio::sync::watch::Receiver<bool>>,
+) -> Result<Actor, RecoverError> {
+    let Rebuilt { id, mut settings, game: row, seats: seat_rows, rebuild, inputs, events } = saved;
     let corrupt = |why: String| RecoverError::Corrupt { game: id.clone(), why };
-    let row = &saved.game;
-    let mut actor = Actor::new(saved.id.clone(), saved.settings, store, limits);
-    actor.record = Record::stored(row.source, row.created_us, row.finished_us, saved.inputs);
-    actor.seats.manager = row.manager.and_then(|m| u8::try_from(m).ok());
-    actor.state = row.state;
-    for seat_row in &saved.seats {
+    let mut seats = Seats::default();
+    seats.manager = row.manager.and_then(|m| u8::try_from(m).ok());
+    for seat_row in &seat_rows {
         let seat = u8::try_from(seat_row.seat).ok().filter(|&s| s < 4);
         let seat = seat.ok_or_else(|| corrupt(format!("there is no seat {}", seat_row.seat)))?;
         let robot = match &seat_row.robot {
             Some(json) => {
                 let strategy: Strategy = serde_json::from_str(json).map_err(|e| corrupt(format!("robot: {e}")))?;
-                Some((strategy, Robot::new(strategy, actor.settings.options.clone())))
+                Some((strategy, Robot::new(strategy, settings.options.clone())))
             }
             None => None,
         };
         let person = robot.is_none();
-        actor.seats.restore(
+        seats.restore(
             seat,
             Seat {
                 name: seat_row.name.clone(),
@@ -150,11 +152,9 @@ pub(super) fn set_up(saved: Rebuilt, store: Store, limits: TableLimits) -> Resul
         );
     }
     // The game, as its inputs rebuild it.
-    actor.settings.options = saved.rebuild.options;
-    if let Some(game) = saved.rebuild.game {
-        actor.start_following(game);
-    }
-    if let Some(game) = &actor.game {
+    settings.options = rebuild.options;
+    let game = rebuild.game;
+    if let Some(game) = &game {
         if game.scores() != row.scores || i64::from(game.hands_started()) != row.hands {
             return Err(corrupt(format!(
                 "replaying the inputs gives scores {:?} after {} hands; the store says {:?} after {}",
@@ -164,49 +164,50 @@ pub(super) fn set_up(saved: Rebuilt, store: Store, limits: TableLimits) -> Resul
                 row.hands
             )));
         }
-        actor.record.projector.set_totals(game.scores());
         if game.hands_started() > 0 {
-            actor.settings.first_wall = None;
+            settings.first_wall = None;
         }
     }
-    actor.brief_robots();
-    actor.rng.set_word_pos(row.rng_pos);
     // The stream: its position, and the recent events for resuming.
-    let current = actor.hand_number();
+    let current = game.as_ref().map_or(0, |g| i64::from(g.hands_started()));
     let seq = u64::try_from(row.last_seq).unwrap_or(0);
-    let recent = saved.events.iter().filter(|e| e.hand >= current - 1);
-    actor.stream = Stream::resumed(
-        actor.settings.subscriber_queue,
-        actor.limits.chat_kept,
+    let recent = events.iter().filter(|e| e.hand >= current - 1);
+    let stream = Stream::resumed(
+        settings.subscriber_queue,
+        limits.chat_kept,
         seq,
         recent.clone().map(|e| (e.seq as u64, e.audience, e.body.as_str().into(), e.hand)),
         current,
     );
     // The hand being played is followed again, for its row when it ends.
-    let in_progress = actor.game.as_ref().is_some_and(Game::hand_in_progress);
-    if in_progress {
-        for e in recent.filter(|e| e.hand == current) {
-            if let Ok(ServerMessage::Event { event: StreamEvent::Game(event), .. }) = serde_json::from_str(&e.body) {
-                let _ = actor.record.projector.observe(e.seq, e.at_us, &event);
-            }
-        }
-    }
-    if actor.state == TableState::Playing {
-        actor.paused = in_progress;
-        actor.await_ready();
-    }
-    if actor.state == TableState::Over {
-        // A finished game's table closes once nobody has watched it for a
-        // while; the restart has just sent everybody away.
-        actor.close_at = Some(Instant::now() + KEEP_FINISHED);
-    }
-    Ok(actor)
+    let in_progress = game.as_ref().is_some_and(Game::hand_in_progress);
+    let hand_events = recent
+        .filter(|e| in_progress && e.hand == current)
+        .filter_map(|e| match serde_json::from_str(&e.body) {
+            Ok(ServerMessage::Event { event: StreamEvent::Game(event), .. }) => Some((e.seq, e.at_us, event)),
+            _ => None,
+        })
+        .collect();
+    Ok(Actor::restored(Restored {
+        id,
+        settings,
+        store,
+        limits,
+        record: Record::stored(row.source, row.created_us, row.finished_us, inputs),
+        seats,
+        state: row.state,
+        game,
+        rng_pos: row.rng_pos,
+        stream,
+        hand_events,
+        robots_wait,
+    }))
 }
 
 /// Stores what setting the table up changed (the wait for everybody's
 /// `ready`), then starts its task.
 async fn open(mut actor: Actor) -> Result<TableHandle, RecoverError> {
     actor.flush().await?;
-    tracing::info!(table = %actor.id, hands = actor.hand_number(), seq = actor.stream.seq(), "table reopened");
-    Ok(start_task(actor))
+    tracing::info!(table = %actor.id(), hands = actor.hand_number(), seq = actor.seq(), "table reopened");
+    Ok(actor.start_task())
 }

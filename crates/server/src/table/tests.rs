@@ -49,7 +49,7 @@ use crate::store::Store;
 const REAL_WAIT: Duration = Duration::from_secs(60);
 
 /// A runtime on the real clock, for the stores (see the module's notes).
-fn real_time() -> &'static tokio::runtime::Runtime {
+pub(super) fn real_time() -> &'static tokio::runtime::Runtime {
     static RUNTIME: OnceLock<tokio::runtime::Runtime> = OnceLock::new();
     RUNTIME.get_or_init(|| {
         tokio::runtime::Builder::new_multi_thread()
@@ -64,7 +64,7 @@ fn real_time() -> &'static tokio::runtime::Runtime {
 /// Runs `f` on the paused clock, failing the test if it has not finished
 /// after [`REAL_WAIT`] of real time (the alarm runs on the real-time
 /// runtime, so it never moves the paused clock).
-async fn within_real_time<F: Future>(what: &str, f: F) -> F::Output {
+pub(super) async fn within_real_time<F: Future>(what: &str, f: F) -> F::Output {
     let mut alarm = real_time().spawn(async { tokio::time::sleep(REAL_WAIT).await });
     let f = std::pin::pin!(f);
     let out = tokio::select! {
@@ -77,7 +77,7 @@ async fn within_real_time<F: Future>(what: &str, f: F) -> F::Output {
 }
 
 /// A fresh in-memory store, served by the real-time runtime.
-async fn open_store() -> Store {
+pub(super) async fn open_store() -> Store {
     let opening = real_time().spawn(Store::open("sqlite::memory:"));
     within_real_time("opening the store", opening).await.expect("the store task").expect("an in-memory store")
 }

@@ -1,12 +1,17 @@
-//! What a connected client asks of its table: moves, `ready`, pauses, the
-//! manager's option changes, chat. A refusal is sent back to that client
-//! alone with a stable code, and changes nothing.
+//! What the table is asked: the commands of its handles (seats, robots,
+//! the start, connections, an admin's close), and what a connected client
+//! asks of it (moves, `ready`, pauses, the manager's option changes, chat).
+//! A refusal is sent back to that client alone with a stable code, and
+//! changes nothing. While a batch waits for the store, every request that
+//! would change something is refused.
 
-use super::actor::{Actor, MAX_PAUSE_DECISECONDS};
+use super::{Actor, MAX_PAUSE_DECISECONDS};
 use crate::protocol::ws::{ClientMessage, ServerMessage, TableEvent, TableState, WsErrorCode};
 use crate::rules::command::{Command, PlayerId};
 use crate::rules::options::raw_value;
 use crate::rules::rebuild::Input;
+use crate::store::StoreError;
+use crate::table::{TableCommand, TableError};
 use crate::text;
 
 /// A refusal: its code and what was wrong.
@@ -34,6 +39,136 @@ pub fn spectator_answer(message: &ClientMessage) -> Option<ServerMessage> {
 }
 
 impl Actor {
+    /// Handles a command. A request that changed something is answered only
+    /// once the change is stored.
+    pub(super) async fn handle(&mut self, command: TableCommand) -> Result<(), StoreError> {
+        // While a batch waits for the store, or the store is known to be
+        // away, nothing is changed that would have to wait for it.
+        if self.record.is_held() || (!*self.available.borrow() && command.changes_seats()) {
+            self.refuse_while_held(command);
+            return self.flush().await;
+        }
+        match command {
+            TableCommand::Info { reply } => {
+                let _ = reply.send(self.info());
+            }
+            TableCommand::Options { reply } => {
+                let _ = reply.send(self.options().clone());
+            }
+            TableCommand::Sit { name, seat, account, session, hold, reply } => {
+                let answer = self.sit(&name, seat, account);
+                if let Ok(grant) = &answer
+                    && let Some(s) = self.seats.get_mut(grant.seat)
+                {
+                    s.session = session;
+                    s.hold = Some(hold);
+                }
+                self.flush().await?;
+                self.answer(reply, answer);
+            }
+            TableCommand::Leave { asker, reply } => {
+                let answer = self.leave(&asker);
+                self.flush().await?;
+                self.answer(reply, answer);
+            }
+            TableCommand::AddRobot { seat, strategy, asker, reply } => {
+                let answer = self.may_manage(&asker).and_then(|()| self.add_robot(seat, strategy));
+                self.start_if_classic_and_full();
+                self.flush().await?;
+                self.answer(reply, answer);
+            }
+            TableCommand::RemoveRobot { seat, asker, reply } => {
+                let answer = self.may_manage(&asker).and_then(|()| self.remove_robot(seat));
+                self.flush().await?;
+                self.answer(reply, answer);
+            }
+            TableCommand::Start { asker, robot_game, payer, reply } => {
+                let answer = self.start(&asker, robot_game, payer);
+                self.flush().await?;
+                self.answer(reply, answer);
+            }
+            TableCommand::Connect { token, account, since, replay_hand, reply } => {
+                let _ = reply.send(self.connect(token.as_deref(), account, since, replay_hand));
+                self.start_if_classic_and_full();
+            }
+            TableCommand::Abort { reply } => {
+                self.abort("an admin closed it");
+                self.flush().await?;
+                self.answer(reply, Ok(()));
+            }
+            TableCommand::Message { connection, message } => self.message(connection, message),
+            TableCommand::BadMessage { connection, code, reason } => {
+                self.reply(connection, &ServerMessage::error(code, reason));
+            }
+            TableCommand::Disconnect { connection } => self.disconnect(connection),
+            TableCommand::Watching { connection, count } => self.stream.stands_for(connection, count),
+            TableCommand::MoveBetweenHands { reply } => self.move_between_hands(reply),
+            TableCommand::EndSeatTokens(revoked) => self.end_seat_tokens(&revoked),
+            // `run` answers them.
+            TableCommand::Shutdown { .. } | TableCommand::HandOver { .. } | TableCommand::GiveUp => {}
+        }
+        self.flush().await
+    }
+
+    /// Answers a request once its change is stored: now, or (its batch held
+    /// for want of the store) once the store is back and it is written.
+    pub(super) fn answer<T: Send + 'static>(&mut self, reply: tokio::sync::oneshot::Sender<T>, answer: T) {
+        if self.record.is_held() {
+            self.deferred.push(Box::new(move || {
+                let _ = reply.send(answer);
+            }));
+        } else {
+            let _ = reply.send(answer);
+        }
+    }
+
+    /// While a batch waits for the store, the table shows and changes
+    /// nothing: every request is refused (`store_unavailable`), except the
+    /// public information, pings, bad messages and disconnections.
+    pub(super) fn refuse_while_held(&mut self, command: TableCommand) {
+        let waiting = "the game store is unavailable: the table waits for it; try again";
+        match command {
+            TableCommand::Info { reply } => {
+                let _ = reply.send(self.info());
+            }
+            TableCommand::Options { reply } => {
+                let _ = reply.send(self.options().clone());
+            }
+            TableCommand::Sit { reply, .. } => {
+                let _ = reply.send(Err(TableError::StoreUnavailable));
+            }
+            TableCommand::AddRobot { reply, .. } => {
+                let _ = reply.send(Err(TableError::StoreUnavailable));
+            }
+            TableCommand::Leave { reply, .. }
+            | TableCommand::RemoveRobot { reply, .. }
+            | TableCommand::Start { reply, .. }
+            | TableCommand::Abort { reply } => {
+                let _ = reply.send(Err(TableError::StoreUnavailable));
+            }
+            TableCommand::Connect { reply, .. } => {
+                let _ = reply.send(Err(TableError::StoreUnavailable));
+            }
+            TableCommand::Message { connection, message: ClientMessage::Ping } => {
+                self.reply(connection, &ServerMessage::Pong);
+            }
+            TableCommand::Message { connection, .. } => {
+                self.reply(connection, &ServerMessage::error(WsErrorCode::StoreUnavailable, waiting));
+            }
+            TableCommand::BadMessage { connection, code, reason } => {
+                self.reply(connection, &ServerMessage::error(code, reason));
+            }
+            TableCommand::Disconnect { connection } => self.disconnect(connection),
+            TableCommand::Watching { connection, count } => self.stream.stands_for(connection, count),
+            TableCommand::MoveBetweenHands { reply } => self.move_between_hands(reply),
+            // Ending tokens changes a seat's row: done once the store is back
+            // (the sessions themselves have ended already).
+            TableCommand::EndSeatTokens(revoked) => self.end_seat_tokens(&revoked),
+            // `run` answers them.
+            TableCommand::Shutdown { .. } | TableCommand::HandOver { .. } | TableCommand::GiveUp => {}
+        }
+    }
+
     /// A message from connection `connection`.
     pub fn message(&mut self, connection: u64, message: ClientMessage) {
         let Some(seat) = self.stream.seat_of(connection) else { return };
@@ -58,7 +193,7 @@ impl Actor {
         }
     }
 
-    fn player_message(&mut self, seat: u8, message: ClientMessage) -> Result<(), Refusal> {
+    pub(super) fn player_message(&mut self, seat: u8, message: ClientMessage) -> Result<(), Refusal> {
         // Chat, and the requests that make the table write without playing,
         // are limited per seat: a flood would grow the store and slow the
         // table for everyone at it.
@@ -76,20 +211,20 @@ impl Actor {
         match message {
             ClientMessage::Ping | ClientMessage::Snapshot => Ok(()),
             ClientMessage::Act { action } => {
-                if self.state != TableState::Playing {
+                if self.phase.table_state() != TableState::Playing {
                     return refuse(WsErrorCode::NotNow, "the game is not being played");
                 }
-                if self.paused {
+                if self.phase.paused() {
                     return refuse(WsErrorCode::NotNow, "the game is paused until everyone is ready");
                 }
-                if self.waiting_ready {
+                if self.phase.waits_for_ready() {
                     return refuse(WsErrorCode::NotNow, "the next hand has not been dealt: say ready");
                 }
                 let command = Command::Act { player: PlayerId(seat), action };
                 self.apply(command).map_err(|e| (WsErrorCode::IllegalMove, e.to_string()))
             }
             ClientMessage::Ready => {
-                if !self.waiting_ready {
+                if !self.phase.waits_for_ready() {
                     return refuse(WsErrorCode::NotNow, "nothing is waiting for you to be ready");
                 }
                 if self.seats.get(seat).is_some_and(|s| s.ready) {
@@ -108,11 +243,10 @@ impl Actor {
             ClientMessage::RequestPause { reason } => {
                 let reason = text::chat("a pause's reason", &reason, true)
                     .map_err(|e| (WsErrorCode::BadMessage, e.to_string()))?;
-                if self.state != TableState::Playing || self.waiting_ready {
+                if self.phase.table_state() != TableState::Playing || self.phase.waits_for_ready() {
                     return refuse(WsErrorCode::NotNow, "only a game in play can be paused");
                 }
-                self.paused = true;
-                self.claim_deadline = None;
+                self.stop_play();
                 self.broadcast_table(TableEvent::Paused { seat, reason });
                 self.await_ready();
                 Ok(())
