@@ -10,23 +10,23 @@ import { session } from './session.js';
 import { h, fill, announce, toast, keyButton } from './dom.js';
 import { TableConnection } from './connection.js';
 import {
-  fromSnapshot, applyEvent, seatOf, setTiles, setConcealed, claimWord, chowLow, winnersOf, chatEntry, CHAT_LINES,
+  fromSnapshot, applyEvent, seatOf, setTiles, setConcealed, claimWord, chowLow, winnersOf, CHAT_LINES,
 } from './state.js';
 import { tileElement, tileName, sortTiles } from './tiles.js';
-import { scoringBody, nameOf } from './scoring.js';
+import { scoringBody } from './scoring.js';
 import { play, soundOn, setSound } from './sound.js';
 import { sit, nameField } from './lobby.js';
 import { arrange, moveTile } from './arrangement.js';
-import { describeEvent, dealtTile, listed as listedNames } from './log_text.js';
+import { listed as listedNames } from './log_text.js';
 import {
   VIEW_SETTINGS, HINTS_KEY, viewSetting, setViewSetting, moving, onePool, setOnePool, everyDiscard, setEveryDiscard,
 } from './table_settings.js';
 import { optionCatalogue, optionControl, COMMON_OPTIONS } from './options.js';
+import {
+  LOG_LINES, REPLAY_SHOUTS, whoIs, eventSentence, logLine, announced, shoutFor, appendLog, historyLines, closedText, logKey, logContent,
+} from './narration.js';
 
 const POSITION_WORDS = { Lower: 'lowest', Middle: 'middle', Upper: 'highest' };
-
-/** Lines the game log keeps (the oldest go first); the box shows them all. */
-const LOG_LINES = 400;
 
 /** The table screen for table `id` in `view`. */
 export class TableScreen {
@@ -101,9 +101,7 @@ export class TableScreen {
     this.logVersion += 1;
     this.state = state;
     this.shoutText = null;
-    if (msg && ['claimed', 'mah_jong', 'robbed_kong'].includes(msg.event.type)) {
-      this.shout(msg.event.type === 'claimed' ? `${this.who(msg.event.player)}: ${claimWord(msg.event.claim)}` : `${this.who(msg.event.player)}: Mah Jong!`);
-    }
+    if (msg && REPLAY_SHOUTS.includes(msg.event.type)) this.shout(shoutFor(msg.event, (p) => this.who(p)));
     this.schedule();
   }
 
@@ -156,20 +154,17 @@ export class TableScreen {
     const e = msg.event;
     if (text) {
       this.addLog(text);
-      if (!['drew', 'waiting_for_ready', 'finished_declaring'].includes(e.type)) announce(text);
+      if (announced(e)) announce(text);
     }
+    const shout = shoutFor(e, (p) => this.who(p));
+    if (shout) this.shout(shout);
     switch (e.type) {
       case 'claimed':
-        this.shout(`${this.who(e.player)}: ${claimWord(e.claim)}`);
         play('claim');
         break;
       case 'mah_jong':
       case 'robbed_kong':
-        this.shout(`${this.who(e.player)}: Mah Jong!`);
         play('win');
-        break;
-      case 'chowed': case 'punged': case 'konged':
-        this.shout(`${this.who(e.player)}: ${e.type === 'chowed' ? 'Chow' : e.type === 'punged' ? 'Pung' : 'Kong'}!`);
         break;
       case 'chat':
         if (e.seat !== this.state.seat) play('claim');
@@ -210,18 +205,16 @@ export class TableScreen {
   }
 
   onClosed(code, reason) {
-    const text = code === 4001 ? 'Your session has ended: log in again to play.'
-      : code === 4003 ? 'You left this seat.'
-        : code === 1000 ? `The table has closed${reason ? `: ${reason}` : ''}.`
-          : 'This seat is now being played in another window or tab.';
     this.status = 'closed';
-    this.closedText = text;
+    this.closedText = closedText(code, reason);
     this.schedule();
   }
 
+  // ---- the words (narration.js)
+
   /** The player's name, or "You". */
   who(p) {
-    return p === this.state?.seat ? 'You' : nameOf(this.state.table, p);
+    return whoIs(this.state, p);
   }
 
   /**
@@ -229,12 +222,12 @@ export class TableScreen {
    * counted per hand in `draws` (see log_text.js's dealtTile).
    */
   logLine(draws, e) {
-    return dealtTile(draws, e) ? null : this.describe(e);
+    return logLine(draws, e, (x) => this.describe(x));
   }
 
   /** The sentence for event `e` (see log_text.js), as this viewer reads it. */
   describe(e) {
-    return describeEvent(e, { viewer: this.state?.seat ?? null, everything: this.replay, name: (p) => nameOf(this.state.table, p) });
+    return eventSentence(this.state, e, { everything: this.replay });
   }
 
   /**
@@ -254,13 +247,9 @@ export class TableScreen {
       try {
         history = await api('GET', `/games/${encodeURIComponent(this.id)}/hands/${k}/events`, undefined, { token: this.token() });
       } catch { continue; } // the log starts empty, as before
-      for (const ev of history.events) {
-        if (ev.seq > upTo) continue;
-        const e = ev.event;
-        if (e.type === 'chat') chat.push(chatEntry(e, ev.at_us));
-        const text = this.logLine(draws, e);
-        if (text) lines.push(text);
-      }
+      const hand = historyLines(history.events, upTo, (e) => this.logLine(draws, e));
+      lines.push(...hand.lines);
+      chat.push(...hand.chat);
     }
     if (!this.state) return;
     this.log = [...lines, ...this.log].slice(-LOG_LINES);
@@ -270,8 +259,7 @@ export class TableScreen {
   }
 
   addLog(text) {
-    this.log.push(text);
-    if (this.log.length > LOG_LINES) this.log.splice(0, this.log.length - LOG_LINES);
+    appendLog(this.log, text);
     this.logVersion += 1;
   }
 
@@ -933,16 +921,13 @@ export class TableScreen {
     } catch (err) { toast(err.message); }
   }
 
+  /** The game's log and the chat, in one box, chat in bold; redrawn only when a line came. */
   renderLog() {
     const chat = this.state.chat;
-    // Chat lines and the game's log share the box, chat in bold. Keyed on a
-    // counter, not the lengths: once the log is full its length stays put.
-    const key = `${this.logVersion}/${chat.length}/${chat[chat.length - 1]?.at_us ?? ''}`;
+    const key = logKey(this.logVersion, chat);
     if (key === this.logKey) return;
     this.logKey = key;
-    const lines = this.log.map((t) => h('p', {}, t));
-    fill(this.logBox, lines, chat.length ? h('h3', { style: 'font-size:0.95rem;margin-top:8px' }, 'Chat') : null,
-      chat.map((c) => h('p', { class: 'chat-line' }, h('strong', {}, `${c.name}: `), c.text)));
+    fill(this.logBox, logContent(this.log, chat));
     this.logBox.scrollTop = this.logBox.scrollHeight;
   }
 
