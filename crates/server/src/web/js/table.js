@@ -5,7 +5,7 @@
 // the prevailing wind. What we may do comes from the server's prompts alone:
 // a button is offered only when its move is listed.
 
-import { api, guestSeats, rememberSeat, guestName } from './api.js';
+import { guestSeats, guestName } from './api.js';
 import { session } from './session.js';
 import { h, fill, announce, toast, keyButton } from './dom.js';
 import { TableConnection } from './connection.js';
@@ -25,6 +25,7 @@ import { optionCatalogue, optionControl, COMMON_OPTIONS } from './options.js';
 import {
   LOG_LINES, REPLAY_SHOUTS, whoIs, eventSentence, logLine, announced, shoutFor, appendLog, historyLines, closedText, logKey, logContent,
 } from './narration.js';
+import * as tableApi from './table_api.js';
 
 const POSITION_WORDS = { Lower: 'lowest', Middle: 'middle', Upper: 'highest' };
 
@@ -245,7 +246,7 @@ export class TableScreen {
     for (const k of n > 1 ? [n - 1, n] : [n]) {
       let history;
       try {
-        history = await api('GET', `/games/${encodeURIComponent(this.id)}/hands/${k}/events`, undefined, { token: this.token() });
+        history = await tableApi.handEvents(this.id, k, this.token());
       } catch { continue; } // the log starts empty, as before
       const hand = historyLines(history.events, upTo, (e) => this.logLine(draws, e));
       lines.push(...hand.lines);
@@ -442,7 +443,7 @@ export class TableScreen {
 
   /** The link that seats a friend at this table. */
   invitation() {
-    return `${location.origin}${location.pathname}#/table/${encodeURIComponent(this.id)}?join`;
+    return tableApi.invitationLink(location, this.id);
   }
 
   async copyInvitation() {
@@ -897,26 +898,26 @@ export class TableScreen {
     } catch (err) { toast(err.message); }
   }
 
+  /** This browser's guest token for the seat here (null for an account). */
   token() {
-    return guestSeats()[this.id]?.token ?? null;
+    return tableApi.seatToken(this.id);
   }
 
   async addRobot(seat) {
-    try { await api('POST', `/tables/${this.id}/robots`, { seat }, { token: this.token() }); } catch (err) { toast(err.message); }
+    try { await tableApi.addRobot(this.id, seat, this.token()); } catch (err) { toast(err.message); }
   }
 
   async removeRobot(seat) {
-    try { await api('DELETE', `/tables/${this.id}/robots/${seat}`, undefined, { token: this.token() }); } catch (err) { toast(err.message); }
+    try { await tableApi.removeRobot(this.id, seat, this.token()); } catch (err) { toast(err.message); }
   }
 
   async start() {
-    try { await api('POST', `/tables/${this.id}/start`, undefined, { token: this.token() }); } catch (err) { toast(err.message); }
+    try { await tableApi.startGame(this.id, this.token()); } catch (err) { toast(err.message); }
   }
 
   async leave() {
     try {
-      await api('DELETE', `/tables/${this.id}/seats`, undefined, { token: this.token() });
-      rememberSeat(this.id, null);
+      await tableApi.leaveSeat(this.id, this.token());
       location.hash = '#/';
     } catch (err) { toast(err.message); }
   }
