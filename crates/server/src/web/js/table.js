@@ -10,14 +10,13 @@ import { session } from './session.js';
 import { h, fill, announce, toast, keyButton } from './dom.js';
 import { TableConnection } from './connection.js';
 import {
-  fromSnapshot, applyEvent, seatOf, setTiles, setConcealed, claimWord, chowLow, winnersOf, CHAT_LINES,
+  fromSnapshot, applyEvent, seatOf, setTiles, setConcealed, CHAT_LINES,
 } from './state.js';
 import { tileElement, tileName, sortTiles } from './tiles.js';
 import { scoringBody } from './scoring.js';
 import { play, soundOn, setSound } from './sound.js';
 import { sit, nameField } from './lobby.js';
 import { arrange, moveTile } from './arrangement.js';
-import { listed as listedNames } from './log_text.js';
 import {
   VIEW_SETTINGS, HINTS_KEY, viewSetting, setViewSetting, moving, onePool, setOnePool, everyDiscard, setEveryDiscard,
 } from './table_settings.js';
@@ -26,8 +25,7 @@ import {
   LOG_LINES, REPLAY_SHOUTS, whoIs, eventSentence, logLine, announced, shoutFor, appendLog, historyLines, closedText, logKey, logContent,
 } from './narration.js';
 import * as tableApi from './table_api.js';
-
-const POSITION_WORDS = { Lower: 'lowest', Middle: 'middle', Upper: 'highest' };
+import { renderActions } from './claim_panel.js';
 
 /** The table screen for table `id` in `view`. */
 export class TableScreen {
@@ -354,7 +352,7 @@ export class TableScreen {
     this.renderBar();
     this.renderHints();
     this.renderFelt();
-    this.renderActions();
+    renderActions(this);
     this.renderSetup();
     this.renderLog();
     this.maybeShowScores();
@@ -639,7 +637,7 @@ export class TableScreen {
         }
       }
       // The row is not redrawn for a click, so that a double click lands on one element.
-      el.addEventListener('click', () => { this.selected = i; this.markSelection(); this.renderActions(); el.focus(); });
+      el.addEventListener('click', () => { this.selected = i; this.markSelection(); renderActions(this); el.focus(); });
       el.addEventListener('dblclick', () => { this.selected = i; this.discardSelected(false); });
       el.draggable = true;
       el.addEventListener('dragstart', (e) => e.dataTransfer.setData('text/plain', String(i)));
@@ -684,151 +682,6 @@ export class TableScreen {
       return;
     }
     this.act(action);
-  }
-
-  // ---- the moves on offer
-
-  renderActions() {
-    const p = this.prompt;
-    const me = this.state.seat;
-    const buttons = [];
-    let claimPanel = null;
-    if (me == null) {
-      fill(this.actionsBox, h('span', { class: 'hint' }, this.replay ? 'A replay of a finished game: every hand is shown. Step with the buttons or the arrow keys.' : 'You are watching: every concealed tile stays hidden until it is shown.'));
-      fill(this.claimBox);
-      return;
-    }
-    if (p?.ready) {
-      const paused = this.state.table.paused;
-      const first = !this.state.game?.hand;
-      buttons.push(keyButton(paused ? 'Ready to resume' : first ? 'Ready: deal the first hand' : 'Ready for the next hand', 'r', () => this.send({ type: 'ready' }), { class: 'primary big', id: 'ready', dataset: { default: '1' } }));
-    }
-    const actions = p?.actions ?? [];
-    const of = (kind) => actions.filter((a) => a.action === kind);
-    switch (p?.decision) {
-      case 'declare':
-        // Flowers and seasons first (Enter declares the first), then finish.
-        of('declare_bonus').forEach((a, i) => buttons.push(h('button', { class: 'primary', onclick: () => this.act(a), dataset: { action: 'declare_bonus', ...(i === 0 ? { default: '1' } : {}) } }, `Declare ${tileName(a.tile)}`)));
-        for (const a of of('declare_closed_kong')) buttons.push(h('button', { onclick: () => this.act(a), dataset: { action: 'declare_closed_kong' } }, `Kong of ${tileName(a.tile)}`));
-        for (const a of of('finish_declaring')) {
-          const bonus = of('declare_bonus').length;
-          buttons.push(keyButton(bonus ? 'Finish declaring' : 'Finish declaring (nothing to declare)', 'f', () => this.act(a), { class: bonus ? '' : 'primary', id: 'finish-declaring', dataset: bonus ? {} : { default: '1' } }));
-        }
-        break;
-      case 'discard': {
-        const tile = this.selectedTile();
-        const canDiscard = of('discard').some((a) => a.tile === tile && !a.calling);
-        const canCall = of('discard').some((a) => a.tile === tile && a.calling);
-        if (of('mah_jong').length) buttons.push(keyButton('Mah Jong!', 'm', () => this.act(of('mah_jong')[0]), { class: 'primary big', id: 'mah-jong' }));
-        buttons.push(keyButton(tile ? `Discard ${tileName(tile)}` : 'Discard (select a tile)', 'd', () => this.discardSelected(false), { class: 'primary', id: 'discard', disabled: !canDiscard, dataset: { default: '1' } }));
-        if (of('discard').some((a) => a.calling)) buttons.push(keyButton('Discard and call', 'o', () => this.discardSelected(true), { id: 'original-call', disabled: !canCall, title: 'Original Call: declare your hand one tile from Mah-Jong' }));
-        for (const a of of('declare_closed_kong')) buttons.push(keyButton(`Kong of ${tileName(a.tile)}`, 'k', () => this.act(a), { dataset: { action: 'declare_closed_kong' } }));
-        for (const a of of('add_to_pung')) buttons.push(keyButton(`Add ${tileName(a.tile)} to its pung`, 'a', () => this.act(a), { dataset: { action: 'add_to_pung' } }));
-        for (const a of of('declare_bonus')) buttons.push(h('button', { class: 'primary', onclick: () => this.act(a), dataset: { action: 'declare_bonus' } }, `Declare ${tileName(a.tile)}`));
-        buttons.push(h('span', { class: 'hint' }, 'Select a tile (←/→), then Discard (or double-click it).'));
-        break;
-      }
-      case 'answer_discard':
-      case 'answer_kong':
-        claimPanel = this.renderClaimPanel(p);
-        break;
-      case 'choose_chow_position': {
-        const tile = this.claimedTileForChow();
-        buttons.push(h('span', { class: 'hint' }, tile ? `Your chow claim was granted: choose which chow ${tileName(tile)} makes.` : 'Choose your chow:'));
-        of('choose_chow_position').forEach((a, i) => buttons.push(this.chowButton(a, a.position, tile, i === 0)));
-        break;
-      }
-      case 'use_discard': {
-        const tile = this.state.game.hand.pending_discard;
-        buttons.push(h('span', { class: 'hint' }, `Your hand is complete: choose how the winning ${tile ? tileName(tile) : 'tile'} is used.`));
-        const uses = of('use_discard');
-        // A chow "anywhere" would only ask again which one: the chows are offered one by one.
-        const exact = uses.filter((a) => !(typeof a.as === 'object' && a.as.chow === null));
-        const offered = exact.some((a) => typeof a.as === 'object') ? exact : uses;
-        offered.forEach((a, i) => {
-          const use = a.as;
-          const attrs = { class: 'primary', dataset: { action: 'use_discard', ...(i === 0 ? { default: '1' } : {}) } };
-          if (use === 'pair') buttons.push(keyButton('As the pair (eyes)', 'e', () => this.act(a), attrs));
-          else if (use === 'pung') buttons.push(keyButton('As a pung', 'p', () => this.act(a), attrs));
-          else if (use === 'special_set') buttons.push(keyButton('Completing a special hand', 's', () => this.act(a), attrs));
-          else if (use.chow === null) buttons.push(keyButton('In a chow', 'c', () => this.act(a), attrs));
-          else buttons.push(this.chowButton(a, use.chow, tile, i === 0));
-        });
-        break;
-      }
-      case 'choose_swap':
-        buttons.push(h('span', { class: 'hint' }, 'Tile swap: how many lots?'));
-        for (const a of of('choose_swap')) buttons.push(h('button', { class: a.lots ? '' : 'primary', onclick: () => this.act(a), dataset: { action: 'choose_swap', lots: a.lots } }, a.lots ? `${a.lots} lot${a.lots > 1 ? 's' : ''}` : 'No swap'));
-        break;
-      case 'pass_tile': {
-        const tile = this.selectedTile();
-        const action = of('pass_tile').find((a) => a.tile === tile);
-        const swap = this.state.game?.hand?.swap;
-        if (swap?.lots) buttons.push(h('span', { class: 'hint' }, `Tile swap, lot ${swap.lot} of ${swap.lots}: choose a tile to pass ${swap.direction === 'across' ? 'across the table' : `to the ${swap.direction}`}.`));
-        buttons.push(keyButton(tile ? `Pass ${tileName(tile)} face down` : 'Pass a tile (select it)', 'p', () => action && this.act(action), { class: 'primary', disabled: !action, dataset: { default: '1' }, id: 'pass-tile' }));
-        break;
-      }
-      case 'declare_winning_hand':
-      case 'show_hand': {
-        const winners = winnersOf(this.state.game.hand).filter((w) => w !== me);
-        const sets = of('form_closed_set');
-        buttons.push(h('span', { class: 'hint' }, p.decision === 'declare_winning_hand'
-          ? 'You went Mah-Jong: lay out your concealed sets one by one, so that your hand can be scored.'
-          : `${winners.length ? listedNames(winners.map((w) => this.who(w))) : 'Someone'} went Mah-Jong. Lay out the sets you hold (they score), then show your tiles.`));
-        // Enter does the usual thing: the first set, and once none is left, show the tiles.
-        sets.forEach((a, i) => buttons.push(h('button', { class: 'primary', onclick: () => this.act(a), dataset: { action: 'form_closed_set', ...(i === 0 ? { default: '1' } : {}) } }, describeClosedSet(a.set))));
-        for (const a of of('show_tiles')) buttons.push(keyButton(sets.length ? 'Show tiles as they are' : 'Show tiles', 's', () => this.act(a), { class: sets.length ? '' : 'primary', id: 'show-tiles', dataset: sets.length ? {} : { default: '1' } }));
-        break;
-      }
-      default:
-        if (!p?.ready && this.state.table.state === 'playing') {
-          const hand = this.state.game?.hand;
-          const answered = hand?.my_answer;
-          if (answered && typeof answered === 'object') buttons.push(h('span', { class: 'hint' }, `You claimed ${claimWord(answered.claim)} Waiting for the others…`));
-          else if (hand && hand.phase !== 'finished') buttons.push(h('span', { class: 'hint' }, `Waiting for ${this.who(hand.to_act)}…`));
-        }
-    }
-    fill(this.actionsBox, buttons);
-    fill(this.claimBox, claimPanel);
-    if (claimPanel) this.tick();
-  }
-
-  /** A button for one chow the claimed `tile` makes, at `position`, with its tiles drawn. */
-  chowButton(action, position, tile, isDefault) {
-    const low = tile ? chowLow(tile, position) : null;
-    return h('button', { class: 'primary', onclick: () => this.act(action), dataset: { action: action.action, ...(isDefault ? { default: '1' } : {}) } },
-      low ? h('span', { class: 'chow-tiles' }, setTiles({ kind: 'chow', tile: low }).map((t) => tileElement(t, { small: true }))) : null,
-      ` ${tile ? `Chow with ${tileName(tile)} as the ${POSITION_WORDS[position]} tile` : position}`);
-  }
-
-  claimedTileForChow() {
-    const hand = this.state.game?.hand;
-    return hand?.claimable?.tile ?? hand?.pending_discard ?? null;
-  }
-
-  renderClaimPanel(p) {
-    const c = p.claimable;
-    const actions = p.actions;
-    const pass = actions.find((a) => a.action === 'pass');
-    const claims = actions.filter((a) => a.action === 'claim');
-    const find = (f) => claims.filter((a) => f(a.claim));
-    const buttons = [];
-    if (pass) buttons.push(keyButton('No claim', 'n', () => this.act(pass), { id: 'no-claim', dataset: { default: '1' } }));
-    const chows = find((cl) => typeof cl === 'object' && 'chow' in cl);
-    const anyChow = chows.find((a) => a.claim.chow === null);
-    if (anyChow) buttons.push(keyButton('Chow', 'c', () => this.act(anyChow), { id: 'claim-chow', class: 'primary' }));
-    else for (const a of chows) buttons.push(h('button', { class: 'primary', onclick: () => this.act(a) }, `Chow (${POSITION_WORDS[a.claim.chow]})`));
-    for (const [claim, label, key] of [['pung', 'Pung', 'p'], ['kong', 'Kong', 'k'], ['mah_jong', c?.kong ? 'Rob the kong: Mah Jong!' : 'Mah Jong!', 'm']]) {
-      const a = find((cl) => cl === claim)[0];
-      if (a) buttons.push(keyButton(label, key, () => this.act(a), { id: `claim-${claim.replace('_', '-')}`, class: 'primary' }));
-    }
-    if (!buttons.length) return null;
-    const total = (p.deadline?.ms_left ?? 0) + (performance.now() - this.promptAt);
-    return h('div', { class: 'claim-panel', role: 'dialog', 'aria-label': 'Claim the discard?', id: 'claim-panel' },
-      h('div', { class: 'what' }, c ? tileElement(c.tile) : null,
-        h('span', {}, c ? `${this.who(c.from)} ${c.kong ? 'declared a kong of' : 'discarded'} ${tileName(c.tile)}. Claim it?` : 'Claim?')),
-      p.deadline ? h('div', { class: 'timer' }, h('progress', { id: 'claim-timer', max: Math.max(1, p.deadline.ms_left), value: p.deadline.ms_left, 'aria-label': 'Time left to claim' }, ''), h('span', { id: 'claim-seconds' }, `${Math.ceil(total / 1000)} s`)) : null,
-      h('div', { class: 'row' }, buttons));
   }
 
   // ---- before the game: seats, robots, start; the manager's options
@@ -1030,12 +883,5 @@ function wallStrip(hand) {
 function describeSet(set) {
   const kind = typeof set.kind === 'string' ? set.kind.replace('closed_', 'concealed ') : set.kind.kong.annexed ? 'kong (added to a pung)' : 'kong';
   return `${kind} of ${tileName(set.tile)}`;
-}
-
-function describeClosedSet(set) {
-  if (set === 'special_set') return 'Special hand';
-  const [kind, tile] = Object.entries(set)[0];
-  if (kind === 'chow') return `Chow ${tileName(tile)} up`;
-  return `${kind[0].toUpperCase()}${kind.slice(1)} of ${tileName(tile)}`;
 }
 
