@@ -16,7 +16,7 @@ import { tileElement, tileName, sortTiles } from './tiles.js';
 import { scoringBody } from './scoring.js';
 import { play, soundOn, setSound } from './sound.js';
 import { sit, nameField } from './lobby.js';
-import { arrange, moveTile } from './arrangement.js';
+import { moveTile } from './arrangement.js';
 import {
   VIEW_SETTINGS, HINTS_KEY, viewSetting, setViewSetting, moving, onePool, setOnePool, everyDiscard, setEveryDiscard,
 } from './table_settings.js';
@@ -26,6 +26,7 @@ import {
 } from './narration.js';
 import * as tableApi from './table_api.js';
 import { renderActions } from './claim_panel.js';
+import { renderMyHand, discardSelected, focusSelected } from './my_hand.js';
 
 /** The table screen for table `id` in `view`. */
 export class TableScreen {
@@ -585,7 +586,7 @@ export class TableScreen {
         setTiles(set).map((t) => tileElement(t, { small: true })))),
       seat.bonus.length ? h('span', { class: 'set', 'aria-label': 'flowers and seasons' }, seat.bonus.map((t) => tileElement(t, { small: true }))) : null);
     if (where === 'me' && p === this.state.seat && seat.concealed) {
-      box.append(exposed, this.renderMyHand(seat));
+      box.append(exposed, renderMyHand(this, seat));
       // At a table that shows them (ShowWaits): the tiles we wait on.
       const waits = this.prompt?.waits ?? [];
       if (waits.length) {
@@ -603,85 +604,14 @@ export class TableScreen {
     return box;
   }
 
-  /** Our concealed tiles, as buttons: click to select, double-click to discard. */
-  renderMyHand(seat) {
-    const drawn = this.prompt?.decision === 'discard' ? this.prompt.drawn : null;
-    this.arrangement = arrange(this.arrangement, seat.concealed, { sorted: this.autoSort, drawn });
-    if (this.preselect) {
-      const i = this.arrangement.lastIndexOf(this.preselect);
-      if (i >= 0) this.selected = i;
-      this.preselect = null;
-    }
-    // Our turn to discard with nothing chosen (East's first discard): offer
-    // the rightmost tile that may be discarded.
-    if (this.selected == null && this.prompt?.decision === 'discard') {
-      const may = new Set(this.prompt.actions.filter((a) => a.action === 'discard').map((a) => a.tile));
-      for (let i = this.arrangement.length - 1; i >= 0; i--) if (may.has(this.arrangement[i])) { this.selected = i; break; }
-    }
-    if (this.selected != null && this.selected >= this.arrangement.length) this.selected = this.arrangement.length ? this.arrangement.length - 1 : null;
-    const row = h('div', { class: 'hand-row', id: 'my-hand', role: 'listbox', 'aria-label': 'Your concealed tiles', 'aria-orientation': 'horizontal' });
-    this.arrangement.forEach((t, i) => {
-      const el = tileElement(t, { tag: 'button' });
-      el.setAttribute('role', 'option');
-      el.setAttribute('aria-selected', String(i === this.selected));
-      el.setAttribute('aria-pressed', String(i === this.selected));
-      el.tabIndex = i === (this.selected ?? 0) ? 0 : -1;
-      el.dataset.index = i;
-      if (drawn && i === this.arrangement.length - 1 && this.autoSort && t === drawn) {
-        el.classList.add('drawn');
-        // The tile just drawn slides in from the wall, once.
-        const key = `${this.state.game?.hand?.number}/${this.prompt?.seq}`;
-        if (moving() && this.animatedDraw !== key) {
-          this.animatedDraw = key;
-          el.classList.add('arriving');
-        }
-      }
-      // The row is not redrawn for a click, so that a double click lands on one element.
-      el.addEventListener('click', () => { this.selected = i; this.markSelection(); renderActions(this); el.focus(); });
-      el.addEventListener('dblclick', () => { this.selected = i; this.discardSelected(false); });
-      el.draggable = true;
-      el.addEventListener('dragstart', (e) => e.dataTransfer.setData('text/plain', String(i)));
-      el.addEventListener('dragover', (e) => e.preventDefault());
-      el.addEventListener('drop', (e) => {
-        e.preventDefault();
-        const from = Number(e.dataTransfer.getData('text/plain'));
-        this.arrangement = moveTile(this.arrangement, from, i);
-        this.autoSort = false;
-        this.selected = i;
-        this.schedule();
-      });
-      row.append(el);
-    });
-    return row;
-  }
-
-  /** Shows the selection on the tiles already drawn. */
-  markSelection() {
-    for (const el of this.view.querySelectorAll('#my-hand [data-index]')) {
-      const on = Number(el.dataset.index) === this.selected;
-      el.setAttribute('aria-selected', String(on));
-      el.setAttribute('aria-pressed', String(on));
-      el.tabIndex = on ? 0 : -1;
-    }
-  }
-
-  focusSelected() {
-    const el = this.view.querySelector(`#my-hand [data-index="${this.selected}"]`);
-    el?.focus();
-  }
-
+  /** The selected tile of our hand, or null. */
   selectedTile() {
     return this.selected == null ? null : this.arrangement[this.selected] ?? null;
   }
 
+  /** Discards the selected tile (with an Original Call when `calling`), or says why not. */
   discardSelected(calling) {
-    const tile = this.selectedTile();
-    const action = this.prompt?.actions.find((a) => a.action === 'discard' && a.tile === tile && a.calling === calling);
-    if (!action) {
-      if (this.prompt?.decision === 'discard') toast(tile ? `You may not discard ${tileName(tile)} now.` : 'Select a tile to discard.');
-      return;
-    }
-    this.act(action);
+    discardSelected(this, calling);
   }
 
   // ---- before the game: seats, robots, start; the manager's options
@@ -850,7 +780,7 @@ export class TableScreen {
       this.selected = to;
       e.preventDefault();
       this.render();
-      this.focusSelected();
+      focusSelected(this);
       return;
     }
     const scope = [this.claimBox, this.actionsBox];
