@@ -16,7 +16,6 @@ import { tileElement, tileName, sortTiles } from './tiles.js';
 import { scoringBody } from './scoring.js';
 import { play, soundOn, setSound } from './sound.js';
 import { sit, nameField } from './lobby.js';
-import { moveTile } from './arrangement.js';
 import {
   VIEW_SETTINGS, HINTS_KEY, viewSetting, setViewSetting, moving, onePool, setOnePool, everyDiscard, setEveryDiscard,
 } from './table_settings.js';
@@ -26,7 +25,8 @@ import {
 } from './narration.js';
 import * as tableApi from './table_api.js';
 import { renderActions } from './claim_panel.js';
-import { renderMyHand, discardSelected, focusSelected } from './my_hand.js';
+import { renderMyHand, discardSelected } from './my_hand.js';
+import { onTableKey } from './table_keys.js';
 
 /** The table screen for table `id` in `view`. */
 export class TableScreen {
@@ -208,6 +208,10 @@ export class TableScreen {
     this.status = 'closed';
     this.closedText = closedText(code, reason);
     this.schedule();
+  }
+
+  onKey(e) {
+    onTableKey(this, e);
   }
 
   // ---- the words (narration.js)
@@ -756,45 +760,6 @@ export class TableScreen {
     fill(this.scoreFoot,
       ready ? keyButton('Ready for the next hand', 'r', () => { this.send({ type: 'ready' }); this.scoreDialog.close(); }, { class: 'primary', id: 'score-ready' }) : null,
       h('button', { id: 'score-close', onclick: () => this.scoreDialog.close() }, 'Close'));
-  }
-
-  // ---- the keyboard: xmj's accelerators
-
-  onKey(e) {
-    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement) return;
-    if (e.ctrlKey || e.metaKey || e.altKey) return;
-    if (this.scoreDialog?.open) {
-      if (e.key.toLowerCase() === 'r') { this.scoreDialog.querySelector('#score-ready')?.click(); e.preventDefault(); }
-      return;
-    }
-    if (document.querySelector('dialog[open]')) return;
-    const n = this.arrangement.length;
-    if ((e.key === 'ArrowLeft' || e.key === 'ArrowRight') && n && this.state?.seat != null) {
-      const step = e.key === 'ArrowLeft' ? -1 : 1;
-      const from = this.selected ?? (step > 0 ? -1 : n);
-      const to = Math.min(n - 1, Math.max(0, from + step));
-      if (e.shiftKey && this.selected != null) {
-        this.arrangement = moveTile(this.arrangement, this.selected, to);
-        this.autoSort = false;
-      }
-      this.selected = to;
-      e.preventDefault();
-      this.render();
-      focusSelected(this);
-      return;
-    }
-    const scope = [this.claimBox, this.actionsBox];
-    const buttons = scope.flatMap((el) => [...el.querySelectorAll('button:not(:disabled)')]);
-    if (e.key === 'Enter' || e.key === ' ') {
-      if (e.target instanceof HTMLButtonElement && !e.target.closest('#my-hand')) return; // the focused button's own click
-      const def = buttons.find((b) => b.dataset.default) ?? buttons[0];
-      if (def) { e.preventDefault(); def.click(); }
-      return;
-    }
-    if (e.key.length === 1) {
-      const b = buttons.find((x) => x.dataset.key && x.dataset.key === e.key.toLowerCase());
-      if (b) { e.preventDefault(); b.click(); }
-    }
   }
 }
 
