@@ -5,8 +5,7 @@
 // the prevailing wind. What we may do comes from the server's prompts alone:
 // a button is offered only when its move is listed.
 
-import { guestSeats, guestName } from './api.js';
-import { session } from './session.js';
+import { guestSeats } from './api.js';
 import { h, fill, announce, toast, keyButton } from './dom.js';
 import { TableConnection } from './connection.js';
 import {
@@ -15,18 +14,17 @@ import {
 import { tileElement, tileName, sortTiles } from './tiles.js';
 import { scoringBody } from './scoring.js';
 import { play, soundOn, setSound } from './sound.js';
-import { sit, nameField } from './lobby.js';
 import {
   VIEW_SETTINGS, HINTS_KEY, viewSetting, setViewSetting, moving, onePool, setOnePool, everyDiscard, setEveryDiscard,
 } from './table_settings.js';
-import { optionCatalogue, optionControl, COMMON_OPTIONS } from './options.js';
 import {
   LOG_LINES, REPLAY_SHOUTS, whoIs, eventSentence, logLine, announced, shoutFor, appendLog, historyLines, closedText, logKey, logContent,
 } from './narration.js';
-import * as tableApi from './table_api.js';
+import { seatToken, invitationLink, handEvents } from './table_api.js';
 import { renderActions } from './claim_panel.js';
 import { renderMyHand, discardSelected } from './my_hand.js';
 import { onTableKey } from './table_keys.js';
+import { renderSetup, acceptInvitation } from './table_setup.js';
 
 /** The table screen for table `id` in `view`. */
 export class TableScreen {
@@ -123,7 +121,7 @@ export class TableScreen {
         if (msg.seat != null && everyDiscard()) this.connection.send({ type: 'set_claim_prompts', every_discard: true });
         if (first) {
           this.restoreLog(msg.table.seq);
-          if (this.invited) this.acceptInvitation();
+          if (this.invited) acceptInvitation(this);
         }
         break;
       }
@@ -249,7 +247,7 @@ export class TableScreen {
     for (const k of n > 1 ? [n - 1, n] : [n]) {
       let history;
       try {
-        history = await tableApi.handEvents(this.id, k, this.token());
+        history = await handEvents(this.id, k, this.token());
       } catch { continue; } // the log starts empty, as before
       const hand = historyLines(history.events, upTo, (e) => this.logLine(draws, e));
       lines.push(...hand.lines);
@@ -358,7 +356,7 @@ export class TableScreen {
     this.renderHints();
     this.renderFelt();
     renderActions(this);
-    this.renderSetup();
+    renderSetup(this);
     this.renderLog();
     this.maybeShowScores();
     const now = Date.now() * 1000;
@@ -446,7 +444,7 @@ export class TableScreen {
 
   /** The link that seats a friend at this table. */
   invitation() {
-    return tableApi.invitationLink(location, this.id);
+    return invitationLink(location, this.id);
   }
 
   async copyInvitation() {
@@ -458,27 +456,6 @@ export class TableScreen {
       // No clipboard (an insecure page, or refused): show it to copy by hand.
       toast(`Send this link to a friend: ${link}`, 12000);
     }
-  }
-
-  /**
-   * Opened from an invitation: a newcomer without a seat here sits at a free
-   * seat at once when we know its name (or it is logged in); otherwise the
-   * setup card asks for the name. A full or started table is watched.
-   */
-  async acceptInvitation() {
-    this.invited = false;
-    history.replaceState(null, '', `#/table/${encodeURIComponent(this.id)}`);
-    const { table } = this.state;
-    if (this.state.seat != null) return;
-    const free = table.state === 'open' && table.seats.some((s) => s.name == null);
-    if (!free) {
-      toast('This table has no free seat: you are watching.');
-      return;
-    }
-    this.invitedHere = true;
-    this.setupKey = null;
-    this.schedule();
-    if (session.me || guestName()) await this.sitHere(null);
   }
 
   /** The first-game hints: for a player who has not dismissed them, once. */
@@ -618,95 +595,9 @@ export class TableScreen {
     discardSelected(this, calling);
   }
 
-  // ---- before the game: seats, robots, start; the manager's options
-
-  renderSetup() {
-    const { table } = this.state;
-    const me = this.state.seat;
-    const manager = me != null && (table.manager === me || table.manager == null);
-    const betweenHands = table.state === 'open' || (table.state === 'playing' && table.waiting_for_ready.length && !table.paused);
-    // Built only when something it shows changed: most events change none of it.
-    const key = JSON.stringify([table.state, table.seats, table.manager, me, betweenHands, this.invitedHere, this.state.options]);
-    if (key === this.setupKey) return;
-    this.setupKey = key;
-    const parts = [];
-    if (table.state === 'open' && me == null && table.seats.some((s) => s.name == null)) {
-      // A newcomer (from an invitation or the lobby's list) sits down here.
-      const typed = this.view.querySelector('#guest-name')?.value;
-      const name = session.me ? null : nameField(typed ?? guestName());
-      parts.push(h('form', { class: 'join', id: 'join-form', onsubmit: (e) => { e.preventDefault(); this.sitHere(null); } },
-        h('h2', {}, this.invitedHere ? 'You are invited to play' : 'Join this game'),
-        name ? h('p', { class: 'row' }, h('label', { for: 'guest-name' }, 'Your name'), name) : h('p', {}, `You play as ${session.me.name}.`),
-        h('p', {}, h('button', { type: 'submit', class: 'primary', id: 'take-seat' }, 'Take a free seat'))));
-    }
-    if (table.state === 'open') {
-      parts.push(h('h2', {}, 'Seats'));
-      parts.push(h('ul', { style: 'list-style:none;padding:0;margin:0' }, table.seats.map((s) => h('li', { class: 'row', style: 'margin:4px 0' },
-        h('span', {}, `Seat ${s.seat + 1}: `, h('strong', {}, s.name ?? 'free'), s.robot ? h('span', { class: 'robot-tag' }, 'robot') : ''),
-        s.name == null && me == null ? h('button', { onclick: () => this.sitHere(s.seat) }, 'Sit here') : null,
-        s.name == null && (manager || table.seats.every((x) => x.robot || x.name == null)) ? h('button', { onclick: () => this.addRobot(s.seat), dataset: { robotSeat: s.seat } }, 'Add a robot') : null,
-        s.robot && manager ? h('button', { onclick: () => this.removeRobot(s.seat) }, 'Remove') : null))));
-      const full = table.seats.every((s) => s.name != null);
-      if (manager) parts.push(h('p', {}, h('button', { class: 'primary', id: 'start', disabled: !full, onclick: () => this.start() }, full ? 'Start the game' : 'Start (needs four players)')));
-      if (me != null) parts.push(h('p', {}, h('button', { onclick: () => this.leave() }, 'Leave the seat')));
-    }
-    if (me != null && table.manager === me && betweenHands) parts.push(this.optionsForm());
-    if (table.state === 'over') parts.push(h('p', { class: 'row' }, h('a', { class: 'button', href: '#/' }, 'Back to the lobby'), h('a', { class: 'button', href: `#/replay/${this.id}/1` }, 'Replay this game')));
-    fill(this.setupBox, parts.length ? h('div', { class: 'card' }, parts) : null);
-  }
-
-  /**
-   * The manager's options, from the server's catalogue: the common ones
-   * first, the rest under "All options"; each change is sent at once, and
-   * what the table answers (option_changed, or a refusal) shows.
-   */
-  optionsForm() {
-    const common = h('div', { class: 'options-list' }, h('p', { class: 'loading' }, 'Loading the options…'));
-    const rest = h('div', { class: 'options-list' });
-    const form = h('form', { class: 'manager-panel', id: 'options-form', onsubmit: (e) => e.preventDefault() },
-      h('h2', {}, 'Game options (you manage this game)'),
-      common,
-      h('details', {}, h('summary', {}, 'All options'), rest),
-      h('p', { class: 'muted' }, 'Changes apply from the next hand; everyone is told. Time to claim is followed by the extra time for slow connections.'));
-    optionCatalogue().then((entries) => {
-      const values = this.state.options ?? {};
-      const control = (entry) => optionControl(entry, values[entry.name], (value) => this.send({ type: 'set_option', name: entry.name, value }));
-      fill(common, COMMON_OPTIONS.map((name) => entries.find((e) => e.name === name)).filter(Boolean).map(control));
-      fill(rest, entries.filter((e) => !COMMON_OPTIONS.includes(e.name)).map(control));
-    }).catch((err) => fill(common, h('p', { class: 'error-text' }, `The options could not be loaded: ${err.message}`)));
-    return form;
-  }
-
-  async sitHere(seat) {
-    try {
-      await sit(this.id, seat);
-      this.dispose();
-      location.reload();
-    } catch (err) { toast(err.message); }
-  }
-
   /** This browser's guest token for the seat here (null for an account). */
   token() {
-    return tableApi.seatToken(this.id);
-  }
-
-  async addRobot(seat) {
-    try { await tableApi.addRobot(this.id, seat, this.token()); } catch (err) { toast(err.message); }
-  }
-
-  async removeRobot(seat) {
-    try { await tableApi.removeRobot(this.id, seat, this.token()); } catch (err) { toast(err.message); }
-  }
-
-  async start() {
-    try { await tableApi.startGame(this.id, this.token()); } catch (err) { toast(err.message); }
-  }
-
-  async leave() {
-    try {
-      await tableApi.leaveSeat(this.id, this.token());
-      location.hash = '#/';
-    } catch (err) { toast(err.message); }
+    return seatToken(this.id);
   }
 
   /** The game's log and the chat, in one box, chat in bold; redrawn only when a line came. */
