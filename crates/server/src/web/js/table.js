@@ -13,15 +13,14 @@ import {
 } from './state.js';
 import { tileElement, tileName, sortTiles } from './tiles.js';
 import { scoringBody } from './scoring.js';
-import { play, soundOn, setSound } from './sound.js';
-import {
-  VIEW_SETTINGS, HINTS_KEY, viewSetting, setViewSetting, moving, onePool, setOnePool, everyDiscard, setEveryDiscard,
-} from './table_settings.js';
+import { play } from './sound.js';
+import { viewSetting, moving, onePool, everyDiscard } from './table_settings.js';
 import {
   LOG_LINES, REPLAY_SHOUTS, whoIs, eventSentence, logLine, announced, shoutFor, appendLog, historyLines, closedText, logKey, logContent,
 } from './narration.js';
 import { seatToken, invitationLink, handEvents } from './table_api.js';
 import { renderActions } from './claim_panel.js';
+import { renderBar, renderHints, claimPromptsMessage } from './table_bar.js';
 import { renderMyHand, discardSelected } from './my_hand.js';
 import { onTableKey } from './table_keys.js';
 import { renderSetup, acceptInvitation } from './table_setup.js';
@@ -118,7 +117,7 @@ export class TableScreen {
         if (msg.seat == null) this.prompt = null;
         // The seat keeps the wish on the server; said again on every
         // snapshot in case the table was brought back since.
-        if (msg.seat != null && everyDiscard()) this.connection.send({ type: 'set_claim_prompts', every_discard: true });
+        if (msg.seat != null && everyDiscard()) this.connection.send(claimPromptsMessage(true));
         if (first) {
           this.restoreLog(msg.table.seq);
           if (this.invited) acceptInvitation(this);
@@ -352,8 +351,8 @@ export class TableScreen {
     }
     // Only players talk (the server refuses a spectator's chat).
     this.chatForm.hidden = this.replay || this.state.seat == null;
-    this.renderBar();
-    this.renderHints();
+    renderBar(this);
+    renderHints(this);
     this.renderFelt();
     renderActions(this);
     renderSetup(this);
@@ -374,128 +373,9 @@ export class TableScreen {
     this.drawnAt = [];
   }
 
-  renderBar() {
-    const { table, game } = this.state;
-    const hand = game?.hand;
-    const me = this.state.seat;
-    const conn = this.status === 'connected' ? 'connected' : this.status === 'closed' ? this.closedText : `${this.status}…`;
-    const items = [
-      h('h1', { style: 'font-size:1.15rem;margin:0' }, table.name),
-      this.replay ? h('span', { class: 'state over' }, 'replay') : h('span', { class: `state ${table.state}` }, table.state),
-      game && (game.hands_started || this.replayHand) ? h('span', { class: 'status' }, `${game.round} round · hand ${hand?.number ?? this.replayHand ?? game.hands_started}`) : null,
-      hand ? h('span', { class: 'status', id: 'wall-count' }, `${hand.live_tiles_left} ${hand.live_tiles_left === 1 ? 'tile' : 'tiles'} in the wall`) : null,
-      me == null && !this.replay ? h('span', { class: 'status watching' }, 'Watching') : null,
-      table.paused ? h('span', { class: 'status error-text' }, 'Paused') : null,
-      this.replay ? null : h('span', { class: `status conn${this.status === 'connected' ? '' : ' bad'}`, role: 'status', id: 'conn-status' }, conn),
-      h('span', { style: 'flex:1' }),
-    ];
-    // The controls are redrawn only when they change: a redraw for every
-    // event would swallow a click that lands mid-redraw.
-    // Whenever the scoring window has something to show: a washed-out
-    // hand has no scores, but its window (the hands laid out) opens too.
-    const scores = !!hand && (hand.phase === 'finished' || hand.seats.some((s) => s.score));
-    const pause = me != null && table.state === 'playing' && hand && hand.phase !== 'finished' && !table.waiting_for_ready.length;
-    const key = JSON.stringify([scores, pause, me, table.state, this.status, this.settingsOpen, everyDiscard(), soundOn(), onePool(),
-      Object.keys(VIEW_SETTINGS).map(viewSetting)]);
-    fill(this.barStatus, items);
-    if (key !== this.barKey) {
-      this.barKey = key;
-      fill(this.barControls, [
-        scores ? h('button', { id: 'show-scores', onclick: () => this.openScores(true) }, 'Scores') : null,
-        pause ? h('button', { id: 'pause', onclick: () => this.requestPause() }, 'Pause') : null,
-        me != null ? h('button', { id: 'sort', onclick: () => { this.autoSort = true; this.schedule(); }, title: 'Sort your tiles in xmj\'s order' }, 'Sort') : null,
-        !this.replay && table.state !== 'over' ? h('button', { id: 'invite', onclick: () => this.copyInvitation(), title: 'Copy a link that seats a friend here (or lets them watch)' }, 'Invite') : null,
-        h('a', { class: 'button', href: '#/help', target: '_blank', rel: 'noopener', title: 'The rules and the keys, in a new tab' }, 'Rules'),
-        this.settingsMenu(),
-        this.status === 'closed' && me != null ? h('button', { class: 'primary', onclick: () => location.reload() }, 'Play here') : null,
-      ]);
-    }
-  }
-
-  /**
-   * The settings menu of the bar: being asked about every discard (the
-   * seat's, told to the server), sound, and how the table is drawn (this
-   * browser's). Kept open across redraws while the player uses it.
-   */
-  settingsMenu() {
-    const check = (id, on, label, title, change) => h('label', { title },
-      h('input', { type: 'checkbox', id, checked: on, onchange: (e) => { change(e.target.checked); this.schedule(); } }), label);
-    const me = this.state.seat;
-    const menu = h('details', { class: 'settings-menu', id: 'settings', open: !!this.settingsOpen, ontoggle: (e) => { this.settingsOpen = e.target.open; } },
-      h('summary', {}, 'Settings'),
-      h('div', { class: 'menu' },
-        me != null ? check('every-discard', everyDiscard(), 'Ask me about every discard',
-          'Off: the table passes for you at once when you cannot claim a discard. On: you answer every discard yourself, as in xmj.',
-          () => this.toggleEveryDiscard()) : null,
-        check('sound', soundOn(), 'Sound', 'Sounds for your turn, claims and the claim deadline', (on) => setSound(on)),
-        check('one-pool', onePool(), 'All discards in one pool', 'xmj draws the discards in one pool; otherwise each player\'s are in front of them', (on) => setOnePool(on)),
-        Object.entries(VIEW_SETTINGS).map(([name, [, , label, title]]) => check(`view-${name}`, viewSetting(name), label, title, (on) => setViewSetting(name, on)))));
-    return menu;
-  }
-
-  /** Switches between being asked about every discard and only when a claim is possible. */
-  toggleEveryDiscard() {
-    const on = !everyDiscard();
-    setEveryDiscard(on);
-    this.send({ type: 'set_claim_prompts', every_discard: on });
-    toast(on ? 'You will be asked about every discard.' : 'You will be asked only when you can claim a discard.');
-    this.schedule();
-  }
-
   /** The link that seats a friend at this table. */
   invitation() {
     return invitationLink(location, this.id);
-  }
-
-  async copyInvitation() {
-    const link = this.invitation();
-    try {
-      await navigator.clipboard.writeText(link);
-      toast('Link copied: send it to a friend. It seats them at a free seat, or lets them watch.');
-    } catch {
-      // No clipboard (an insecure page, or refused): show it to copy by hand.
-      toast(`Send this link to a friend: ${link}`, 12000);
-    }
-  }
-
-  /** The first-game hints: for a player who has not dismissed them, once. */
-  renderHints() {
-    const show = this.state.seat != null && !this.replay && localStorage.getItem(HINTS_KEY) !== '1';
-    if (show === !this.hints.hidden) return;
-    this.hints.hidden = !show;
-    if (!show) return;
-    fill(this.hints,
-      h('ul', {},
-        h('li', {}, 'Your turn: select a tile (click, or ←/→) and press Discard, or double-click it.'),
-        h('li', {}, 'When a discard can make a set for you, the panel below the table asks: claim it or not, before the timer runs out. Otherwise the table passes for you.'),
-        h('li', {}, 'Four sets and a pair go out: the Mah Jong! button appears by itself.')),
-      h('span', { class: 'row' },
-        h('a', { class: 'button', href: '#/help', target: '_blank', rel: 'noopener' }, 'Rules'),
-        h('button', { id: 'hints-done', onclick: () => { localStorage.setItem(HINTS_KEY, '1'); this.schedule(); } }, 'Got it')));
-  }
-
-  /** Asks for the reason in a small dialog of its own, then asks the table to pause. */
-  requestPause() {
-    const reason = h('input', { id: 'pause-reason', maxlength: 500, placeholder: 'e.g. back in five minutes', autocomplete: 'off' });
-    const dialog = h('dialog', { id: 'pause-dialog', 'aria-labelledby': 'pause-title' });
-    const form = h('form', { method: 'dialog' },
-      h('div', { class: 'dialog-body' },
-        h('h2', { id: 'pause-title' }, 'Pause the game'),
-        h('p', {}, 'Play stops until everyone says they are ready again.'),
-        h('p', {}, h('label', { for: 'pause-reason' }, 'Reason (optional)'), ' ', reason)),
-      h('div', { class: 'dialog-foot' },
-        h('button', { type: 'button', onclick: () => dialog.close() }, 'Cancel'),
-        h('button', { type: 'submit', class: 'primary', id: 'pause-submit' }, 'Pause')));
-    form.addEventListener('submit', (e) => {
-      e.preventDefault();
-      this.send({ type: 'request_pause', reason: reason.value.trim().slice(0, 500) });
-      dialog.close();
-    });
-    dialog.append(form);
-    dialog.addEventListener('close', () => dialog.remove());
-    document.body.append(dialog);
-    dialog.showModal();
-    reason.focus();
   }
 
   renderFelt() {
