@@ -6,13 +6,12 @@
 // a button is offered only when its move is listed.
 
 import { guestSeats } from './api.js';
-import { h, fill, announce, toast, keyButton } from './dom.js';
+import { h, fill, announce, toast } from './dom.js';
 import { TableConnection } from './connection.js';
 import {
   fromSnapshot, applyEvent, seatOf, setTiles, setConcealed, CHAT_LINES,
 } from './state.js';
 import { tileElement, tileName, sortTiles } from './tiles.js';
-import { scoringBody } from './scoring.js';
 import { play } from './sound.js';
 import { viewSetting, moving, onePool, everyDiscard } from './table_settings.js';
 import {
@@ -24,6 +23,7 @@ import { renderBar, renderHints, claimPromptsMessage } from './table_bar.js';
 import { renderMyHand, discardSelected } from './my_hand.js';
 import { onTableKey } from './table_keys.js';
 import { renderSetup, acceptInvitation } from './table_setup.js';
+import { openScores, showScoresWhenDue } from './score_window.js';
 
 /** The table screen for table `id` in `view`. */
 export class TableScreen {
@@ -357,7 +357,7 @@ export class TableScreen {
     renderActions(this);
     renderSetup(this);
     this.renderLog();
-    this.maybeShowScores();
+    showScoresWhenDue(this);
     const now = Date.now() * 1000;
     // Two figures per event: from its creation at the table (server clock) and
     // from its arrival here, to now, once drawn.
@@ -490,48 +490,13 @@ export class TableScreen {
     this.logBox.scrollTop = this.logBox.scrollHeight;
   }
 
-  // ---- the scoring window
+  // ---- the scoring window (score_window.js)
 
-  maybeShowScores() {
-    if (this.replay) return;
-    const hand = this.state.game?.hand;
-    if (!hand || hand.phase !== 'finished') return;
-    const key = `${hand.number}`;
-    if (this.scoreShownFor === key) {
-      if (this.scoreDialog?.open) this.fillScores(false);
-      return;
-    }
-    this.scoreShownFor = key;
-    this.openScores(false);
-  }
-
+  /** Opens the scoring window; `focus` puts the keyboard on its first button. */
   openScores(focus) {
-    if (!this.scoreDialog) {
-      this.scoreBody = h('div', { class: 'dialog-body' });
-      this.scoreFoot = h('div', { class: 'dialog-foot' });
-      this.scoreDialog = h('dialog', { id: 'score-dialog', 'aria-labelledby': 'score-title' },
-        h('div', { class: 'dialog-body', style: 'padding-bottom:0' }, h('h2', { id: 'score-title' }, 'Scores')), this.scoreBody, this.scoreFoot);
-      document.body.append(this.scoreDialog);
-    }
-    this.fillScores();
-    if (!this.scoreDialog.open) this.scoreDialog.showModal();
-    if (focus) this.scoreDialog.querySelector('button')?.focus();
+    openScores(this, focus);
   }
 
-  fillScores(always = true) {
-    const hand = this.state.game?.hand;
-    // Redrawn only when something in it changed, so the keyboard focus stays put.
-    const key = JSON.stringify([hand?.number, hand?.seats.map((s) => s.score?.score), hand?.outcome, this.prompt?.ready, this.state.game?.game_over]);
-    if (!always && key === this.scoreKey) return;
-    this.scoreKey = key;
-    fill(this.scoreBody, scoringBody(this.state));
-    const title = this.scoreDialog.querySelector('#score-title');
-    title.textContent = this.state.game?.game_over ? 'Game over' : `Scores of hand ${hand?.number ?? ''}`;
-    const ready = this.prompt?.ready && this.state.seat != null;
-    fill(this.scoreFoot,
-      ready ? keyButton('Ready for the next hand', 'r', () => { this.send({ type: 'ready' }); this.scoreDialog.close(); }, { class: 'primary', id: 'score-ready' }) : null,
-      h('button', { id: 'score-close', onclick: () => this.scoreDialog.close() }, 'Close'));
-  }
 }
 
 /**
