@@ -197,3 +197,9 @@ test('with nothing to do, the row says whom the table waits for', () => {
   assert.deepEqual(offer(null, { state: tableState({ table: { state: 'open' }, hand: null }) }).moves, []);
 });
 
+test('the table screen and its parts load without a document', async () => {
+  for (const name of ['table', 'claim_panel', 'my_hand', 'narration', 'score_window', 'table_api', 'table_bar', 'table_keys', 'table_setup']) {
+    const module = await import(`../../crates/server/src/web/js/${name}.js`);
+    assert.ok(Object.keys(module).length, name);
+  }
+});

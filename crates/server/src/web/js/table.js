@@ -4,26 +4,33 @@
 // in the middle with the latest highlighted, the wall's count, East's marker and
 // the prevailing wind. What we may do comes from the server's prompts alone:
 // a button is offered only when its move is listed.
+//
+// This module keeps the screen's life (the socket's messages, the state,
+// redrawing once per frame) and draws the felt: the players and our hand.
+// The parts around it are modules of their own, each given the screen:
+// my_hand.js our own tiles (arranged, selected, discarded), claim_panel.js
+// the moves on offer, score_window.js the scoring window, table_bar.js the
+// bar and its settings, table_setup.js the seats and options before the
+// game, table_keys.js the keyboard, narration.js the log's and the
+// announcer's words, table_api.js the REST calls.
 
 import { guestSeats } from './api.js';
 import { h, fill, announce, toast } from './dom.js';
 import { TableConnection } from './connection.js';
-import {
-  fromSnapshot, applyEvent, seatOf, setTiles, setConcealed, CHAT_LINES,
-} from './state.js';
+import { fromSnapshot, applyEvent, seatOf, setTiles, setConcealed, CHAT_LINES } from './state.js';
 import { tileElement, tileName, sortTiles } from './tiles.js';
 import { play } from './sound.js';
 import { viewSetting, moving, onePool, everyDiscard } from './table_settings.js';
 import {
   LOG_LINES, REPLAY_SHOUTS, whoIs, eventSentence, logLine, announced, shoutFor, appendLog, historyLines, closedText, logKey, logContent,
 } from './narration.js';
-import { seatToken, invitationLink, handEvents } from './table_api.js';
 import { renderActions } from './claim_panel.js';
 import { renderBar, renderHints, claimPromptsMessage } from './table_bar.js';
-import { renderMyHand, discardSelected } from './my_hand.js';
-import { onTableKey } from './table_keys.js';
 import { renderSetup, acceptInvitation } from './table_setup.js';
+import { onTableKey } from './table_keys.js';
+import { renderMyHand, discardSelected } from './my_hand.js';
 import { openScores, showScoresWhenDue } from './score_window.js';
+import { seatToken, invitationLink, handEvents } from './table_api.js';
 
 /** The table screen for table `id` in `view`. */
 export class TableScreen {
@@ -297,6 +304,16 @@ export class TableScreen {
     this.send({ type: 'act', action });
   }
 
+  /** This browser's guest token for the seat here (null for an account). */
+  token() {
+    return seatToken(this.id);
+  }
+
+  /** The link that seats a friend at this table. */
+  invitation() {
+    return invitationLink(location, this.id);
+  }
+
   // ---- the screen
 
   build() {
@@ -373,10 +390,17 @@ export class TableScreen {
     this.drawnAt = [];
   }
 
-  /** The link that seats a friend at this table. */
-  invitation() {
-    return invitationLink(location, this.id);
+  /** The game's log and the chat, in one box, chat in bold; redrawn only when a line came. */
+  renderLog() {
+    const chat = this.state.chat;
+    const key = logKey(this.logVersion, chat);
+    if (key === this.logKey) return;
+    this.logKey = key;
+    fill(this.logBox, logContent(this.log, chat));
+    this.logBox.scrollTop = this.logBox.scrollHeight;
   }
+
+  // ---- the felt
 
   renderFelt() {
     const { table, game } = this.state;
@@ -475,28 +499,12 @@ export class TableScreen {
     discardSelected(this, calling);
   }
 
-  /** This browser's guest token for the seat here (null for an account). */
-  token() {
-    return seatToken(this.id);
-  }
-
-  /** The game's log and the chat, in one box, chat in bold; redrawn only when a line came. */
-  renderLog() {
-    const chat = this.state.chat;
-    const key = logKey(this.logVersion, chat);
-    if (key === this.logKey) return;
-    this.logKey = key;
-    fill(this.logBox, logContent(this.log, chat));
-    this.logBox.scrollTop = this.logBox.scrollHeight;
-  }
-
   // ---- the scoring window (score_window.js)
 
   /** Opens the scoring window; `focus` puts the keyboard on its first button. */
   openScores(focus) {
     openScores(this, focus);
   }
-
 }
 
 /**
@@ -515,4 +523,3 @@ function describeSet(set) {
   const kind = typeof set.kind === 'string' ? set.kind.replace('closed_', 'concealed ') : set.kind.kong.annexed ? 'kong (added to a pung)' : 'kong';
   return `${kind} of ${tileName(set.tile)}`;
 }
-
