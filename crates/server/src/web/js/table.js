@@ -4,29 +4,33 @@
 // in the middle with the latest highlighted, the wall's count, East's marker and
 // the prevailing wind. What we may do comes from the server's prompts alone:
 // a button is offered only when its move is listed.
+//
+// This module keeps the screen's life (the socket's messages, the state,
+// redrawing once per frame) and draws the felt: the players and our hand.
+// The parts around it are modules of their own, each given the screen:
+// my_hand.js our own tiles (arranged, selected, discarded), claim_panel.js
+// the moves on offer, score_window.js the scoring window, table_bar.js the
+// bar and its settings, table_setup.js the seats and options before the
+// game, table_keys.js the keyboard, narration.js the log's and the
+// announcer's words, table_api.js the REST calls.
 
-import { api, guestSeats, rememberSeat, guestName } from './api.js';
-import { session } from './session.js';
-import { h, fill, announce, toast, keyButton } from './dom.js';
+import { guestSeats } from './api.js';
+import { h, fill, announce, toast } from './dom.js';
 import { TableConnection } from './connection.js';
-import {
-  fromSnapshot, applyEvent, seatOf, setTiles, setConcealed, claimWord, chowLow, winnersOf, chatEntry, CHAT_LINES,
-} from './state.js';
+import { fromSnapshot, applyEvent, seatOf, setTiles, setConcealed, CHAT_LINES } from './state.js';
 import { tileElement, tileName, sortTiles } from './tiles.js';
-import { scoringBody, nameOf } from './scoring.js';
-import { play, soundOn, setSound } from './sound.js';
-import { sit, nameField } from './lobby.js';
-import { arrange, moveTile } from './arrangement.js';
-import { describeEvent, dealtTile, listed as listedNames } from './log_text.js';
+import { play } from './sound.js';
+import { viewSetting, moving, onePool, everyDiscard } from './table_settings.js';
 import {
-  VIEW_SETTINGS, HINTS_KEY, viewSetting, setViewSetting, moving, onePool, setOnePool, everyDiscard, setEveryDiscard,
-} from './table_settings.js';
-import { optionCatalogue, optionControl, COMMON_OPTIONS } from './options.js';
-
-const POSITION_WORDS = { Lower: 'lowest', Middle: 'middle', Upper: 'highest' };
-
-/** Lines the game log keeps (the oldest go first); the box shows them all. */
-const LOG_LINES = 400;
+  LOG_LINES, REPLAY_SHOUTS, whoIs, eventSentence, logLine, announced, shoutFor, appendLog, historyLines, closedText, logKey, logContent,
+} from './narration.js';
+import { renderActions } from './claim_panel.js';
+import { renderBar, renderHints, claimPromptsMessage } from './table_bar.js';
+import { renderSetup, acceptInvitation } from './table_setup.js';
+import { onTableKey } from './table_keys.js';
+import { renderMyHand, discardSelected } from './my_hand.js';
+import { openScores, showScoresWhenDue } from './score_window.js';
+import { seatToken, invitationLink, handEvents } from './table_api.js';
 
 /** The table screen for table `id` in `view`. */
 export class TableScreen {
@@ -101,9 +105,7 @@ export class TableScreen {
     this.logVersion += 1;
     this.state = state;
     this.shoutText = null;
-    if (msg && ['claimed', 'mah_jong', 'robbed_kong'].includes(msg.event.type)) {
-      this.shout(msg.event.type === 'claimed' ? `${this.who(msg.event.player)}: ${claimWord(msg.event.claim)}` : `${this.who(msg.event.player)}: Mah Jong!`);
-    }
+    if (msg && REPLAY_SHOUTS.includes(msg.event.type)) this.shout(shoutFor(msg.event, (p) => this.who(p)));
     this.schedule();
   }
 
@@ -122,10 +124,10 @@ export class TableScreen {
         if (msg.seat == null) this.prompt = null;
         // The seat keeps the wish on the server; said again on every
         // snapshot in case the table was brought back since.
-        if (msg.seat != null && everyDiscard()) this.connection.send({ type: 'set_claim_prompts', every_discard: true });
+        if (msg.seat != null && everyDiscard()) this.connection.send(claimPromptsMessage(true));
         if (first) {
           this.restoreLog(msg.table.seq);
-          if (this.invited) this.acceptInvitation();
+          if (this.invited) acceptInvitation(this);
         }
         break;
       }
@@ -156,20 +158,17 @@ export class TableScreen {
     const e = msg.event;
     if (text) {
       this.addLog(text);
-      if (!['drew', 'waiting_for_ready', 'finished_declaring'].includes(e.type)) announce(text);
+      if (announced(e)) announce(text);
     }
+    const shout = shoutFor(e, (p) => this.who(p));
+    if (shout) this.shout(shout);
     switch (e.type) {
       case 'claimed':
-        this.shout(`${this.who(e.player)}: ${claimWord(e.claim)}`);
         play('claim');
         break;
       case 'mah_jong':
       case 'robbed_kong':
-        this.shout(`${this.who(e.player)}: Mah Jong!`);
         play('win');
-        break;
-      case 'chowed': case 'punged': case 'konged':
-        this.shout(`${this.who(e.player)}: ${e.type === 'chowed' ? 'Chow' : e.type === 'punged' ? 'Pung' : 'Kong'}!`);
         break;
       case 'chat':
         if (e.seat !== this.state.seat) play('claim');
@@ -210,18 +209,20 @@ export class TableScreen {
   }
 
   onClosed(code, reason) {
-    const text = code === 4001 ? 'Your session has ended: log in again to play.'
-      : code === 4003 ? 'You left this seat.'
-        : code === 1000 ? `The table has closed${reason ? `: ${reason}` : ''}.`
-          : 'This seat is now being played in another window or tab.';
     this.status = 'closed';
-    this.closedText = text;
+    this.closedText = closedText(code, reason);
     this.schedule();
   }
 
+  onKey(e) {
+    onTableKey(this, e);
+  }
+
+  // ---- the words (narration.js)
+
   /** The player's name, or "You". */
   who(p) {
-    return p === this.state?.seat ? 'You' : nameOf(this.state.table, p);
+    return whoIs(this.state, p);
   }
 
   /**
@@ -229,12 +230,12 @@ export class TableScreen {
    * counted per hand in `draws` (see log_text.js's dealtTile).
    */
   logLine(draws, e) {
-    return dealtTile(draws, e) ? null : this.describe(e);
+    return logLine(draws, e, (x) => this.describe(x));
   }
 
   /** The sentence for event `e` (see log_text.js), as this viewer reads it. */
   describe(e) {
-    return describeEvent(e, { viewer: this.state?.seat ?? null, everything: this.replay, name: (p) => nameOf(this.state.table, p) });
+    return eventSentence(this.state, e, { everything: this.replay });
   }
 
   /**
@@ -252,15 +253,11 @@ export class TableScreen {
     for (const k of n > 1 ? [n - 1, n] : [n]) {
       let history;
       try {
-        history = await api('GET', `/games/${encodeURIComponent(this.id)}/hands/${k}/events`, undefined, { token: this.token() });
+        history = await handEvents(this.id, k, this.token());
       } catch { continue; } // the log starts empty, as before
-      for (const ev of history.events) {
-        if (ev.seq > upTo) continue;
-        const e = ev.event;
-        if (e.type === 'chat') chat.push(chatEntry(e, ev.at_us));
-        const text = this.logLine(draws, e);
-        if (text) lines.push(text);
-      }
+      const hand = historyLines(history.events, upTo, (e) => this.logLine(draws, e));
+      lines.push(...hand.lines);
+      chat.push(...hand.chat);
     }
     if (!this.state) return;
     this.log = [...lines, ...this.log].slice(-LOG_LINES);
@@ -270,8 +267,7 @@ export class TableScreen {
   }
 
   addLog(text) {
-    this.log.push(text);
-    if (this.log.length > LOG_LINES) this.log.splice(0, this.log.length - LOG_LINES);
+    appendLog(this.log, text);
     this.logVersion += 1;
   }
 
@@ -306,6 +302,16 @@ export class TableScreen {
 
   act(action) {
     this.send({ type: 'act', action });
+  }
+
+  /** This browser's guest token for the seat here (null for an account). */
+  token() {
+    return seatToken(this.id);
+  }
+
+  /** The link that seats a friend at this table. */
+  invitation() {
+    return invitationLink(location, this.id);
   }
 
   // ---- the screen
@@ -362,13 +368,13 @@ export class TableScreen {
     }
     // Only players talk (the server refuses a spectator's chat).
     this.chatForm.hidden = this.replay || this.state.seat == null;
-    this.renderBar();
-    this.renderHints();
+    renderBar(this);
+    renderHints(this);
     this.renderFelt();
-    this.renderActions();
-    this.renderSetup();
+    renderActions(this);
+    renderSetup(this);
     this.renderLog();
-    this.maybeShowScores();
+    showScoresWhenDue(this);
     const now = Date.now() * 1000;
     // Two figures per event: from its creation at the table (server clock) and
     // from its arrival here, to now, once drawn.
@@ -384,150 +390,17 @@ export class TableScreen {
     this.drawnAt = [];
   }
 
-  renderBar() {
-    const { table, game } = this.state;
-    const hand = game?.hand;
-    const me = this.state.seat;
-    const conn = this.status === 'connected' ? 'connected' : this.status === 'closed' ? this.closedText : `${this.status}…`;
-    const items = [
-      h('h1', { style: 'font-size:1.15rem;margin:0' }, table.name),
-      this.replay ? h('span', { class: 'state over' }, 'replay') : h('span', { class: `state ${table.state}` }, table.state),
-      game && (game.hands_started || this.replayHand) ? h('span', { class: 'status' }, `${game.round} round · hand ${hand?.number ?? this.replayHand ?? game.hands_started}`) : null,
-      hand ? h('span', { class: 'status', id: 'wall-count' }, `${hand.live_tiles_left} ${hand.live_tiles_left === 1 ? 'tile' : 'tiles'} in the wall`) : null,
-      me == null && !this.replay ? h('span', { class: 'status watching' }, 'Watching') : null,
-      table.paused ? h('span', { class: 'status error-text' }, 'Paused') : null,
-      this.replay ? null : h('span', { class: `status conn${this.status === 'connected' ? '' : ' bad'}`, role: 'status', id: 'conn-status' }, conn),
-      h('span', { style: 'flex:1' }),
-    ];
-    // The controls are redrawn only when they change: a redraw for every
-    // event would swallow a click that lands mid-redraw.
-    // Whenever the scoring window has something to show: a washed-out
-    // hand has no scores, but its window (the hands laid out) opens too.
-    const scores = !!hand && (hand.phase === 'finished' || hand.seats.some((s) => s.score));
-    const pause = me != null && table.state === 'playing' && hand && hand.phase !== 'finished' && !table.waiting_for_ready.length;
-    const key = JSON.stringify([scores, pause, me, table.state, this.status, this.settingsOpen, everyDiscard(), soundOn(), onePool(),
-      Object.keys(VIEW_SETTINGS).map(viewSetting)]);
-    fill(this.barStatus, items);
-    if (key !== this.barKey) {
-      this.barKey = key;
-      fill(this.barControls, [
-        scores ? h('button', { id: 'show-scores', onclick: () => this.openScores(true) }, 'Scores') : null,
-        pause ? h('button', { id: 'pause', onclick: () => this.requestPause() }, 'Pause') : null,
-        me != null ? h('button', { id: 'sort', onclick: () => { this.autoSort = true; this.schedule(); }, title: 'Sort your tiles in xmj\'s order' }, 'Sort') : null,
-        !this.replay && table.state !== 'over' ? h('button', { id: 'invite', onclick: () => this.copyInvitation(), title: 'Copy a link that seats a friend here (or lets them watch)' }, 'Invite') : null,
-        h('a', { class: 'button', href: '#/help', target: '_blank', rel: 'noopener', title: 'The rules and the keys, in a new tab' }, 'Rules'),
-        this.settingsMenu(),
-        this.status === 'closed' && me != null ? h('button', { class: 'primary', onclick: () => location.reload() }, 'Play here') : null,
-      ]);
-    }
+  /** The game's log and the chat, in one box, chat in bold; redrawn only when a line came. */
+  renderLog() {
+    const chat = this.state.chat;
+    const key = logKey(this.logVersion, chat);
+    if (key === this.logKey) return;
+    this.logKey = key;
+    fill(this.logBox, logContent(this.log, chat));
+    this.logBox.scrollTop = this.logBox.scrollHeight;
   }
 
-  /**
-   * The settings menu of the bar: being asked about every discard (the
-   * seat's, told to the server), sound, and how the table is drawn (this
-   * browser's). Kept open across redraws while the player uses it.
-   */
-  settingsMenu() {
-    const check = (id, on, label, title, change) => h('label', { title },
-      h('input', { type: 'checkbox', id, checked: on, onchange: (e) => { change(e.target.checked); this.schedule(); } }), label);
-    const me = this.state.seat;
-    const menu = h('details', { class: 'settings-menu', id: 'settings', open: !!this.settingsOpen, ontoggle: (e) => { this.settingsOpen = e.target.open; } },
-      h('summary', {}, 'Settings'),
-      h('div', { class: 'menu' },
-        me != null ? check('every-discard', everyDiscard(), 'Ask me about every discard',
-          'Off: the table passes for you at once when you cannot claim a discard. On: you answer every discard yourself, as in xmj.',
-          () => this.toggleEveryDiscard()) : null,
-        check('sound', soundOn(), 'Sound', 'Sounds for your turn, claims and the claim deadline', (on) => setSound(on)),
-        check('one-pool', onePool(), 'All discards in one pool', 'xmj draws the discards in one pool; otherwise each player\'s are in front of them', (on) => setOnePool(on)),
-        Object.entries(VIEW_SETTINGS).map(([name, [, , label, title]]) => check(`view-${name}`, viewSetting(name), label, title, (on) => setViewSetting(name, on)))));
-    return menu;
-  }
-
-  /** Switches between being asked about every discard and only when a claim is possible. */
-  toggleEveryDiscard() {
-    const on = !everyDiscard();
-    setEveryDiscard(on);
-    this.send({ type: 'set_claim_prompts', every_discard: on });
-    toast(on ? 'You will be asked about every discard.' : 'You will be asked only when you can claim a discard.');
-    this.schedule();
-  }
-
-  /** The link that seats a friend at this table. */
-  invitation() {
-    return `${location.origin}${location.pathname}#/table/${encodeURIComponent(this.id)}?join`;
-  }
-
-  async copyInvitation() {
-    const link = this.invitation();
-    try {
-      await navigator.clipboard.writeText(link);
-      toast('Link copied: send it to a friend. It seats them at a free seat, or lets them watch.');
-    } catch {
-      // No clipboard (an insecure page, or refused): show it to copy by hand.
-      toast(`Send this link to a friend: ${link}`, 12000);
-    }
-  }
-
-  /**
-   * Opened from an invitation: a newcomer without a seat here sits at a free
-   * seat at once when we know its name (or it is logged in); otherwise the
-   * setup card asks for the name. A full or started table is watched.
-   */
-  async acceptInvitation() {
-    this.invited = false;
-    history.replaceState(null, '', `#/table/${encodeURIComponent(this.id)}`);
-    const { table } = this.state;
-    if (this.state.seat != null) return;
-    const free = table.state === 'open' && table.seats.some((s) => s.name == null);
-    if (!free) {
-      toast('This table has no free seat: you are watching.');
-      return;
-    }
-    this.invitedHere = true;
-    this.setupKey = null;
-    this.schedule();
-    if (session.me || guestName()) await this.sitHere(null);
-  }
-
-  /** The first-game hints: for a player who has not dismissed them, once. */
-  renderHints() {
-    const show = this.state.seat != null && !this.replay && localStorage.getItem(HINTS_KEY) !== '1';
-    if (show === !this.hints.hidden) return;
-    this.hints.hidden = !show;
-    if (!show) return;
-    fill(this.hints,
-      h('ul', {},
-        h('li', {}, 'Your turn: select a tile (click, or ←/→) and press Discard, or double-click it.'),
-        h('li', {}, 'When a discard can make a set for you, the panel below the table asks: claim it or not, before the timer runs out. Otherwise the table passes for you.'),
-        h('li', {}, 'Four sets and a pair go out: the Mah Jong! button appears by itself.')),
-      h('span', { class: 'row' },
-        h('a', { class: 'button', href: '#/help', target: '_blank', rel: 'noopener' }, 'Rules'),
-        h('button', { id: 'hints-done', onclick: () => { localStorage.setItem(HINTS_KEY, '1'); this.schedule(); } }, 'Got it')));
-  }
-
-  /** Asks for the reason in a small dialog of its own, then asks the table to pause. */
-  requestPause() {
-    const reason = h('input', { id: 'pause-reason', maxlength: 500, placeholder: 'e.g. back in five minutes', autocomplete: 'off' });
-    const dialog = h('dialog', { id: 'pause-dialog', 'aria-labelledby': 'pause-title' });
-    const form = h('form', { method: 'dialog' },
-      h('div', { class: 'dialog-body' },
-        h('h2', { id: 'pause-title' }, 'Pause the game'),
-        h('p', {}, 'Play stops until everyone says they are ready again.'),
-        h('p', {}, h('label', { for: 'pause-reason' }, 'Reason (optional)'), ' ', reason)),
-      h('div', { class: 'dialog-foot' },
-        h('button', { type: 'button', onclick: () => dialog.close() }, 'Cancel'),
-        h('button', { type: 'submit', class: 'primary', id: 'pause-submit' }, 'Pause')));
-    form.addEventListener('submit', (e) => {
-      e.preventDefault();
-      this.send({ type: 'request_pause', reason: reason.value.trim().slice(0, 500) });
-      dialog.close();
-    });
-    dialog.append(form);
-    dialog.addEventListener('close', () => dialog.remove());
-    document.body.append(dialog);
-    dialog.showModal();
-    reason.focus();
-  }
+  // ---- the felt
 
   renderFelt() {
     const { table, game } = this.state;
@@ -598,7 +471,7 @@ export class TableScreen {
         setTiles(set).map((t) => tileElement(t, { small: true })))),
       seat.bonus.length ? h('span', { class: 'set', 'aria-label': 'flowers and seasons' }, seat.bonus.map((t) => tileElement(t, { small: true }))) : null);
     if (where === 'me' && p === this.state.seat && seat.concealed) {
-      box.append(exposed, this.renderMyHand(seat));
+      box.append(exposed, renderMyHand(this, seat));
       // At a table that shows them (ShowWaits): the tiles we wait on.
       const waits = this.prompt?.waits ?? [];
       if (waits.length) {
@@ -616,416 +489,21 @@ export class TableScreen {
     return box;
   }
 
-  /** Our concealed tiles, as buttons: click to select, double-click to discard. */
-  renderMyHand(seat) {
-    const drawn = this.prompt?.decision === 'discard' ? this.prompt.drawn : null;
-    this.arrangement = arrange(this.arrangement, seat.concealed, { sorted: this.autoSort, drawn });
-    if (this.preselect) {
-      const i = this.arrangement.lastIndexOf(this.preselect);
-      if (i >= 0) this.selected = i;
-      this.preselect = null;
-    }
-    // Our turn to discard with nothing chosen (East's first discard): offer
-    // the rightmost tile that may be discarded.
-    if (this.selected == null && this.prompt?.decision === 'discard') {
-      const may = new Set(this.prompt.actions.filter((a) => a.action === 'discard').map((a) => a.tile));
-      for (let i = this.arrangement.length - 1; i >= 0; i--) if (may.has(this.arrangement[i])) { this.selected = i; break; }
-    }
-    if (this.selected != null && this.selected >= this.arrangement.length) this.selected = this.arrangement.length ? this.arrangement.length - 1 : null;
-    const row = h('div', { class: 'hand-row', id: 'my-hand', role: 'listbox', 'aria-label': 'Your concealed tiles', 'aria-orientation': 'horizontal' });
-    this.arrangement.forEach((t, i) => {
-      const el = tileElement(t, { tag: 'button' });
-      el.setAttribute('role', 'option');
-      el.setAttribute('aria-selected', String(i === this.selected));
-      el.setAttribute('aria-pressed', String(i === this.selected));
-      el.tabIndex = i === (this.selected ?? 0) ? 0 : -1;
-      el.dataset.index = i;
-      if (drawn && i === this.arrangement.length - 1 && this.autoSort && t === drawn) {
-        el.classList.add('drawn');
-        // The tile just drawn slides in from the wall, once.
-        const key = `${this.state.game?.hand?.number}/${this.prompt?.seq}`;
-        if (moving() && this.animatedDraw !== key) {
-          this.animatedDraw = key;
-          el.classList.add('arriving');
-        }
-      }
-      // The row is not redrawn for a click, so that a double click lands on one element.
-      el.addEventListener('click', () => { this.selected = i; this.markSelection(); this.renderActions(); el.focus(); });
-      el.addEventListener('dblclick', () => { this.selected = i; this.discardSelected(false); });
-      el.draggable = true;
-      el.addEventListener('dragstart', (e) => e.dataTransfer.setData('text/plain', String(i)));
-      el.addEventListener('dragover', (e) => e.preventDefault());
-      el.addEventListener('drop', (e) => {
-        e.preventDefault();
-        const from = Number(e.dataTransfer.getData('text/plain'));
-        this.arrangement = moveTile(this.arrangement, from, i);
-        this.autoSort = false;
-        this.selected = i;
-        this.schedule();
-      });
-      row.append(el);
-    });
-    return row;
-  }
-
-  /** Shows the selection on the tiles already drawn. */
-  markSelection() {
-    for (const el of this.view.querySelectorAll('#my-hand [data-index]')) {
-      const on = Number(el.dataset.index) === this.selected;
-      el.setAttribute('aria-selected', String(on));
-      el.setAttribute('aria-pressed', String(on));
-      el.tabIndex = on ? 0 : -1;
-    }
-  }
-
-  focusSelected() {
-    const el = this.view.querySelector(`#my-hand [data-index="${this.selected}"]`);
-    el?.focus();
-  }
-
+  /** The selected tile of our hand, or null. */
   selectedTile() {
     return this.selected == null ? null : this.arrangement[this.selected] ?? null;
   }
 
+  /** Discards the selected tile (with an Original Call when `calling`), or says why not. */
   discardSelected(calling) {
-    const tile = this.selectedTile();
-    const action = this.prompt?.actions.find((a) => a.action === 'discard' && a.tile === tile && a.calling === calling);
-    if (!action) {
-      if (this.prompt?.decision === 'discard') toast(tile ? `You may not discard ${tileName(tile)} now.` : 'Select a tile to discard.');
-      return;
-    }
-    this.act(action);
+    discardSelected(this, calling);
   }
 
-  // ---- the moves on offer
+  // ---- the scoring window (score_window.js)
 
-  renderActions() {
-    const p = this.prompt;
-    const me = this.state.seat;
-    const buttons = [];
-    let claimPanel = null;
-    if (me == null) {
-      fill(this.actionsBox, h('span', { class: 'hint' }, this.replay ? 'A replay of a finished game: every hand is shown. Step with the buttons or the arrow keys.' : 'You are watching: every concealed tile stays hidden until it is shown.'));
-      fill(this.claimBox);
-      return;
-    }
-    if (p?.ready) {
-      const paused = this.state.table.paused;
-      const first = !this.state.game?.hand;
-      buttons.push(keyButton(paused ? 'Ready to resume' : first ? 'Ready: deal the first hand' : 'Ready for the next hand', 'r', () => this.send({ type: 'ready' }), { class: 'primary big', id: 'ready', dataset: { default: '1' } }));
-    }
-    const actions = p?.actions ?? [];
-    const of = (kind) => actions.filter((a) => a.action === kind);
-    switch (p?.decision) {
-      case 'declare':
-        // Flowers and seasons first (Enter declares the first), then finish.
-        of('declare_bonus').forEach((a, i) => buttons.push(h('button', { class: 'primary', onclick: () => this.act(a), dataset: { action: 'declare_bonus', ...(i === 0 ? { default: '1' } : {}) } }, `Declare ${tileName(a.tile)}`)));
-        for (const a of of('declare_closed_kong')) buttons.push(h('button', { onclick: () => this.act(a), dataset: { action: 'declare_closed_kong' } }, `Kong of ${tileName(a.tile)}`));
-        for (const a of of('finish_declaring')) {
-          const bonus = of('declare_bonus').length;
-          buttons.push(keyButton(bonus ? 'Finish declaring' : 'Finish declaring (nothing to declare)', 'f', () => this.act(a), { class: bonus ? '' : 'primary', id: 'finish-declaring', dataset: bonus ? {} : { default: '1' } }));
-        }
-        break;
-      case 'discard': {
-        const tile = this.selectedTile();
-        const canDiscard = of('discard').some((a) => a.tile === tile && !a.calling);
-        const canCall = of('discard').some((a) => a.tile === tile && a.calling);
-        if (of('mah_jong').length) buttons.push(keyButton('Mah Jong!', 'm', () => this.act(of('mah_jong')[0]), { class: 'primary big', id: 'mah-jong' }));
-        buttons.push(keyButton(tile ? `Discard ${tileName(tile)}` : 'Discard (select a tile)', 'd', () => this.discardSelected(false), { class: 'primary', id: 'discard', disabled: !canDiscard, dataset: { default: '1' } }));
-        if (of('discard').some((a) => a.calling)) buttons.push(keyButton('Discard and call', 'o', () => this.discardSelected(true), { id: 'original-call', disabled: !canCall, title: 'Original Call: declare your hand one tile from Mah-Jong' }));
-        for (const a of of('declare_closed_kong')) buttons.push(keyButton(`Kong of ${tileName(a.tile)}`, 'k', () => this.act(a), { dataset: { action: 'declare_closed_kong' } }));
-        for (const a of of('add_to_pung')) buttons.push(keyButton(`Add ${tileName(a.tile)} to its pung`, 'a', () => this.act(a), { dataset: { action: 'add_to_pung' } }));
-        for (const a of of('declare_bonus')) buttons.push(h('button', { class: 'primary', onclick: () => this.act(a), dataset: { action: 'declare_bonus' } }, `Declare ${tileName(a.tile)}`));
-        buttons.push(h('span', { class: 'hint' }, 'Select a tile (←/→), then Discard (or double-click it).'));
-        break;
-      }
-      case 'answer_discard':
-      case 'answer_kong':
-        claimPanel = this.renderClaimPanel(p);
-        break;
-      case 'choose_chow_position': {
-        const tile = this.claimedTileForChow();
-        buttons.push(h('span', { class: 'hint' }, tile ? `Your chow claim was granted: choose which chow ${tileName(tile)} makes.` : 'Choose your chow:'));
-        of('choose_chow_position').forEach((a, i) => buttons.push(this.chowButton(a, a.position, tile, i === 0)));
-        break;
-      }
-      case 'use_discard': {
-        const tile = this.state.game.hand.pending_discard;
-        buttons.push(h('span', { class: 'hint' }, `Your hand is complete: choose how the winning ${tile ? tileName(tile) : 'tile'} is used.`));
-        const uses = of('use_discard');
-        // A chow "anywhere" would only ask again which one: the chows are offered one by one.
-        const exact = uses.filter((a) => !(typeof a.as === 'object' && a.as.chow === null));
-        const offered = exact.some((a) => typeof a.as === 'object') ? exact : uses;
-        offered.forEach((a, i) => {
-          const use = a.as;
-          const attrs = { class: 'primary', dataset: { action: 'use_discard', ...(i === 0 ? { default: '1' } : {}) } };
-          if (use === 'pair') buttons.push(keyButton('As the pair (eyes)', 'e', () => this.act(a), attrs));
-          else if (use === 'pung') buttons.push(keyButton('As a pung', 'p', () => this.act(a), attrs));
-          else if (use === 'special_set') buttons.push(keyButton('Completing a special hand', 's', () => this.act(a), attrs));
-          else if (use.chow === null) buttons.push(keyButton('In a chow', 'c', () => this.act(a), attrs));
-          else buttons.push(this.chowButton(a, use.chow, tile, i === 0));
-        });
-        break;
-      }
-      case 'choose_swap':
-        buttons.push(h('span', { class: 'hint' }, 'Tile swap: how many lots?'));
-        for (const a of of('choose_swap')) buttons.push(h('button', { class: a.lots ? '' : 'primary', onclick: () => this.act(a), dataset: { action: 'choose_swap', lots: a.lots } }, a.lots ? `${a.lots} lot${a.lots > 1 ? 's' : ''}` : 'No swap'));
-        break;
-      case 'pass_tile': {
-        const tile = this.selectedTile();
-        const action = of('pass_tile').find((a) => a.tile === tile);
-        const swap = this.state.game?.hand?.swap;
-        if (swap?.lots) buttons.push(h('span', { class: 'hint' }, `Tile swap, lot ${swap.lot} of ${swap.lots}: choose a tile to pass ${swap.direction === 'across' ? 'across the table' : `to the ${swap.direction}`}.`));
-        buttons.push(keyButton(tile ? `Pass ${tileName(tile)} face down` : 'Pass a tile (select it)', 'p', () => action && this.act(action), { class: 'primary', disabled: !action, dataset: { default: '1' }, id: 'pass-tile' }));
-        break;
-      }
-      case 'declare_winning_hand':
-      case 'show_hand': {
-        const winners = winnersOf(this.state.game.hand).filter((w) => w !== me);
-        const sets = of('form_closed_set');
-        buttons.push(h('span', { class: 'hint' }, p.decision === 'declare_winning_hand'
-          ? 'You went Mah-Jong: lay out your concealed sets one by one, so that your hand can be scored.'
-          : `${winners.length ? listedNames(winners.map((w) => this.who(w))) : 'Someone'} went Mah-Jong. Lay out the sets you hold (they score), then show your tiles.`));
-        // Enter does the usual thing: the first set, and once none is left, show the tiles.
-        sets.forEach((a, i) => buttons.push(h('button', { class: 'primary', onclick: () => this.act(a), dataset: { action: 'form_closed_set', ...(i === 0 ? { default: '1' } : {}) } }, describeClosedSet(a.set))));
-        for (const a of of('show_tiles')) buttons.push(keyButton(sets.length ? 'Show tiles as they are' : 'Show tiles', 's', () => this.act(a), { class: sets.length ? '' : 'primary', id: 'show-tiles', dataset: sets.length ? {} : { default: '1' } }));
-        break;
-      }
-      default:
-        if (!p?.ready && this.state.table.state === 'playing') {
-          const hand = this.state.game?.hand;
-          const answered = hand?.my_answer;
-          if (answered && typeof answered === 'object') buttons.push(h('span', { class: 'hint' }, `You claimed ${claimWord(answered.claim)} Waiting for the others…`));
-          else if (hand && hand.phase !== 'finished') buttons.push(h('span', { class: 'hint' }, `Waiting for ${this.who(hand.to_act)}…`));
-        }
-    }
-    fill(this.actionsBox, buttons);
-    fill(this.claimBox, claimPanel);
-    if (claimPanel) this.tick();
-  }
-
-  /** A button for one chow the claimed `tile` makes, at `position`, with its tiles drawn. */
-  chowButton(action, position, tile, isDefault) {
-    const low = tile ? chowLow(tile, position) : null;
-    return h('button', { class: 'primary', onclick: () => this.act(action), dataset: { action: action.action, ...(isDefault ? { default: '1' } : {}) } },
-      low ? h('span', { class: 'chow-tiles' }, setTiles({ kind: 'chow', tile: low }).map((t) => tileElement(t, { small: true }))) : null,
-      ` ${tile ? `Chow with ${tileName(tile)} as the ${POSITION_WORDS[position]} tile` : position}`);
-  }
-
-  claimedTileForChow() {
-    const hand = this.state.game?.hand;
-    return hand?.claimable?.tile ?? hand?.pending_discard ?? null;
-  }
-
-  renderClaimPanel(p) {
-    const c = p.claimable;
-    const actions = p.actions;
-    const pass = actions.find((a) => a.action === 'pass');
-    const claims = actions.filter((a) => a.action === 'claim');
-    const find = (f) => claims.filter((a) => f(a.claim));
-    const buttons = [];
-    if (pass) buttons.push(keyButton('No claim', 'n', () => this.act(pass), { id: 'no-claim', dataset: { default: '1' } }));
-    const chows = find((cl) => typeof cl === 'object' && 'chow' in cl);
-    const anyChow = chows.find((a) => a.claim.chow === null);
-    if (anyChow) buttons.push(keyButton('Chow', 'c', () => this.act(anyChow), { id: 'claim-chow', class: 'primary' }));
-    else for (const a of chows) buttons.push(h('button', { class: 'primary', onclick: () => this.act(a) }, `Chow (${POSITION_WORDS[a.claim.chow]})`));
-    for (const [claim, label, key] of [['pung', 'Pung', 'p'], ['kong', 'Kong', 'k'], ['mah_jong', c?.kong ? 'Rob the kong: Mah Jong!' : 'Mah Jong!', 'm']]) {
-      const a = find((cl) => cl === claim)[0];
-      if (a) buttons.push(keyButton(label, key, () => this.act(a), { id: `claim-${claim.replace('_', '-')}`, class: 'primary' }));
-    }
-    if (!buttons.length) return null;
-    const total = (p.deadline?.ms_left ?? 0) + (performance.now() - this.promptAt);
-    return h('div', { class: 'claim-panel', role: 'dialog', 'aria-label': 'Claim the discard?', id: 'claim-panel' },
-      h('div', { class: 'what' }, c ? tileElement(c.tile) : null,
-        h('span', {}, c ? `${this.who(c.from)} ${c.kong ? 'declared a kong of' : 'discarded'} ${tileName(c.tile)}. Claim it?` : 'Claim?')),
-      p.deadline ? h('div', { class: 'timer' }, h('progress', { id: 'claim-timer', max: Math.max(1, p.deadline.ms_left), value: p.deadline.ms_left, 'aria-label': 'Time left to claim' }, ''), h('span', { id: 'claim-seconds' }, `${Math.ceil(total / 1000)} s`)) : null,
-      h('div', { class: 'row' }, buttons));
-  }
-
-  // ---- before the game: seats, robots, start; the manager's options
-
-  renderSetup() {
-    const { table } = this.state;
-    const me = this.state.seat;
-    const manager = me != null && (table.manager === me || table.manager == null);
-    const betweenHands = table.state === 'open' || (table.state === 'playing' && table.waiting_for_ready.length && !table.paused);
-    // Built only when something it shows changed: most events change none of it.
-    const key = JSON.stringify([table.state, table.seats, table.manager, me, betweenHands, this.invitedHere, this.state.options]);
-    if (key === this.setupKey) return;
-    this.setupKey = key;
-    const parts = [];
-    if (table.state === 'open' && me == null && table.seats.some((s) => s.name == null)) {
-      // A newcomer (from an invitation or the lobby's list) sits down here.
-      const typed = this.view.querySelector('#guest-name')?.value;
-      const name = session.me ? null : nameField(typed ?? guestName());
-      parts.push(h('form', { class: 'join', id: 'join-form', onsubmit: (e) => { e.preventDefault(); this.sitHere(null); } },
-        h('h2', {}, this.invitedHere ? 'You are invited to play' : 'Join this game'),
-        name ? h('p', { class: 'row' }, h('label', { for: 'guest-name' }, 'Your name'), name) : h('p', {}, `You play as ${session.me.name}.`),
-        h('p', {}, h('button', { type: 'submit', class: 'primary', id: 'take-seat' }, 'Take a free seat'))));
-    }
-    if (table.state === 'open') {
-      parts.push(h('h2', {}, 'Seats'));
-      parts.push(h('ul', { style: 'list-style:none;padding:0;margin:0' }, table.seats.map((s) => h('li', { class: 'row', style: 'margin:4px 0' },
-        h('span', {}, `Seat ${s.seat + 1}: `, h('strong', {}, s.name ?? 'free'), s.robot ? h('span', { class: 'robot-tag' }, 'robot') : ''),
-        s.name == null && me == null ? h('button', { onclick: () => this.sitHere(s.seat) }, 'Sit here') : null,
-        s.name == null && (manager || table.seats.every((x) => x.robot || x.name == null)) ? h('button', { onclick: () => this.addRobot(s.seat), dataset: { robotSeat: s.seat } }, 'Add a robot') : null,
-        s.robot && manager ? h('button', { onclick: () => this.removeRobot(s.seat) }, 'Remove') : null))));
-      const full = table.seats.every((s) => s.name != null);
-      if (manager) parts.push(h('p', {}, h('button', { class: 'primary', id: 'start', disabled: !full, onclick: () => this.start() }, full ? 'Start the game' : 'Start (needs four players)')));
-      if (me != null) parts.push(h('p', {}, h('button', { onclick: () => this.leave() }, 'Leave the seat')));
-    }
-    if (me != null && table.manager === me && betweenHands) parts.push(this.optionsForm());
-    if (table.state === 'over') parts.push(h('p', { class: 'row' }, h('a', { class: 'button', href: '#/' }, 'Back to the lobby'), h('a', { class: 'button', href: `#/replay/${this.id}/1` }, 'Replay this game')));
-    fill(this.setupBox, parts.length ? h('div', { class: 'card' }, parts) : null);
-  }
-
-  /**
-   * The manager's options, from the server's catalogue: the common ones
-   * first, the rest under "All options"; each change is sent at once, and
-   * what the table answers (option_changed, or a refusal) shows.
-   */
-  optionsForm() {
-    const common = h('div', { class: 'options-list' }, h('p', { class: 'loading' }, 'Loading the options…'));
-    const rest = h('div', { class: 'options-list' });
-    const form = h('form', { class: 'manager-panel', id: 'options-form', onsubmit: (e) => e.preventDefault() },
-      h('h2', {}, 'Game options (you manage this game)'),
-      common,
-      h('details', {}, h('summary', {}, 'All options'), rest),
-      h('p', { class: 'muted' }, 'Changes apply from the next hand; everyone is told. Time to claim is followed by the extra time for slow connections.'));
-    optionCatalogue().then((entries) => {
-      const values = this.state.options ?? {};
-      const control = (entry) => optionControl(entry, values[entry.name], (value) => this.send({ type: 'set_option', name: entry.name, value }));
-      fill(common, COMMON_OPTIONS.map((name) => entries.find((e) => e.name === name)).filter(Boolean).map(control));
-      fill(rest, entries.filter((e) => !COMMON_OPTIONS.includes(e.name)).map(control));
-    }).catch((err) => fill(common, h('p', { class: 'error-text' }, `The options could not be loaded: ${err.message}`)));
-    return form;
-  }
-
-  async sitHere(seat) {
-    try {
-      await sit(this.id, seat);
-      this.dispose();
-      location.reload();
-    } catch (err) { toast(err.message); }
-  }
-
-  token() {
-    return guestSeats()[this.id]?.token ?? null;
-  }
-
-  async addRobot(seat) {
-    try { await api('POST', `/tables/${this.id}/robots`, { seat }, { token: this.token() }); } catch (err) { toast(err.message); }
-  }
-
-  async removeRobot(seat) {
-    try { await api('DELETE', `/tables/${this.id}/robots/${seat}`, undefined, { token: this.token() }); } catch (err) { toast(err.message); }
-  }
-
-  async start() {
-    try { await api('POST', `/tables/${this.id}/start`, undefined, { token: this.token() }); } catch (err) { toast(err.message); }
-  }
-
-  async leave() {
-    try {
-      await api('DELETE', `/tables/${this.id}/seats`, undefined, { token: this.token() });
-      rememberSeat(this.id, null);
-      location.hash = '#/';
-    } catch (err) { toast(err.message); }
-  }
-
-  renderLog() {
-    const chat = this.state.chat;
-    // Chat lines and the game's log share the box, chat in bold. Keyed on a
-    // counter, not the lengths: once the log is full its length stays put.
-    const key = `${this.logVersion}/${chat.length}/${chat[chat.length - 1]?.at_us ?? ''}`;
-    if (key === this.logKey) return;
-    this.logKey = key;
-    const lines = this.log.map((t) => h('p', {}, t));
-    fill(this.logBox, lines, chat.length ? h('h3', { style: 'font-size:0.95rem;margin-top:8px' }, 'Chat') : null,
-      chat.map((c) => h('p', { class: 'chat-line' }, h('strong', {}, `${c.name}: `), c.text)));
-    this.logBox.scrollTop = this.logBox.scrollHeight;
-  }
-
-  // ---- the scoring window
-
-  maybeShowScores() {
-    if (this.replay) return;
-    const hand = this.state.game?.hand;
-    if (!hand || hand.phase !== 'finished') return;
-    const key = `${hand.number}`;
-    if (this.scoreShownFor === key) {
-      if (this.scoreDialog?.open) this.fillScores(false);
-      return;
-    }
-    this.scoreShownFor = key;
-    this.openScores(false);
-  }
-
+  /** Opens the scoring window; `focus` puts the keyboard on its first button. */
   openScores(focus) {
-    if (!this.scoreDialog) {
-      this.scoreBody = h('div', { class: 'dialog-body' });
-      this.scoreFoot = h('div', { class: 'dialog-foot' });
-      this.scoreDialog = h('dialog', { id: 'score-dialog', 'aria-labelledby': 'score-title' },
-        h('div', { class: 'dialog-body', style: 'padding-bottom:0' }, h('h2', { id: 'score-title' }, 'Scores')), this.scoreBody, this.scoreFoot);
-      document.body.append(this.scoreDialog);
-    }
-    this.fillScores();
-    if (!this.scoreDialog.open) this.scoreDialog.showModal();
-    if (focus) this.scoreDialog.querySelector('button')?.focus();
-  }
-
-  fillScores(always = true) {
-    const hand = this.state.game?.hand;
-    // Redrawn only when something in it changed, so the keyboard focus stays put.
-    const key = JSON.stringify([hand?.number, hand?.seats.map((s) => s.score?.score), hand?.outcome, this.prompt?.ready, this.state.game?.game_over]);
-    if (!always && key === this.scoreKey) return;
-    this.scoreKey = key;
-    fill(this.scoreBody, scoringBody(this.state));
-    const title = this.scoreDialog.querySelector('#score-title');
-    title.textContent = this.state.game?.game_over ? 'Game over' : `Scores of hand ${hand?.number ?? ''}`;
-    const ready = this.prompt?.ready && this.state.seat != null;
-    fill(this.scoreFoot,
-      ready ? keyButton('Ready for the next hand', 'r', () => { this.send({ type: 'ready' }); this.scoreDialog.close(); }, { class: 'primary', id: 'score-ready' }) : null,
-      h('button', { id: 'score-close', onclick: () => this.scoreDialog.close() }, 'Close'));
-  }
-
-  // ---- the keyboard: xmj's accelerators
-
-  onKey(e) {
-    if (e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement || e.target instanceof HTMLSelectElement) return;
-    if (e.ctrlKey || e.metaKey || e.altKey) return;
-    if (this.scoreDialog?.open) {
-      if (e.key.toLowerCase() === 'r') { this.scoreDialog.querySelector('#score-ready')?.click(); e.preventDefault(); }
-      return;
-    }
-    if (document.querySelector('dialog[open]')) return;
-    const n = this.arrangement.length;
-    if ((e.key === 'ArrowLeft' || e.key === 'ArrowRight') && n && this.state?.seat != null) {
-      const step = e.key === 'ArrowLeft' ? -1 : 1;
-      const from = this.selected ?? (step > 0 ? -1 : n);
-      const to = Math.min(n - 1, Math.max(0, from + step));
-      if (e.shiftKey && this.selected != null) {
-        this.arrangement = moveTile(this.arrangement, this.selected, to);
-        this.autoSort = false;
-      }
-      this.selected = to;
-      e.preventDefault();
-      this.render();
-      this.focusSelected();
-      return;
-    }
-    const scope = [this.claimBox, this.actionsBox];
-    const buttons = scope.flatMap((el) => [...el.querySelectorAll('button:not(:disabled)')]);
-    if (e.key === 'Enter' || e.key === ' ') {
-      if (e.target instanceof HTMLButtonElement && !e.target.closest('#my-hand')) return; // the focused button's own click
-      const def = buttons.find((b) => b.dataset.default) ?? buttons[0];
-      if (def) { e.preventDefault(); def.click(); }
-      return;
-    }
-    if (e.key.length === 1) {
-      const b = buttons.find((x) => x.dataset.key && x.dataset.key === e.key.toLowerCase());
-      if (b) { e.preventDefault(); b.click(); }
-    }
+    openScores(this, focus);
   }
 }
 
@@ -1045,11 +523,3 @@ function describeSet(set) {
   const kind = typeof set.kind === 'string' ? set.kind.replace('closed_', 'concealed ') : set.kind.kong.annexed ? 'kong (added to a pung)' : 'kong';
   return `${kind} of ${tileName(set.tile)}`;
 }
-
-function describeClosedSet(set) {
-  if (set === 'special_set') return 'Special hand';
-  const [kind, tile] = Object.entries(set)[0];
-  if (kind === 'chow') return `Chow ${tileName(tile)} up`;
-  return `${kind[0].toUpperCase()}${kind.slice(1)} of ${tileName(tile)}`;
-}
-
