@@ -2,7 +2,7 @@
 //! serves until its stop signal, then shuts down in order. The flags that
 //! give the settings are the binary's (`mahjong-server serve`, `src/serve/`);
 //! what the settings name is read and checked in [`settings`], the tasks that
-//! run beside the tables are [`housekeeping`].
+//! run beside the tables are `housekeeping`.
 
 use std::future::Future;
 use std::io;
