@@ -11,6 +11,7 @@ use clap::{Parser, Subcommand};
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use mahjong::rules::preset_book::PresetBook;
+use mahjong_server::serve::{ServeArgs, cluster_config};
 
 /// The Mah-Jong server and its tools.
 #[derive(Parser)]
@@ -24,7 +25,7 @@ struct Cli {
 #[derive(Subcommand)]
 enum Commands {
     /// Serve the game: REST under /api/v1, table WebSockets, /healthz.
-    Serve(Box<mahjong::server::ServeArgs>),
+    Serve(Box<ServeArgs>),
     /// Replay a game log recorded by the reference mj-server through our
     /// engine; print our scores and settlements as JSON lines.
     Replay {
@@ -183,7 +184,7 @@ enum AdminCommand {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let command = cli.command.unwrap_or(Commands::Serve(Box::new(mahjong::server::ServeArgs::defaults())));
+    let command = cli.command.unwrap_or(Commands::Serve(Box::new(ServeArgs::defaults())));
     match command {
         Commands::Serve(args) => serve(*args),
         Commands::Replay { reference_log } => {
@@ -630,33 +631,8 @@ fn import(database: &str, path: &std::path::Path) -> ExitCode {
     })
 }
 
-/// `--nats` and its companions as the cluster to join; refused with SQLite.
-fn cluster_config(
-    args: &mahjong::server::ServeArgs,
-    listener: &tokio::net::TcpListener,
-) -> Result<Option<mahjong::cluster::ClusterConfig>, String> {
-    let Some(nats) = args.nats_access()? else { return Ok(None) };
-    let database = args.database.trim();
-    if !(database.starts_with("postgres://") || database.starts_with("postgresql://")) {
-        return Err(mahjong::server::CLUSTER_NEEDS_POSTGRES.to_string());
-    }
-    let address = listener.local_addr().map(|a| a.to_string()).unwrap_or_default();
-    let name = args.node_name.clone().unwrap_or_else(|| {
-        let host = std::fs::read_to_string("/proc/sys/kernel/hostname").map(|h| h.trim().to_string());
-        let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
-        format!("{}:{port}", host.ok().filter(|h| !h.is_empty()).unwrap_or_else(|| "localhost".into()))
-    });
-    let name = mahjong::text::node_name(&name).map_err(|e| format!("--node-name: {e}"))?;
-    let mut config = mahjong::cluster::ClusterConfig::new(nats, name, address);
-    config.lease = std::time::Duration::from_secs(args.lease_seconds);
-    config.heartbeat = config.lease / 5;
-    config.join_within = std::time::Duration::from_secs(args.wait_for_services);
-    config.rebalance_at_once = args.rebalance_at_once as usize;
-    Ok(Some(config))
-}
-
 /// `serve`: runs the server until SIGINT or SIGTERM.
-fn serve(args: mahjong::server::ServeArgs) -> ExitCode {
+fn serve(args: ServeArgs) -> ExitCode {
     use std::io::IsTerminal;
     // Logs go to stderr, in colour only on a terminal (a file or a
     // container's log gets plain lines).
@@ -732,22 +708,7 @@ fn serve(args: mahjong::server::ServeArgs) -> ExitCode {
             },
             None => None,
         };
-        let serving = mahjong::server::Serving {
-            metrics_token: args.metrics_token.clone(),
-            metrics_listener,
-            limits: args.limits.limits(),
-            accounts: args.limits.accounts(),
-            require_accounts: args.require_accounts,
-            classic,
-            classic_refuses_accounts: args.classic_no_accounts,
-            classic_guest_passwords: args.classic_guest_passwords,
-            allowed_origins: args.allowed_origin.clone(),
-            trusted_proxies: mahjong::http::forwarded::TrustedProxies::new(
-                args.trusted_proxy.clone(),
-                args.client_address_header,
-            ),
-            ..Default::default()
-        };
+        let serving = args.serving(classic, metrics_listener);
         let config = mahjong::server::ServerConfig { listener, store, defaults, serving, load, cluster };
         let server = match mahjong::server::Server::build(config).await {
             Ok(server) => server,

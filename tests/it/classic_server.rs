@@ -26,7 +26,7 @@ use mahjong::protocol::classic::ControllerMessage;
 use mahjong::protocol::reference_log::{Direction, LogMessage, read_log};
 use mahjong::rules::command::{Command, WallSource};
 use mahjong::rules::rebuild::Input;
-use mahjong::server::{ServeArgs, Serving};
+use mahjong::server::{Serving, TableSources};
 
 /// A server with a classic listener on a random port of 127.0.0.1.
 async fn classic_server(defaults: mahjong::table::TableDefaults) -> (TestApp, SocketAddr) {
@@ -105,8 +105,9 @@ async fn replay_over_tcp(game: &std::path::Path) -> usize {
     let (walls_file, options_file) = (dir.path().join("walls"), dir.path().join("options"));
     std::fs::write(&walls_file, walls.join("\n")).unwrap();
     std::fs::write(&options_file, capture.options.to_option_file(false)).unwrap();
-    let args = ServeArgs { walls: Some(walls_file), option_file: Some(options_file), ..ServeArgs::defaults() };
-    let defaults = args.table_defaults().unwrap_or_else(|e| panic!("{name}: {e}"));
+    let sources = TableSources { walls: Some(walls_file), option_file: Some(options_file), ..TableSources::default() };
+    let defaults =
+        sources.read_into(mahjong::table::TableDefaults::default()).unwrap_or_else(|e| panic!("{name}: {e}"));
     let (app, addr) = classic_server(defaults).await;
 
     let mut clients: BTreeMap<u32, ClassicClient> = BTreeMap::new();

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 
 use clap::Args;
-use mahjong::server::ServeArgs;
+use mahjong_server::serve::ServeArgs;
 
 fn read(name: &str) -> String {
     std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(name)).unwrap()

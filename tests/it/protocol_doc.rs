@@ -510,7 +510,7 @@ fn every_limit_is_documented_with_its_flag_and_default() {
             limits.lines().find(|l| l.contains(&format!("`{flag}`"))).unwrap_or_else(|| panic!("no row for {flag}"));
         assert!(row.contains(&format!("| {default}")), "the row of {flag} does not give its default {default}: {row}");
     }
-    let flags: BTreeSet<String> = mahjong::server::LimitArgs::augment_args(clap::Command::new("serve"))
+    let flags: BTreeSet<String> = mahjong_server::serve::LimitArgs::augment_args(clap::Command::new("serve"))
         .get_arguments()
         .filter_map(|a| a.get_long().map(|l| format!("--{l}")))
         .collect();

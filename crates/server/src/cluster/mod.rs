@@ -141,6 +141,12 @@ impl ClusterConfig {
             rebalance_at_once: 4,
         }
     }
+
+    /// The same with a lease of `lease` (`--lease-seconds`), renewed five
+    /// times in it, as the defaults are (5 s, renewed every second).
+    pub fn with_lease(self, lease: Duration) -> ClusterConfig {
+        ClusterConfig { lease, heartbeat: lease / 5, ..self }
+    }
 }
 
 /// Why a node could not join.

@@ -20,16 +20,14 @@ use ipnet::IpNet;
 
 use crate::limits::address::{Networks, canonical};
 
-/// Which header a trusted proxy sets.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, clap::ValueEnum)]
+/// Which header a trusted proxy sets (`--client-address-header`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum AddressHeader {
     /// `X-Forwarded-For: client, proxy1, ...` (Caddy, nginx, HAProxy, most
     /// load balancers).
     #[default]
-    #[value(name = "x-forwarded-for")]
     XForwardedFor,
     /// `Forwarded: for=client, for=proxy1;proto=https, ...` (RFC 7239).
-    #[value(name = "forwarded")]
     Forwarded,
 }
 

@@ -99,6 +99,19 @@ pub enum Backend {
     Postgres,
 }
 
+impl Backend {
+    /// The backend [`Store::open`] opens `url` with, if it opens it at all:
+    /// Postgres for `postgres://` and `postgresql://`, else SQLite (which it
+    /// opens only for an `sqlite:` URL). Read without opening anything.
+    pub fn of_url(url: &str) -> Backend {
+        if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+            Backend::Postgres
+        } else {
+            Backend::Sqlite
+        }
+    }
+}
+
 /// An open store: the connection pool and the journal that writes to it.
 #[derive(Clone, Debug)]
 pub struct Store {
@@ -379,7 +392,7 @@ impl Store {
 /// Recognises the backend of a database URL; an SQLite file is created if it
 /// does not exist, but not its folder.
 fn normalise_url(url: &str) -> Result<(Backend, String), StoreError> {
-    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+    if Backend::of_url(url) == Backend::Postgres {
         return Ok((Backend::Postgres, url.to_string()));
     }
     if let Some(rest) = url.strip_prefix("sqlite:") {
