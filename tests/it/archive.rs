@@ -515,6 +515,13 @@ async fn a_game_played_here_exports_as_an_mj_server_log(backend: &str) {
     assert!(error_message(&refused).contains("TileSwap"), "{}", refused.body);
     let missing = api.ask("/api/v1/games/00000000-0000-4000-8000-000000000000/export-mj-server", None).await;
     assert_eq!((missing.status, error_code(&missing)), (404, "no_such_game"), "{}", missing.body);
+    // A table an admin closed before its seats were taken had no game to log.
+    let empty = api.create_table(json!({"robots": [{}]})).await;
+    let closed = api.request("DELETE", &format!("/api/v1/tables/{empty}"), None, Some(&admin)).await;
+    assert_eq!(closed.status, 204, "{}", closed.body);
+    let refused = api.ask(&format!("/api/v1/games/{empty}/export-mj-server"), None).await;
+    assert_eq!((refused.status, error_code(&refused)), (422, "unrecordable"), "{}", refused.body);
+    assert!(error_message(&refused).contains("never started"), "{}", refused.body);
     app.finish().await;
 }
 

@@ -204,6 +204,17 @@ refusals!(
 )]
 pub async fn export_mj_server(State(state): State<AppState>, Path(id): Path<String>) -> Result<Response, ApiError> {
     let file = finished_game(&state, &id).await?;
+    // A table closed before its seats were all taken never had a game: a
+    // log records play, and there was none.
+    if file.seats.len() < 4 {
+        return Err(ApiError::refused(
+            ApiErrorCode::Unrecordable,
+            format!(
+                "game {id} never started (its table closed with {} of 4 seats taken): there is no play to write as an mj-server log",
+                file.seats.len()
+            ),
+        ));
+    }
     // The file is replayed (checked) to read it: off the async threads.
     let log = tokio::task::spawn_blocking(move || game_file::check(&file).and_then(|c| game_file::mj_server::log(&c)))
         .await
