@@ -7,8 +7,9 @@
 #   .ci/fuzz.sh run     cargo fuzz builds them and runs each for FUZZ_SECONDS
 #                       (default 15) over its seeds; when every run passes,
 #                       fuzz/fuzzed records which readers were fuzzed
-#   .ci/fuzz.sh ci      check; and run, only when the readers (or fuzz/)
-#                       differ from those fuzz/fuzzed names
+#   .ci/fuzz.sh ci      run, only when the readers (or fuzz/) differ from
+#                       those fuzz/fuzzed names (.ci/run's clippy, over the
+#                       whole workspace, has checked that the targets compile)
 #
 # fuzz/fuzzed holds the git tree ids of the fuzzed sources at the last run
 # that passed: commit it after fuzzing a change to a reader, and CI does not
@@ -28,11 +29,11 @@ fuzzed_sources() {
 }
 
 check() {
-  # The server's own target directory: the dependencies' checks are shared.
-  # Without libFuzzer itself (C++, compiled only to be linked): a check links nothing.
-  echo "+ cargo clippy --manifest-path fuzz/Cargo.toml --bins --no-default-features"
-  CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$PWD/target}" \
-    cargo clippy --manifest-path fuzz/Cargo.toml --bins --no-default-features --locked -- -D warnings
+  # A member of the workspace: the dependencies' checks are the server's.
+  # Without libFuzzer itself (C++, compiled only to be linked; fuzz/Cargo.toml
+  # asks for it only under cargo fuzz's `--cfg fuzzing`): a check links nothing.
+  echo "+ cargo clippy -p mahjong-server-fuzz --bins"
+  cargo clippy -p mahjong-server-fuzz --bins --locked -- -D warnings
 }
 
 run() {
@@ -73,7 +74,6 @@ case "$step" in
   check) check ;;
   run) run ;;
   ci)
-    check
     if [ "$(fuzzed_sources)" = "$(cat fuzz/fuzzed 2>/dev/null)" ]; then
       echo "the readers are as fuzz/fuzzed says they were fuzzed: no fuzz run"
     else
