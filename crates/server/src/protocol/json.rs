@@ -131,6 +131,17 @@ mod tests {
     }
 
     #[test]
+    fn a_number_reads_back_as_it_was_written() {
+        // The input fuzz target ws_json found: a long integer read as a
+        // float, which the default (fast, not correctly rounded) reading
+        // turned into a value that read back as another.
+        let text = r#"{"type": "set_option", "name": "Score", "value": 40009999999999999999999999999999}"#;
+        let message = from_str::<ClientMessage>(text).unwrap();
+        let written = serde_json::to_string(&message).unwrap();
+        assert_eq!(from_str::<ClientMessage>(&written).unwrap(), message, "{written}");
+    }
+
+    #[test]
     fn an_array_in_place_of_an_object_is_refused_wherever_it_is() {
         let e = from_str::<Sit>(r#"["array sitter",2]"#).unwrap_err();
         assert_eq!(e.to_string(), "bad JSON: expected an object at $, found an array");
