@@ -15,6 +15,8 @@
 # with their session tokens. Each run is bounded (examples per operation and
 # a time limit). The server is stopped whatever happens.
 #
+# `.ci/schemathesis.sh prepare` only installs Schemathesis.
+#
 # Environment: SCHEMATHESIS_EXAMPLES (per operation, default 25),
 # SCHEMATHESIS_SEED (default fixed, so that a run can be repeated exactly),
 # SCHEMATHESIS_VENV (default target/schemathesis-venv), MAHJONG_SERVER_BIN (the
@@ -36,6 +38,9 @@ if ! "$venv/bin/schemathesis" --version 2>/dev/null | grep -qF "$version"; then
   "$venv/bin/pip" install --quiet --disable-pip-version-check "schemathesis==$version"
 fi
 python="$venv/bin/python"
+# `.ci/schemathesis.sh prepare`: only the virtual environment (.ci/run makes
+# it while the tests build).
+if [ "${1:-}" = prepare ]; then exit 0; fi
 
 # The binary the tests built (.ci/run passes it), else one built now.
 server_bin="${MAHJONG_SERVER_BIN:-}"

@@ -14,11 +14,10 @@
 
 use std::time::Duration;
 
-use sqlx::FromRow;
-
 use super::error::is_transient;
 use super::{NewGame, Store, StoreError};
 use crate::store::TableState;
+use crate::store::row::from_row;
 
 /// How long a key is remembered.
 pub const KEEP: Duration = Duration::from_secs(24 * 60 * 60);
@@ -78,15 +77,16 @@ pub enum Once {
     Taken(Remembered),
 }
 
-/// A key's row, as stored.
-#[derive(FromRow)]
-struct KeyRow {
-    operation: String,
-    body_sha256: String,
-    game_id: String,
-    state: String,
-    hands: i64,
-    created_us: i64,
+from_row! {
+    /// A key's row, as stored.
+    struct KeyRow {
+        operation: String,
+        body_sha256: String,
+        game_id: String,
+        state: String,
+        hands: i64,
+        created_us: i64,
+    }
 }
 
 impl KeyRow {

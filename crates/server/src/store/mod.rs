@@ -46,11 +46,13 @@ pub mod error;
 pub mod idempotency;
 pub mod journal;
 pub mod ledger;
+pub mod migrations;
 pub mod options;
 pub mod parts;
 pub mod projection;
 pub mod queries;
 pub mod records;
+mod row;
 pub mod saved;
 pub mod tail;
 pub mod writer;
@@ -208,13 +210,13 @@ impl Store {
         let mut files = 1;
         match backend {
             Backend::Sqlite => {
-                sqlx::migrate!("../../migrations/sqlite").run(&pool).await?;
+                migrations::migrator(migrations::SQLITE).await?.run(&pool).await?;
                 files = parts::settle(&pool, &url, asked_parts).await?;
                 // Each other part migrated on its own, then attached to
                 // every reading connection.
                 for k in 1..files {
                     let part = read_pool(&parts::part_url(&url, k), backend, String::new()).await?;
-                    sqlx::migrate!("../../migrations/sqlite").run(&part).await?;
+                    migrations::migrator(migrations::SQLITE).await?.run(&part).await?;
                     part.close().await;
                 }
                 if files > 1 {
@@ -222,7 +224,7 @@ impl Store {
                     pool = read_pool(&url, backend, parts::attach_sql(&parts::file_of(&url), files)).await?;
                 }
             }
-            Backend::Postgres => sqlx::migrate!("../../migrations/postgres").run(&pool).await?,
+            Backend::Postgres => migrations::migrator(migrations::POSTGRES).await?.run(&pool).await?,
         }
         let writers = match backend {
             Backend::Sqlite => {

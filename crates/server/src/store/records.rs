@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use crate::rules::event::Audience;
 /// The inputs rows hold (the engine's, re-exported: the store only keeps them).
 pub use crate::rules::rebuild::Input;
+use crate::store::row::from_row;
 
 // The `state` of a game's row, which the lobby and the WebSocket describe
 // too (`protocol::ws` re-exports it). Its doc comment is the API's schema.
@@ -138,23 +139,25 @@ impl GameRow {
     }
 }
 
-/// A seat, as stored (read by column name).
-#[derive(Clone, Debug, PartialEq, Eq, sqlx::FromRow)]
-pub struct SeatRow {
-    /// 0-3 (the player id).
-    pub seat: i64,
-    /// The name shown.
-    pub name: String,
-    /// A robot's strategy as JSON; `None` for a person.
-    pub robot: Option<String>,
-    /// The SHA-256 of a person's seat token, in hex.
-    pub token_sha256: Option<String>,
-    /// The account the seat belongs to (`None`: a guest or a robot).
-    pub user_id: Option<i64>,
-    /// The pause between actions the player asked for.
-    pub pause_request: i64,
-    /// Penalties recorded against the player (`--disconnect-penalties`).
-    pub penalty: i64,
+from_row! {
+    /// A seat, as stored (read by column name).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct SeatRow {
+        /// 0-3 (the player id).
+        pub seat: i64,
+        /// The name shown.
+        pub name: String,
+        /// A robot's strategy as JSON; `None` for a person.
+        pub robot: Option<String>,
+        /// The SHA-256 of a person's seat token, in hex.
+        pub token_sha256: Option<String>,
+        /// The account the seat belongs to (`None`: a guest or a robot).
+        pub user_id: Option<i64>,
+        /// The pause between actions the player asked for.
+        pub pause_request: i64,
+        /// Penalties recorded against the player (`--disconnect-penalties`).
+        pub penalty: i64,
+    }
 }
 
 /// A change of seat.
@@ -275,17 +278,19 @@ pub struct HandPlayerRow {
     pub total: i64,
 }
 
-/// One payment of a settlement, between player ids (read by column name).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, sqlx::FromRow, utoipa::ToSchema)]
-pub struct PaymentRow {
-    /// Who pays.
-    pub from_player: i64,
-    /// Who is paid.
-    pub to_player: i64,
-    /// How much.
-    pub amount: i64,
-    /// What for (the settlement's payment kind).
-    pub kind: String,
+from_row! {
+    /// One payment of a settlement, between player ids (read by column name).
+    #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
+    pub struct PaymentRow {
+        /// Who pays.
+        pub from_player: i64,
+        /// Who is paid.
+        pub to_player: i64,
+        /// How much.
+        pub amount: i64,
+        /// What for (the settlement's payment kind).
+        pub kind: String,
+    }
 }
 
 /// Everything one flush of a table writes, in one transaction.

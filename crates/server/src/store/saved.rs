@@ -11,6 +11,7 @@ use super::records::{
 };
 use super::{Store, StoreError};
 use crate::store::TableState;
+use crate::store::row::from_row;
 
 /// A stored game, read back.
 #[derive(Clone, Debug)]
@@ -377,42 +378,45 @@ fn blame(id: &str, e: StoreError) -> StoreError {
     }
 }
 
-/// The `games` columns of a game, as stored.
-#[derive(FromRow)]
-struct GameColumns {
-    name: String,
-    preset: String,
-    source: String,
-    state: String,
-    settings: String,
-    created_us: i64,
-    finished_us: Option<i64>,
-    hands: i64,
-    scores: String,
-    manager: Option<i64>,
-    last_seq: i64,
-    rng_pos: String,
-    /// The last stored event's `seq` (0: none).
-    last_event: i64,
+from_row! {
+    /// The `games` columns of a game, as stored.
+    struct GameColumns {
+        name: String,
+        preset: String,
+        source: String,
+        state: String,
+        settings: String,
+        created_us: i64,
+        finished_us: Option<i64>,
+        hands: i64,
+        scores: String,
+        manager: Option<i64>,
+        last_seq: i64,
+        rng_pos: String,
+        /// The last stored event's `seq` (0: none).
+        last_event: i64,
+    }
 }
 
-/// An `events` row, as stored.
-#[derive(FromRow)]
-struct EventColumns {
-    seq: i64,
-    at_us: i64,
-    hand: i64,
-    audience: String,
-    audience_player: Option<i64>,
-    body: String,
+from_row! {
+    /// An `events` row, as stored.
+    struct EventColumns {
+        seq: i64,
+        at_us: i64,
+        hand: i64,
+        audience: String,
+        audience_player: Option<i64>,
+        body: String,
+    }
 }
 
-/// An `inputs` row, as stored.
-#[derive(FromRow)]
-struct InputColumns {
-    n: i64,
-    seq: i64,
-    body: String,
+from_row! {
+    /// An `inputs` row, as stored.
+    struct InputColumns {
+        n: i64,
+        seq: i64,
+        body: String,
+    }
 }
 
 /// The columns of `games` a whole game is read with.

@@ -12,6 +12,7 @@ use crate::rules::GameOptions;
 use crate::store::TableState;
 use crate::store::dates::format_time;
 use crate::store::records::{GameSource, Input};
+use crate::store::row::from_row;
 use crate::store::{Store, StoreError};
 
 /// Which games to list. Every filter given must hold.
@@ -134,45 +135,48 @@ pub struct GameDetail {
     pub scores: [i64; 4],
 }
 
-/// A game of a list, as stored.
-#[derive(FromRow)]
-struct SummaryColumns {
-    id: String,
-    name: String,
-    preset: String,
-    source: String,
-    state: String,
-    created_us: i64,
-    finished_us: Option<i64>,
-    hands: i64,
-    scores: String,
+from_row! {
+    /// A game of a list, as stored.
+    struct SummaryColumns {
+        id: String,
+        name: String,
+        preset: String,
+        source: String,
+        state: String,
+        created_us: i64,
+        finished_us: Option<i64>,
+        hands: i64,
+        scores: String,
+    }
 }
 
-/// One game, as stored.
-#[derive(FromRow)]
-struct DetailColumns {
-    name: String,
-    preset: String,
-    source: String,
-    state: String,
-    settings: String,
-    created_us: i64,
-    updated_us: i64,
-    finished_us: Option<i64>,
-    hands: i64,
-    scores: String,
-    manager: Option<i64>,
-    hands_finished: i64,
+from_row! {
+    /// One game, as stored.
+    struct DetailColumns {
+        name: String,
+        preset: String,
+        source: String,
+        state: String,
+        settings: String,
+        created_us: i64,
+        updated_us: i64,
+        finished_us: Option<i64>,
+        hands: i64,
+        scores: String,
+        manager: Option<i64>,
+        hands_finished: i64,
+    }
 }
 
-/// A seat, as stored.
-#[derive(FromRow)]
-struct SeatColumns {
-    game_id: String,
-    seat: i64,
-    name: String,
-    robot: Option<String>,
-    penalty: i64,
+from_row! {
+    /// A seat, as stored.
+    struct SeatColumns {
+        game_id: String,
+        seat: i64,
+        name: String,
+        robot: Option<String>,
+        penalty: i64,
+    }
 }
 
 impl Store {

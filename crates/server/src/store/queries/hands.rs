@@ -5,10 +5,10 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sqlx::FromRow;
 
 use super::{Paging, Window, json};
 use crate::store::records::{HandOutcome, PaymentRow};
+use crate::store::row::from_row;
 use crate::store::{Store, StoreError};
 
 /// One player's part in a finished hand.
@@ -90,44 +90,51 @@ enum Which {
     One(i64),
 }
 
-/// A `hands` row, as stored.
-#[derive(FromRow)]
-struct HandColumns {
-    hand: i64,
-    round: String,
-    east: i64,
-    outcome: String,
-    winners: String,
-    how: Option<String>,
-    discarder: Option<i64>,
-    dice: Option<String>,
-    first_seq: i64,
-    last_seq: i64,
-    started_us: i64,
-    ended_us: i64,
-    settlement: Option<String>,
+from_row! {
+    /// A `hands` row, as stored.
+    struct HandColumns {
+        hand: i64,
+        round: String,
+        east: i64,
+        outcome: String,
+        winners: String,
+        how: Option<String>,
+        discarder: Option<i64>,
+        dice: Option<String>,
+        first_seq: i64,
+        last_seq: i64,
+        started_us: i64,
+        ended_us: i64,
+        settlement: Option<String>,
+    }
 }
 
-/// A `hand_players` row, as stored.
-#[derive(FromRow)]
-struct PlayerColumns {
-    hand: i64,
-    player: i64,
-    name: String,
-    wind: String,
-    won: i64,
-    points: i64,
-    score: Option<String>,
-    delta: i64,
-    total: i64,
+from_row! {
+    /// A `hand_players` row, as stored.
+    struct PlayerColumns {
+        hand: i64,
+        player: i64,
+        name: String,
+        wind: String,
+        won: i64,
+        points: i64,
+        score: Option<String>,
+        delta: i64,
+        total: i64,
+    }
 }
 
-/// A `payments` row, as stored.
-#[derive(FromRow)]
+/// A `payments` row, as stored: its hand, then the payment's own columns.
 struct PaymentColumns {
     hand: i64,
-    #[sqlx(flatten)]
     payment: PaymentRow,
+}
+
+impl<'r> sqlx::FromRow<'r, sqlx::any::AnyRow> for PaymentColumns {
+    fn from_row(row: &'r sqlx::any::AnyRow) -> Result<Self, sqlx::Error> {
+        use sqlx::Row as _;
+        Ok(PaymentColumns { hand: row.try_get("hand")?, payment: PaymentRow::from_row(row)? })
+    }
 }
 
 impl Store {

@@ -10,12 +10,12 @@
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sqlx::FromRow;
 
 use super::json;
 use crate::rules::PlayerId;
 use crate::rules::event::Audience;
 use crate::store::records::audience_from_columns;
+use crate::store::row::from_row;
 use crate::store::{Store, StoreError};
 
 /// Who is asking, which decides what is shown.
@@ -83,14 +83,15 @@ pub struct HandHistory {
     pub events: Vec<ReplayEvent>,
 }
 
-/// An `events` row, as stored.
-#[derive(FromRow)]
-struct EventColumns {
-    seq: i64,
-    at_us: i64,
-    audience: String,
-    audience_player: Option<i64>,
-    body: String,
+from_row! {
+    /// An `events` row, as stored.
+    struct EventColumns {
+        seq: i64,
+        at_us: i64,
+        audience: String,
+        audience_player: Option<i64>,
+        body: String,
+    }
 }
 
 impl Store {

@@ -13,6 +13,7 @@ use sqlx::{FromRow, Row};
 
 use super::{Conditions, Paging, Param, Window};
 use crate::store::TableState;
+use crate::store::row::from_row;
 use crate::store::{Store, StoreError};
 
 /// One player's record.
@@ -73,18 +74,19 @@ const TALLIES: &str = "per_seat AS ( \
     JOIN last_hand l ON l.game_id = hp.game_id AND l.hand = hp.hand), \
   tops AS (SELECT game_id, MAX(total) AS top FROM finals GROUP BY game_id)";
 
-/// A line of standings, as the query sums it.
-#[derive(FromRow)]
-struct StandingColumns {
-    name: String,
-    user_id: Option<i64>,
-    is_robot: i64,
-    games_played: i64,
-    games_won: i64,
-    hands_played: i64,
-    mah_jongs: i64,
-    points: i64,
-    net_settlement: i64,
+from_row! {
+    /// A line of standings, as the query sums it.
+    struct StandingColumns {
+        name: String,
+        user_id: Option<i64>,
+        is_robot: i64,
+        games_played: i64,
+        games_won: i64,
+        hands_played: i64,
+        mah_jongs: i64,
+        points: i64,
+        net_settlement: i64,
+    }
 }
 
 impl Store {
