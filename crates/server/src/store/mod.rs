@@ -210,13 +210,14 @@ impl Store {
         let mut files = 1;
         match backend {
             Backend::Sqlite => {
-                migrations::migrator(migrations::SQLITE).await?.run(&pool).await?;
+                let migrator = migrations::migrator(migrations::SQLITE).await?;
+                migrator.run(&pool).await?;
                 files = parts::settle(&pool, &url, asked_parts).await?;
                 // Each other part migrated on its own, then attached to
                 // every reading connection.
                 for k in 1..files {
                     let part = read_pool(&parts::part_url(&url, k), backend, String::new()).await?;
-                    migrations::migrator(migrations::SQLITE).await?.run(&part).await?;
+                    migrator.run(&part).await?;
                     part.close().await;
                 }
                 if files > 1 {
